@@ -1,0 +1,73 @@
+import bytes from 'bytes';
+import dotenv from 'dotenv';
+import { z } from 'zod';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .refine((value) => value >= min && value <= max, `must be from ${min} to ${max}`);
+}
+
+/** Every setting the service reads, documented in .env.example. */
+const environmentSchema = z.object({
+  PORT: wholeNumber(0, 65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  SEED_FILE: z.string().optional(),
+  BODY_LIMIT: z
+    .string()
+    .default('32kb')
+    .transform((value, ctx) => {
+      const limit = bytes.parse(value);
+      if (limit === null || !Number.isSafeInteger(limit) || limit < 1) {
+        ctx.issues.push({ code: 'custom', message: 'must be a size such as 32kb or 65536', input: value });
+        return z.NEVER;
+      }
+      return limit;
+    }),
+  RATE_LIMIT_PER_MINUTE: wholeNumber(0).default(6000),
+  SHUTDOWN_TIMEOUT_MS: wholeNumber(1).default(10000),
+});
+
+export interface Config {
+  port: number;
+  host: string;
+  logLevel: (typeof LOG_LEVELS)[number];
+  /** Unset: the demo seed shipped in the repository. */
+  seedFile: string | undefined;
+  bodyLimitBytes: number;
+  /** Per source_id (else per client address); 0 turns the limit off. */
+  rateLimitPerMinute: number;
+  shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {}
+
+/** Validates the environment; the error names every bad variable. Empty values count as unset. */
+export function loadConfig(environment: NodeJS.ProcessEnv): Config {
+  const present = Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== undefined && value !== ''));
+  const result = environmentSchema.safeParse(present);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
+    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+  }
+  const settings = result.data;
+  return Object.freeze({
+    port: settings.PORT,
+    host: settings.HOST,
+    logLevel: settings.LOG_LEVEL,
+    seedFile: settings.SEED_FILE,
+    bodyLimitBytes: settings.BODY_LIMIT,
+    rateLimitPerMinute: settings.RATE_LIMIT_PER_MINUTE,
+    shutdownTimeoutMs: settings.SHUTDOWN_TIMEOUT_MS,
+  });
+}
+
+/** Reads `.env` (when present) into process.env without overriding what the environment already sets. */
+export function loadEnvFile(): void {
+  dotenv.config({ quiet: true });
+}

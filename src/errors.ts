@@ -1,0 +1,166 @@
+/**
+ * Domain errors and the one table that turns any thrown value into the
+ * contract's error envelope. Services throw these by meaning; only this
+ * module knows HTTP statuses.
+ */
+
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+export abstract class DomainError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad input: a malformed body, a field out of its format, a rule broken. */
+export class ValidationError extends DomainError {
+  constructor(
+    message: string,
+    readonly details: FieldProblem[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** Unknown account or a key that does not match: one message for both. */
+export class UnauthorizedError extends DomainError {
+  constructor() {
+    super('Unauthorized');
+  }
+}
+
+export class ForbiddenError extends DomainError {}
+
+export class NotFoundError extends DomainError {
+  constructor(message = 'Not Found') {
+    super(message);
+  }
+}
+
+export class MethodNotAllowedError extends DomainError {
+  constructor(readonly allow: readonly string[]) {
+    super('Method Not Allowed');
+  }
+}
+
+/** The request is valid but clashes with the current state; safe to retry once the state changes. */
+export class ConflictError extends DomainError {}
+
+export class DestinationUnknownError extends DomainError {
+  constructor() {
+    super('Destination ID Unknown');
+  }
+}
+
+export class PayloadTooLargeError extends DomainError {
+  constructor() {
+    super('Payload Too Large');
+  }
+}
+
+export class UnsupportedMediaTypeError extends DomainError {}
+
+/** Well-formed but cannot be honoured: an overdraft, or an idempotency key reused for another request. */
+export class UnprocessableError extends DomainError {}
+
+export class TokenMismatchError extends DomainError {
+  constructor() {
+    super("Token ID doesn't match");
+  }
+}
+
+export class TooManyRequestsError extends DomainError {
+  constructor() {
+    super('Too Many Requests');
+  }
+}
+
+/** The store cannot be reached, or the service is draining. */
+export class ServiceUnavailableError extends DomainError {
+  constructor() {
+    super('Service Unavailable');
+  }
+}
+
+/** A store call ran past its time limit. */
+export class StoreTimeoutError extends DomainError {
+  constructor() {
+    super('Gateway Timeout');
+  }
+}
+
+type DomainErrorClass = abstract new (...args: never[]) => DomainError;
+
+const STATUS_BY_ERROR: ReadonlyArray<readonly [DomainErrorClass, number]> = [
+  [ValidationError, 400],
+  [UnauthorizedError, 401],
+  [ForbiddenError, 403],
+  [NotFoundError, 404],
+  [MethodNotAllowedError, 405],
+  [ConflictError, 409],
+  [DestinationUnknownError, 413],
+  [PayloadTooLargeError, 413],
+  [UnsupportedMediaTypeError, 415],
+  [UnprocessableError, 422],
+  [TokenMismatchError, 428],
+  [TooManyRequestsError, 429],
+  [ServiceUnavailableError, 503],
+  [StoreTimeoutError, 504],
+];
+
+/** Errors raised by Express's body parser carry a `type`; these are the ones a client can cause. */
+const BODY_PARSER_ERRORS: Readonly<Record<string, () => DomainError>> = {
+  'entity.parse.failed': () => new ValidationError('Malformed JSON body'),
+  'entity.too.large': () => new PayloadTooLargeError(),
+  'entity.verify.failed': () => new ValidationError('Request body could not be verified'),
+  'request.aborted': () => new ValidationError('Request body was not received completely'),
+  'request.size.invalid': () => new ValidationError('Request body length does not match Content-Length'),
+  'charset.unsupported': () => new UnsupportedMediaTypeError('Unsupported charset: send the body as UTF-8 JSON'),
+  'encoding.unsupported': () => new UnsupportedMediaTypeError('Unsupported Content-Encoding'),
+};
+
+export const INTERNAL_ERROR_MESSAGE = 'internal Server Error';
+
+export interface ErrorEnvelope {
+  success: 'false';
+  errors: { code: string; message: string; details?: FieldProblem[] };
+}
+
+export interface ErrorResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: ErrorEnvelope;
+  /** Not a known, client-caused error: worth logging with its stack. */
+  unexpected: boolean;
+}
+
+function bodyParserError(value: unknown): DomainError | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const type = (value as { type?: unknown }).type;
+  if (typeof type !== 'string' || !Object.hasOwn(BODY_PARSER_ERRORS, type)) return undefined;
+  return BODY_PARSER_ERRORS[type]();
+}
+
+export function envelope(status: number, message: string, details?: FieldProblem[]): ErrorEnvelope {
+  const errors: ErrorEnvelope['errors'] = { code: String(status), message };
+  if (details && details.length > 0) errors.details = details;
+  return { success: 'false', errors };
+}
+
+/** Turns anything thrown (a domain error, a body-parser error, junk) into the envelope. */
+export function toErrorResponse(thrown: unknown): ErrorResponse {
+  const error = thrown instanceof DomainError ? thrown : bodyParserError(thrown);
+  const entry = error && STATUS_BY_ERROR.find(([errorClass]) => error instanceof errorClass);
+  if (!error || !entry) {
+    return { status: 500, headers: {}, body: envelope(500, INTERNAL_ERROR_MESSAGE), unexpected: true };
+  }
+  const status = entry[1];
+  const headers: Record<string, string> = {};
+  if (error instanceof MethodNotAllowedError) headers.Allow = error.allow.join(', ');
+  const details = error instanceof ValidationError ? error.details : undefined;
+  return { status, headers, body: envelope(status, error.message, details), unexpected: false };
+}

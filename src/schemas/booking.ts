@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import type { FieldProblem } from '../errors';
+import { parseAmount } from '../money';
+import {
+  amountText,
+  calendarDate,
+  countryCode,
+  currencyCode,
+  dayNumber,
+  eventName,
+  oneOf,
+  text,
+  typeError,
+  wholeNumberText,
+} from './fields';
+
+/** Every changeable field of a booking, in the interface specification's order. Values are normalised strings. */
+export const bookingFieldSchemas = {
+  buyer_id: z.string({ error: typeError('a string') }).max(255, 'must be at most 255 characters'),
+  booking_date: calendarDate,
+  booking_category: text(),
+  supplier_id: text(),
+  property_name: text(),
+  property_country: countryCode,
+  guests_count: wholeNumberText(1, 999),
+  room_count: wholeNumberText(1, 999),
+  check_in: calendarDate,
+  check_out: calendarDate,
+  transaction_currency: currencyCode,
+  transaction_amount: amountText,
+  margin_category: oneOf(['%', 'fixed']),
+  transaction_margin: amountText,
+  nonrefundable_amount: amountText,
+  refundable_amount: amountText,
+  firstnight_amount: amountText,
+  cancellation_days: wholeNumberText(0, 999),
+  auth_code: text(),
+  pre_auth: oneOf(['true', 'false']),
+};
+
+export type BookingField = keyof typeof bookingFieldSchemas;
+export type BookingFields = { [Field in BookingField]: string };
+export const BOOKING_FIELDS = Object.keys(bookingFieldSchemas) as BookingField[];
+
+const optionalBookingFields = Object.fromEntries(
+  BOOKING_FIELDS.map((field) => [field, bookingFieldSchemas[field].optional()]),
+) as { [Field in BookingField]: z.ZodOptional<(typeof bookingFieldSchemas)[Field]> };
+
+/** Modify Booking body: identity, secret and event are required; PATCH changes only the fields it carries. */
+export const bookingChangeSchema = z
+  .object({
+    share_secret: text(),
+    booking_event: eventName('modify'),
+    source_id: text(),
+    booking_id: text(),
+    ...optionalBookingFields,
+  })
+  .superRefine((body, ctx) => {
+    if (!BOOKING_FIELDS.some((field) => body[field] !== undefined)) {
+      ctx.addIssue({ code: 'custom', path: [], message: `must carry at least one field to change: ${BOOKING_FIELDS.join(', ')}` });
+    }
+  })
+  .transform((body) => {
+    const changes: Partial<BookingFields> = {};
+    for (const field of BOOKING_FIELDS) {
+      const value = body[field];
+      if (value !== undefined) changes[field] = value;
+    }
+    return { share_secret: body.share_secret, source_id: body.source_id, booking_id: body.booking_id, changes };
+  });
+
+export type BookingChangeRequest = z.output<typeof bookingChangeSchema>;
+
+/** Path of Modify Booking; `{randomkey}` is the idempotency key. `{version}` is routed, not validated here. */
+export const bookingPathSchema = z.object({
+  partnerid: text(),
+  randomkey: z
+    .string({ error: typeError('a string') })
+    .regex(/^[A-Za-z0-9_-]{8,64}$/, 'must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -'),
+});
+
+const PERCENT_MARGIN_LIMIT = parseAmount('100');
+
+/** Rules that span fields, checked on the whole booking as it would be after a change. */
+export function bookingRuleProblems(booking: BookingFields): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  const checkIn = dayNumber(booking.check_in);
+  const checkOut = dayNumber(booking.check_out);
+  if (checkIn !== undefined && checkOut !== undefined && checkOut < checkIn) {
+    problems.push({ field: 'check_out', message: `must not be before check_in (${booking.check_in})` });
+  }
+  if (booking.margin_category === '%' && parseAmount(booking.transaction_margin) > PERCENT_MARGIN_LIMIT) {
+    problems.push({ field: 'transaction_margin', message: 'must be at most 100 when margin_category is "%"' });
+  }
+  return problems;
+}

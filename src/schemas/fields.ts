@@ -1,0 +1,102 @@
+/** Field schemas shared by the payload schemas: one definition per wire format. */
+import countries from 'i18n-iso-countries';
+import currencyCodes from 'currency-codes';
+import { z } from 'zod';
+import { AMOUNT_FORMAT_MESSAGE, isAmount, formatAmount, parseAmount } from '../money';
+
+/** "is required" when absent, otherwise what the value must be. */
+export function typeError(expected: string) {
+  return (issue: { input: unknown }) => (issue.input === undefined ? 'is required' : `must be ${expected}`);
+}
+
+export function text(max = 255) {
+  return z
+    .string({ error: typeError('a string') })
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`);
+}
+
+export function eventName<const Name extends string>(name: Name) {
+  return z.literal(name, { error: typeError(`"${name}"`) });
+}
+
+const TOKEN_ID_PATTERN = /^[1-9]\d{0,31}$/;
+const TOKEN_ID_FORMAT = 'must be a positive integer or a string of 1 to 32 digits without a leading zero';
+
+/** A token is named by its decimal string, so 1010 and "1010" are the same token. */
+export const tokenId = z
+  .union([z.number(), z.string()], { error: typeError('a positive integer or a string of digits') })
+  .transform((value, ctx) => {
+    if (typeof value === 'string' && TOKEN_ID_PATTERN.test(value)) return value;
+    if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return String(value);
+    const message =
+      typeof value === 'number' && Number.isInteger(value) && value > Number.MAX_SAFE_INTEGER
+        ? 'is above 2^53 - 1 and loses digits as a JSON number: send it as a string'
+        : TOKEN_ID_FORMAT;
+    ctx.issues.push({ code: 'custom', message, input: value });
+    return z.NEVER;
+  });
+
+export const transactionId = z
+  .string({ error: typeError('a string of 20 digits') })
+  .regex(/^\d{20}$/, 'must be exactly 20 digits');
+
+/** A decimal amount string, read as integer minor units. */
+export const amount = z
+  .string({ error: typeError('a string') })
+  .refine(isAmount, AMOUNT_FORMAT_MESSAGE)
+  .transform(parseAmount);
+
+export const positiveAmount = amount.refine((minor) => minor > 0, 'must be above zero');
+
+/** A decimal amount kept as text, written back with two decimals ("90" -> "90.00"). */
+export const amountText = amount.transform(formatAmount);
+
+export const TOKEN_STATUSES = ['active', 'freezed', 'disputed', 'deleted'] as const;
+export type TokenStatus = (typeof TOKEN_STATUSES)[number];
+
+export const tokenStatus = z.enum(TOKEN_STATUSES, { error: typeError(`one of ${TOKEN_STATUSES.join(', ')}`) });
+
+const DATE_PATTERN = /^(\d{2})-(\d{2})-(\d{4})$/;
+
+/** Days since an arbitrary origin for a DD-MM-YYYY date, or undefined when it is not a real calendar date. */
+export function dayNumber(date: string): number | undefined {
+  const match = DATE_PATTERN.exec(date);
+  if (!match) return undefined;
+  const [day, month, year] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const utc = Date.UTC(year, month - 1, day);
+  const parsed = new Date(utc);
+  if (year < 1000 || parsed.getUTCFullYear() !== year || parsed.getUTCMonth() !== month - 1 || parsed.getUTCDate() !== day) {
+    return undefined;
+  }
+  return utc / 86_400_000;
+}
+
+export const calendarDate = z
+  .string({ error: typeError('a string') })
+  .refine((value) => dayNumber(value) !== undefined, 'must be a real calendar date written DD-MM-YYYY');
+
+/** Officially assigned ISO 3166-1 alpha-2 codes, from a maintained package rather than Intl. */
+const COUNTRY_CODES: ReadonlySet<string> = new Set(Object.keys(countries.getAlpha2Codes()));
+/** Active ISO 4217 codes, from a package that follows the ISO list. */
+const CURRENCY_CODES: ReadonlySet<string> = new Set(currencyCodes.codes());
+
+export const countryCode = z
+  .string({ error: typeError('a string') })
+  .refine((value) => COUNTRY_CODES.has(value), 'must be an ISO 3166-1 alpha-2 country code in upper case (e.g. "NL")');
+
+export const currencyCode = z
+  .string({ error: typeError('a string') })
+  .refine((value) => CURRENCY_CODES.has(value), 'must be an active ISO 4217 currency code in upper case (e.g. "EUR")');
+
+export function wholeNumberText(min: 0 | 1, max: 999) {
+  const pattern = min === 0 ? /^(0|[1-9]\d{0,2})$/ : /^[1-9]\d{0,2}$/;
+  return z
+    .string({ error: typeError('a string') })
+    .regex(pattern, `must be a whole number from ${min} to ${max}, written as a string without leading zeros`);
+}
+
+export function oneOf<const Values extends readonly [string, ...string[]]>(values: Values) {
+  const listed = values.map((value) => `"${value}"`).join(' or ');
+  return z.enum(values, { error: typeError(listed) });
+}

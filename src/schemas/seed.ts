@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import { bookingFieldSchemas, bookingRuleProblems } from './booking';
+import { amount, text, tokenId, tokenStatus } from './fields';
+
+const seedAccount = z.object({
+  source_id: text(),
+  share_public: text(),
+  share_secret: text(),
+  destinations: z.array(text()),
+});
+
+const seedToken = z.object({
+  token_id: tokenId,
+  source_id: text(),
+  destination_id: text(),
+  status: tokenStatus,
+  balance: amount,
+});
+
+const seedBooking = z.object({
+  booking_id: text(),
+  source_id: text(),
+  ...bookingFieldSchemas,
+  updated_at: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' }).optional(),
+});
+
+/** The seed file of the contract's section 7, with its cross-references checked. */
+export const seedSchema = z
+  .object({
+    accounts: z.array(seedAccount),
+    tokens: z.array(seedToken).default([]),
+    bookings: z.array(seedBooking).default([]),
+  })
+  .superRefine((seed, ctx) => {
+    const problem = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message });
+    const accounts = new Map<string, ReadonlySet<string>>();
+    seed.accounts.forEach((account, index) => {
+      if (accounts.has(account.source_id)) problem(['accounts', index, 'source_id'], `repeats ${account.source_id}`);
+      accounts.set(account.source_id, new Set(account.destinations));
+    });
+    const tokenIds = new Set<string>();
+    seed.tokens.forEach((token, index) => {
+      if (tokenIds.has(token.token_id)) problem(['tokens', index, 'token_id'], `repeats ${token.token_id}`);
+      tokenIds.add(token.token_id);
+      const destinations = accounts.get(token.source_id);
+      if (!destinations) problem(['tokens', index, 'source_id'], `names no account in accounts`);
+      else if (!destinations.has(token.destination_id)) {
+        problem(['tokens', index, 'destination_id'], `is not a destination of account ${token.source_id}`);
+      }
+    });
+    const bookingIds = new Set<string>();
+    seed.bookings.forEach((booking, index) => {
+      const key = `${booking.source_id}\u0000${booking.booking_id}`;
+      if (bookingIds.has(key)) problem(['bookings', index, 'booking_id'], `repeats ${booking.booking_id}`);
+      bookingIds.add(key);
+      if (!accounts.has(booking.source_id)) problem(['bookings', index, 'source_id'], `names no account in accounts`);
+      for (const rule of bookingRuleProblems(booking)) problem(['bookings', index, rule.field], rule.message);
+    });
+  });
+
+export type SeedFile = z.output<typeof seedSchema>;

@@ -1,0 +1,24 @@
+import { z } from 'zod';
+import { eventName, text, tokenId, tokenStatus } from './fields';
+
+export const STATUS_CHANGED_EVENT = 'token.status_changed';
+
+/** Status Change: `tokes_status` (sic) is the field; `token_status` is accepted as its alias. */
+export const statusChangeSchema = z
+  .object({
+    share_public: text().optional(),
+    read_event: eventName(STATUS_CHANGED_EVENT),
+    source_id: text(),
+    destination_id: text(),
+    token_id: tokenId,
+    tokes_status: tokenStatus.optional(),
+    token_status: tokenStatus.optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.tokes_status && body.token_status && body.tokes_status !== body.token_status) {
+      ctx.addIssue({ code: 'custom', path: ['token_status'], message: 'must equal tokes_status when both are sent' });
+    }
+  })
+  .transform(({ tokes_status, token_status, ...rest }) => ({ ...rest, status: tokes_status ?? token_status }));
+
+export type StatusChangeRequest = z.output<typeof statusChangeSchema>;

@@ -1,0 +1,15 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Keys are long random strings issued to partners, so one SHA-256 is enough
+ * to keep them out of the store in plain text while staying cheap per request.
+ */
+export function hashKey(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
+}
+
+/** Compares a presented key with a stored hash in constant time. */
+export function keyMatches(presented: string, storedHash: Buffer): boolean {
+  const presentedHash = hashKey(presented);
+  return presentedHash.length === storedHash.length && timingSafeEqual(presentedHash, storedHash);
+}

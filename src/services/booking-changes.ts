@@ -1,0 +1,48 @@
+import { ForbiddenError, NotFoundError, UnprocessableError } from '../errors';
+import { BOOKING_FIELDS, bookingRuleProblems, type BookingChangeRequest } from '../schemas/booking';
+import { validationError } from '../schemas/validate';
+import type { Booking, Store } from '../store/store';
+import { authenticate } from './authenticate';
+
+export interface BookingChangeOutcome {
+  booking: Booking;
+  replayed: boolean;
+}
+
+/** The request by value: fields in a fixed order, values already normalised by the schema. */
+function fingerprint(request: BookingChangeRequest): string {
+  const changes = BOOKING_FIELDS.filter((field) => request.changes[field] !== undefined).map((field) => [
+    field,
+    request.changes[field],
+  ]);
+  return JSON.stringify([request.booking_id, changes]);
+}
+
+export async function modifyBooking(
+  store: Store,
+  partnerId: string,
+  key: string,
+  request: BookingChangeRequest,
+  now: Date,
+): Promise<BookingChangeOutcome> {
+  await authenticate(store, request.source_id, request.share_secret, 'secretKeyHash');
+  if (partnerId !== request.source_id) throw new ForbiddenError('partnerid in the path does not match source_id');
+  return store.transaction(async (tx) => {
+    const booking = await tx.bookingForUpdate(request.source_id, request.booking_id);
+    if (!booking) throw new NotFoundError('Booking not found');
+    const requestFingerprint = fingerprint(request);
+    const earlier = await tx.findBookingChange(request.source_id, key);
+    if (earlier) {
+      if (earlier.fingerprint === requestFingerprint) return { booking: earlier.result, replayed: true };
+      throw new UnprocessableError('randomkey was already used for a different booking change');
+    }
+    const fields = { ...booking.fields, ...request.changes };
+    const problems = bookingRuleProblems(fields);
+    if (problems.length > 0) throw validationError(problems);
+    const changed = BOOKING_FIELDS.some((field) => fields[field] !== booking.fields[field]);
+    const result: Booking = { ...booking, fields, updatedAt: changed ? now : booking.updatedAt };
+    if (changed) await tx.saveBooking(result);
+    await tx.recordBookingChange({ sourceId: request.source_id, key, fingerprint: requestFingerprint, result, createdAt: now });
+    return { booking: result, replayed: false };
+  });
+}

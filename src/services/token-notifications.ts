@@ -1,0 +1,94 @@
+import { ConflictError, DestinationUnknownError, TokenMismatchError, UnprocessableError } from '../errors';
+import { formatAmount } from '../money';
+import type { TokenStatus } from '../schemas/fields';
+import type { StatusChangeRequest } from '../schemas/status-change';
+import type { WithdrawRequest } from '../schemas/withdraw';
+import type { Account, Store, StoreTransaction, Token, Withdrawal } from '../store/store';
+import { authenticate } from './authenticate';
+
+export interface OperationOutcome {
+  /** True when the request repeated one already applied: nothing was applied again. */
+  replayed: boolean;
+}
+
+function requireDestination(account: Account, destinationId: string): void {
+  if (!account.destinations.has(destinationId)) throw new DestinationUnknownError();
+}
+
+/** Locks the token, which must be the caller's and at the named destination. */
+async function lockCallerToken(tx: StoreTransaction, account: Account, destinationId: string, tokenId: string): Promise<Token> {
+  const token = await tx.tokenForUpdate(tokenId);
+  if (!token || token.sourceId !== account.sourceId || token.destinationId !== destinationId) {
+    throw new TokenMismatchError();
+  }
+  return token;
+}
+
+/** `deleted` is final; any other status may move to any status. */
+export function canChangeStatus(from: TokenStatus, to: TokenStatus): boolean {
+  return from === to || from !== 'deleted';
+}
+
+export async function changeTokenStatus(store: Store, request: StatusChangeRequest): Promise<OperationOutcome> {
+  const account = await authenticate(store, request.source_id, request.share_public, 'publicKeyHash');
+  requireDestination(account, request.destination_id);
+  return store.transaction(async (tx) => {
+    const token = await lockCallerToken(tx, account, request.destination_id, request.token_id);
+    const target = request.status;
+    if (target === undefined || target === token.status) return { replayed: false };
+    if (!canChangeStatus(token.status, target)) {
+      throw new ConflictError(`Token is deleted; a deleted token cannot become ${target}`);
+    }
+    await tx.saveToken({ ...token, status: target });
+    return { replayed: false };
+  });
+}
+
+/** Same key, same withdrawal: every field the sender controls, compared by value. */
+function sameWithdrawal(recorded: Withdrawal, request: WithdrawRequest): boolean {
+  return (
+    recorded.sourceId === request.source_id &&
+    recorded.destinationId === request.destination_id &&
+    recorded.tokenId === request.token_id &&
+    recorded.amount === request.withdrawn_amount &&
+    recorded.tokenBalance === request.token_balance
+  );
+}
+
+export async function withdraw(store: Store, request: WithdrawRequest, now: Date): Promise<OperationOutcome> {
+  const account = await authenticate(store, request.source_id, request.share_public, 'publicKeyHash');
+  requireDestination(account, request.destination_id);
+  return store.transaction(async (tx) => {
+    const token = await lockCallerToken(tx, account, request.destination_id, request.token_id);
+    const recorded = await tx.findWithdrawal(request.transaction_id);
+    if (recorded) {
+      if (sameWithdrawal(recorded, request)) return { replayed: true };
+      throw new UnprocessableError('transaction_id was already used for a different withdrawal');
+    }
+    if (token.status !== 'active') {
+      throw new ConflictError(`Token is ${token.status}; only an active token can be withdrawn from`);
+    }
+    if (request.withdrawn_amount > token.balance) {
+      throw new UnprocessableError(
+        `withdrawn_amount ${formatAmount(request.withdrawn_amount)} is more than the token balance ${formatAmount(token.balance)}`,
+      );
+    }
+    const balanceAfter = token.balance - request.withdrawn_amount;
+    if (request.token_balance !== balanceAfter) {
+      throw new ConflictError(
+        `token_balance ${formatAmount(request.token_balance)} does not match the ledger: expected ${formatAmount(balanceAfter)}`,
+      );
+    }
+    await tx.saveToken({ ...token, balance: balanceAfter });
+    await tx.recordWithdrawal({
+      transactionId: request.transaction_id,
+      sourceId: request.source_id,
+      destinationId: request.destination_id,
+      tokenId: request.token_id,
+      amount: request.withdrawn_amount,
+      tokenBalance: request.token_balance,
+      createdAt: now,
+    });
+    return { replayed: false };
+  });
+}

@@ -1,0 +1,160 @@
+import { ServiceUnavailableError } from '../errors';
+import type { Account, Booking, BookingChange, SeedData, Store, StoreTransaction, Token, Withdrawal } from './store';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+function bookingKey(sourceId: string, bookingId: string): string {
+  return `${sourceId}\u0000${bookingId}`;
+}
+
+interface MemoryState {
+  tokens: Map<string, Token>;
+  withdrawals: Map<string, Withdrawal>;
+  bookings: Map<string, Booking>;
+  bookingChanges: Map<string, BookingChange>;
+}
+
+/** Reads through staged writes; nothing reaches the shared state until commit. */
+class MemoryTransaction implements StoreTransaction {
+  private readonly staged: MemoryState = {
+    tokens: new Map(),
+    withdrawals: new Map(),
+    bookings: new Map(),
+    bookingChanges: new Map(),
+  };
+
+  constructor(private readonly state: MemoryState) {}
+
+  private read<Value>(table: keyof MemoryState, key: string): Value | undefined {
+    const value = (this.staged[table].get(key) ?? this.state[table].get(key)) as Value | undefined;
+    return value === undefined ? undefined : structuredClone(value);
+  }
+
+  private stage<Value>(table: keyof MemoryState, key: string, value: Value): void {
+    (this.staged[table] as Map<string, Value>).set(key, structuredClone(value));
+  }
+
+  async tokenForUpdate(tokenId: string) {
+    return this.read<Token>('tokens', tokenId);
+  }
+
+  async findWithdrawal(transactionId: string) {
+    return this.read<Withdrawal>('withdrawals', transactionId);
+  }
+
+  async saveToken(token: Token) {
+    this.stage('tokens', token.tokenId, token);
+  }
+
+  async recordWithdrawal(withdrawal: Withdrawal) {
+    if (this.read('withdrawals', withdrawal.transactionId)) {
+      throw new Error(`transaction_id ${withdrawal.transactionId} is already in the ledger`);
+    }
+    this.stage('withdrawals', withdrawal.transactionId, withdrawal);
+  }
+
+  async bookingForUpdate(sourceId: string, bookingId: string) {
+    return this.read<Booking>('bookings', bookingKey(sourceId, bookingId));
+  }
+
+  async findBookingChange(sourceId: string, key: string) {
+    return this.read<BookingChange>('bookingChanges', bookingKey(sourceId, key));
+  }
+
+  async saveBooking(booking: Booking) {
+    this.stage('bookings', bookingKey(booking.sourceId, booking.bookingId), booking);
+  }
+
+  async recordBookingChange(change: BookingChange) {
+    this.stage('bookingChanges', bookingKey(change.sourceId, change.key), change);
+  }
+
+  /** Applies every staged write in one synchronous step, so no other unit sees half of them. */
+  commit(): void {
+    for (const table of Object.keys(this.staged) as Array<keyof MemoryState>) {
+      for (const [key, value] of this.staged[table]) (this.state[table] as Map<string, unknown>).set(key, value);
+    }
+  }
+}
+
+export interface MemoryStoreOptions {
+  /** How long booking idempotency keys are kept; the contract asks for at least 24 hours. */
+  bookingKeyRetentionMs?: number;
+  now?: () => Date;
+}
+
+/**
+ * Keeps everything in process memory. Units of work run one at a time, which
+ * makes each operation atomic and makes concurrent duplicates apply once.
+ */
+export class MemoryStore implements Store {
+  private readonly state: MemoryState = {
+    tokens: new Map(),
+    withdrawals: new Map(),
+    bookings: new Map(),
+    bookingChanges: new Map(),
+  };
+  private readonly accounts = new Map<string, Account>();
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  private readonly bookingKeyRetentionMs: number;
+  private readonly now: () => Date;
+
+  constructor(options: MemoryStoreOptions = {}) {
+    this.bookingKeyRetentionMs = options.bookingKeyRetentionMs ?? DAY_MS;
+    this.now = options.now ?? (() => new Date());
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new ServiceUnavailableError();
+  }
+
+  async findAccount(sourceId: string) {
+    this.assertOpen();
+    return this.accounts.get(sourceId);
+  }
+
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    const run = this.queue.then(async () => {
+      this.assertOpen();
+      const tx = new MemoryTransaction(this.state);
+      const result = await work(tx);
+      tx.commit();
+      this.forgetExpiredBookingKeys();
+      return result;
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Keys are inserted in time order, so the expired ones are at the front of the map. */
+  private forgetExpiredBookingKeys(): void {
+    const cutoff = this.now().getTime() - this.bookingKeyRetentionMs;
+    for (const [key, change] of this.state.bookingChanges) {
+      if (change.createdAt.getTime() >= cutoff) break;
+      this.state.bookingChanges.delete(key);
+    }
+  }
+
+  async loadSeed(seed: SeedData) {
+    this.assertOpen();
+    for (const account of seed.accounts) {
+      if (!this.accounts.has(account.sourceId)) this.accounts.set(account.sourceId, account);
+    }
+    for (const token of seed.tokens) {
+      if (!this.state.tokens.has(token.tokenId)) this.state.tokens.set(token.tokenId, structuredClone(token));
+    }
+    for (const booking of seed.bookings) {
+      const key = bookingKey(booking.sourceId, booking.bookingId);
+      if (!this.state.bookings.has(key)) this.state.bookings.set(key, structuredClone(booking));
+    }
+  }
+
+  async ping() {
+    this.assertOpen();
+  }
+
+  async close() {
+    this.closed = true;
+  }
+}
