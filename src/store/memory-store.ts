@@ -23,7 +23,10 @@ class MemoryTransaction implements StoreTransaction {
     bookingChanges: new Map(),
   };
 
-  constructor(private readonly state: MemoryState) {}
+  constructor(
+    private readonly state: MemoryState,
+    private readonly bookingKeyRetentionMs: number,
+  ) {}
 
   private read<Value>(table: keyof MemoryState, key: string): Value | undefined {
     const value = (this.staged[table].get(key) ?? this.state[table].get(key)) as Value | undefined;
@@ -74,13 +77,25 @@ class MemoryTransaction implements StoreTransaction {
     for (const table of Object.keys(this.staged) as Array<keyof MemoryState>) {
       for (const [key, value] of this.staged[table]) (this.state[table] as Map<string, unknown>).set(key, value);
     }
+    for (const change of this.staged.bookingChanges.values()) this.forgetBookingKeysOlderThan(change.createdAt);
+  }
+
+  /**
+   * Keys are inserted in time order, so the expired ones are at the front.
+   * Age is measured on the clock that stamped the keys (the service's), not the store's.
+   */
+  private forgetBookingKeysOlderThan(newest: Date): void {
+    const cutoff = newest.getTime() - this.bookingKeyRetentionMs;
+    for (const [key, change] of this.state.bookingChanges) {
+      if (change.createdAt.getTime() >= cutoff) break;
+      this.state.bookingChanges.delete(key);
+    }
   }
 }
 
 export interface MemoryStoreOptions {
   /** How long booking idempotency keys are kept; the contract asks for at least 24 hours. */
   bookingKeyRetentionMs?: number;
-  now?: () => Date;
 }
 
 /**
@@ -98,11 +113,9 @@ export class MemoryStore implements Store {
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   private readonly bookingKeyRetentionMs: number;
-  private readonly now: () => Date;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.bookingKeyRetentionMs = options.bookingKeyRetentionMs ?? DAY_MS;
-    this.now = options.now ?? (() => new Date());
   }
 
   private assertOpen(): void {
@@ -117,24 +130,15 @@ export class MemoryStore implements Store {
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     const run = this.queue.then(async () => {
       this.assertOpen();
-      const tx = new MemoryTransaction(this.state);
+      const tx = new MemoryTransaction(this.state, this.bookingKeyRetentionMs);
       const result = await work(tx);
       tx.commit();
-      this.forgetExpiredBookingKeys();
       return result;
     });
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  /** Keys are inserted in time order, so the expired ones are at the front of the map. */
-  private forgetExpiredBookingKeys(): void {
-    const cutoff = this.now().getTime() - this.bookingKeyRetentionMs;
-    for (const [key, change] of this.state.bookingChanges) {
-      if (change.createdAt.getTime() >= cutoff) break;
-      this.state.bookingChanges.delete(key);
-    }
-  }
 
   async loadSeed(seed: SeedData) {
     this.assertOpen();

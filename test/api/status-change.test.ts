@@ -1,0 +1,137 @@
+import request from 'supertest';
+import { buildTestApp, storeKinds, type TestApp } from '../helpers/app';
+import { OTHER, TOKENS } from '../helpers/fixtures';
+import { errorBody } from '../helpers/http';
+import { statusChange } from '../helpers/payloads';
+import { readState, readToken } from '../helpers/state';
+
+describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Status Change on the %s store', (_name, kind) => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await buildTestApp(kind);
+  });
+  afterEach(async () => {
+    await t.store.close();
+  });
+
+  const post = (body: object) => request(t.app).post('/v1/tokens/status-change').send(body);
+  const statusOf = async (tokenId: string) => (await readToken(t.store, tokenId))?.status;
+
+  async function expectRejected(body: object, status: number, expectedBody: object) {
+    const before = await readState(t.store);
+    const response = await post(body);
+    expect({ status: response.status, body: response.body }).toEqual({ status, body: expectedBody });
+    expect(await readState(t.store)).toEqual(before);
+  }
+
+  it('answers 200 with the exact success body and sets the status', async () => {
+    const response = await post(statusChange());
+    expect(response.status).toBe(200);
+    expect(response.text).toBe('{"success":true,"message":"Success"}');
+    expect(await statusOf(TOKENS.active.token_id)).toBe('freezed');
+  });
+
+  it('works without share_public (optional in Status Change)', async () => {
+    await post(statusChange({ share_public: undefined, tokes_status: 'disputed' })).expect(200);
+    expect(await statusOf(TOKENS.active.token_id)).toBe('disputed');
+  });
+
+  it('accepts token_id as a string and token_status as an alias of tokes_status', async () => {
+    await post(statusChange({ token_id: TOKENS.active.token_id, tokes_status: undefined, token_status: 'disputed' })).expect(200);
+    expect(await statusOf(TOKENS.active.token_id)).toBe('disputed');
+  });
+
+  it('accepts both spellings when they agree', async () => {
+    await post(statusChange({ tokes_status: 'deleted', token_status: 'deleted' })).expect(200);
+    expect(await statusOf(TOKENS.active.token_id)).toBe('deleted');
+  });
+
+  it.each([
+    ['active', 'freezed'],
+    ['freezed', 'active'],
+    ['freezed', 'disputed'],
+    ['disputed', 'active'],
+    ['disputed', 'deleted'],
+    ['freezed', 'deleted'],
+  ] as const)('moves a token from %s to %s', async (from, to) => {
+    const tokenId = from === 'active' ? TOKENS.active.token_id : TOKENS[from].token_id;
+    await post(statusChange({ token_id: tokenId, tokes_status: to })).expect(200);
+    expect(await statusOf(tokenId)).toBe(to);
+  });
+
+  it('without a status, answers 200 and changes nothing', async () => {
+    const before = await readState(t.store);
+    await post(statusChange({ tokes_status: undefined })).expect(200);
+    expect(await readState(t.store)).toEqual(before);
+  });
+
+  it('setting the status a token already has answers 200 and changes nothing, even for deleted', async () => {
+    const before = await readState(t.store);
+    await post(statusChange({ tokes_status: 'active' })).expect(200);
+    await post(statusChange({ token_id: TOKENS.deleted.token_id, tokes_status: 'deleted' })).expect(200);
+    expect(await readState(t.store)).toEqual(before);
+  });
+
+  it.each(['active', 'freezed', 'disputed'] as const)('409 when a deleted token would become %s', async (to) => {
+    await expectRejected(
+      statusChange({ token_id: TOKENS.deleted.token_id, tokes_status: to }),
+      409,
+      errorBody(409, `Token is deleted; a deleted token cannot become ${to}`),
+    );
+  });
+
+  it('400 when tokes_status and token_status disagree', async () => {
+    await expectRejected(
+      statusChange({ tokes_status: 'active', token_status: 'freezed' }),
+      400,
+      errorBody(400, 'Invalid field: token_status', [{ field: 'token_status', message: 'must equal tokes_status when both are sent' }]),
+    );
+  });
+
+  it('400 for a status in the wrong case, naming the allowed values', async () => {
+    await expectRejected(
+      statusChange({ tokes_status: 'Active' }),
+      400,
+      errorBody(400, 'Invalid field: tokes_status', [
+        { field: 'tokes_status', message: 'must be one of active, freezed, disputed, deleted' },
+      ]),
+    );
+  });
+
+  it('400 naming every bad field at once', async () => {
+    await expectRejected(
+      { read_event: 'token.withdrawn_created', source_id: 7, token_id: '0', tokes_status: 'gone' },
+      400,
+      errorBody(400, 'Invalid fields: read_event, source_id, destination_id, token_id, tokes_status', [
+        { field: 'read_event', message: 'must be "token.status_changed"' },
+        { field: 'source_id', message: 'must be a string' },
+        { field: 'destination_id', message: 'is required' },
+        { field: 'token_id', message: 'must be a positive integer or a string of 1 to 32 digits without a leading zero' },
+        { field: 'tokes_status', message: 'must be one of active, freezed, disputed, deleted' },
+      ]),
+    );
+  });
+
+  it('401 when share_public is present and wrong, or the account is unknown', async () => {
+    await expectRejected(statusChange({ share_public: 'pk_wrong' }), 401, errorBody(401, 'Unauthorized'));
+    await expectRejected(statusChange({ share_public: OTHER.share_public }), 401, errorBody(401, 'Unauthorized'));
+    await expectRejected(statusChange({ source_id: 'NOBODY', share_public: undefined }), 401, errorBody(401, 'Unauthorized'));
+  });
+
+  it('413 when the destination is not registered under the caller', async () => {
+    await expectRejected(statusChange({ destination_id: 'X1' }), 413, errorBody(413, 'Destination ID Unknown'));
+  });
+
+  it.each([
+    ['does not exist', { token_id: 424242 }],
+    ['belongs to another account', { token_id: TOKENS.others.token_id }],
+    ['is at another destination', { token_id: TOKENS.atD2.token_id }],
+  ])('428 when the token %s', async (_situation, change) => {
+    await expectRejected(statusChange(change), 428, errorBody(428, "Token ID doesn't match"));
+  });
+
+  it('checks the token (428) before the transition (409)', async () => {
+    const response = await post(statusChange({ token_id: 424242, tokes_status: 'active' }));
+    expect(response.status).toBe(428);
+  });
+});

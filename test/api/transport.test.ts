@@ -1,0 +1,235 @@
+import request from 'supertest';
+import { ServiceUnavailableError, StoreTimeoutError } from '../../src/errors';
+import { buildTestApp, type TestApp } from '../helpers/app';
+import { FailingStore } from '../helpers/failing-store';
+import { fixtureSeed, TOKENS } from '../helpers/fixtures';
+import { errorBody, SUCCESS_BODY } from '../helpers/http';
+import { bookingChange, bookingPath, statusChange, withdrawal } from '../helpers/payloads';
+import { readState } from '../helpers/state';
+
+const OPERATIONS = [
+  ['POST', '/v1/tokens/status-change'],
+  ['POST', '/v1/tokens/withdraw'],
+  ['GET', '/v1/tokens/withdraw'],
+  ['POST', '/v1/events'],
+  ['PATCH', bookingPath()],
+] as const;
+
+function send(t: TestApp, method: string, path: string) {
+  return request(t.app)[method.toLowerCase() as 'post' | 'get' | 'patch'](path);
+}
+
+describe('transport rules, the same on every operation route', () => {
+  let t: TestApp;
+  beforeEach(async () => {
+    t = await buildTestApp();
+  });
+
+  it.each(OPERATIONS)('%s %s: 415 for a body that is not JSON, and nothing changes', async (method, path) => {
+    const before = await readState(t.store);
+    const response = await send(t, method, path).set('Content-Type', 'text/plain').send('token_id=1');
+    expect({ status: response.status, body: response.body }).toEqual({
+      status: 415,
+      body: errorBody(415, 'Content-Type must be application/json'),
+    });
+    expect(await readState(t.store)).toEqual(before);
+  });
+
+  it.each(OPERATIONS)('%s %s: 400 when there is no body at all', async (method, path) => {
+    const response = await send(t, method, path);
+    expect({ status: response.status, body: response.body }).toEqual({
+      status: 400,
+      body: errorBody(400, 'Request body is required: send a JSON object'),
+    });
+  });
+
+  it.each(OPERATIONS)('%s %s: 400 for malformed JSON', async (method, path) => {
+    const response = await send(t, method, path).set('Content-Type', 'application/json').send('{"source_id": "ACME",');
+    expect({ status: response.status, body: response.body }).toEqual({ status: 400, body: errorBody(400, 'Malformed JSON body') });
+  });
+
+  it.each(OPERATIONS)('%s %s: 413 Payload Too Large over the body limit', async (method, path) => {
+    const response = await send(t, method, path).send({ ...withdrawal(), padding: 'x'.repeat(33 * 1024) });
+    expect({ status: response.status, body: response.body }).toEqual({ status: 413, body: errorBody(413, 'Payload Too Large') });
+  });
+
+  it.each([
+    ['a JSON array', '[1,2]'],
+    ['a JSON string', '"hello"'],
+    ['null', 'null'],
+  ])('400 for %s as the body', async (_what, raw) => {
+    const response = await request(t.app).post('/v1/tokens/withdraw').set('Content-Type', 'application/json').send(raw);
+    expect(response.status).toBe(400);
+    expect(response.body.success).toBe('false');
+  });
+
+  it('400 names the body when it is an array', async () => {
+    const response = await request(t.app).post('/v1/tokens/withdraw').set('Content-Type', 'application/json').send('[]');
+    expect(response.body).toEqual(errorBody(400, 'Invalid field: body', [{ field: 'body', message: 'must be a JSON object' }]));
+  });
+
+  it('415 for a charset other than UTF-8', async () => {
+    const response = await request(t.app)
+      .post('/v1/tokens/withdraw')
+      .set('Content-Type', 'application/json; charset=latin1')
+      .send(JSON.stringify(withdrawal()));
+    expect({ status: response.status, body: response.body }).toEqual({
+      status: 415,
+      body: errorBody(415, 'Unsupported charset: send the body as UTF-8 JSON'),
+    });
+  });
+
+  it('415 for an unsupported Content-Encoding', async () => {
+    const response = await request(t.app)
+      .post('/v1/tokens/withdraw')
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'compress')
+      .send(JSON.stringify(withdrawal()));
+    expect({ status: response.status, body: response.body }).toEqual({ status: 415, body: errorBody(415, 'Unsupported Content-Encoding') });
+  });
+
+  it('checks the content type (415) before the size (413)', async () => {
+    const response = await request(t.app).post('/v1/tokens/withdraw').set('Content-Type', 'text/plain').send('x'.repeat(40 * 1024));
+    expect(response.status).toBe(415);
+  });
+
+  it.each([
+    ['GET', '/'],
+    ['GET', '/v1/tokens'],
+    ['POST', '/v1/tokens/refund'],
+    ['PATCH', '/v1/booking/ACME'],
+    ['PATCH', '/v1/booking/ACME/key-00000001/extra'],
+  ])('404 JSON for an unknown route: %s %s', async (method, path) => {
+    const response = await send(t, method, path);
+    expect(response.status).toBe(404);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+    expect(response.body).toEqual(errorBody(404, 'Not Found'));
+  });
+
+  it.each([
+    ['PUT', '/v1/tokens/status-change', 'POST'],
+    ['GET', '/v1/tokens/status-change', 'POST'],
+    ['DELETE', '/v1/tokens/withdraw', 'GET, HEAD, POST'],
+    ['PATCH', '/v1/events', 'POST'],
+    ['POST', bookingPath(), 'PATCH'],
+    ['GET', bookingPath('key-00000001', 'ACME', 'v2'), 'PATCH'],
+    ['POST', '/healthz', 'GET, HEAD'],
+    ['DELETE', '/readyz', 'GET, HEAD'],
+  ])('405 with Allow for %s %s', async (method, path, allow) => {
+    const response = await request(t.app)[method.toLowerCase() as 'put'](path).set('Content-Type', 'application/json').send('{}');
+    expect({ status: response.status, body: response.body, allow: response.headers.allow }).toEqual({
+      status: 405,
+      body: errorBody(405, 'Method Not Allowed'),
+      allow,
+    });
+  });
+
+  it('OPTIONS lists the allowed methods', async () => {
+    const response = await request(t.app).options('/v1/tokens/withdraw');
+    expect(response.status).toBe(204);
+    expect(response.headers.allow).toBe('GET, HEAD, POST');
+  });
+
+  it('never fingerprints the server and always returns a request id', async () => {
+    const response = await request(t.app).post('/v1/tokens/withdraw').send(withdrawal());
+    expect(response.headers['x-powered-by']).toBeUndefined();
+    expect(response.headers.server).toBeUndefined();
+    expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('echoes a well-formed X-Request-Id and replaces a malformed one', async () => {
+    const kept = await request(t.app).get('/healthz').set('X-Request-Id', 'partner-req.42');
+    expect(kept.headers['x-request-id']).toBe('partner-req.42');
+    const replaced = await request(t.app).get('/healthz').set('X-Request-Id', 'bad id with spaces');
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('GET /healthz answers 200', async () => {
+    const response = await request(t.app).get('/healthz');
+    expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: { status: 'ok' } });
+  });
+
+  it('GET /readyz answers 200 when the store answers', async () => {
+    const response = await request(t.app).get('/readyz');
+    expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: { status: 'ready' } });
+  });
+});
+
+describe('when the store or the process fails', () => {
+  let store: FailingStore;
+  let t: TestApp;
+  beforeEach(async () => {
+    store = new FailingStore();
+    await store.loadSeed(fixtureSeed());
+    t = await buildTestApp(undefined, { store });
+  });
+
+  it.each([
+    ['unreachable', new ServiceUnavailableError(), 503, 'Service Unavailable'],
+    ['past its time limit', new StoreTimeoutError(), 504, 'Gateway Timeout'],
+    ['failing unexpectedly', new Error('disk on fire at /var/lib/secret-path'), 500, 'internal Server Error'],
+    ['throwing a non-error', 'a string', 500, 'internal Server Error'],
+    ['throwing null', null, 500, 'internal Server Error'],
+  ])('when the store is %s, operations answer %i with the envelope and no stack', async (_what, failure, status, message) => {
+    store.failure = failure;
+    for (const [method, path, body] of [
+      ['POST', '/v1/tokens/withdraw', withdrawal()],
+      ['POST', '/v1/tokens/status-change', statusChange()],
+      ['PATCH', bookingPath(), bookingChange()],
+    ] as const) {
+      const response = await send(t, method, path).send(body);
+      expect({ status: response.status, body: response.body }).toEqual({ status, body: errorBody(status, message) });
+      expect(response.text).not.toMatch(/at .*\.ts|disk on fire/);
+    }
+    store.failure = undefined;
+    expect((await readState(store)).tokens.find((token) => token?.tokenId === TOKENS.active.token_id)?.balance).toBe(100000);
+  });
+
+  it('/readyz answers 503 while the store is unreachable, and recovers with it', async () => {
+    store.failure = new ServiceUnavailableError();
+    const down = await request(t.app).get('/readyz');
+    expect({ status: down.status, body: down.body }).toEqual({ status: 503, body: errorBody(503, 'Service Unavailable') });
+    store.failure = undefined;
+    expect((await request(t.app).get('/readyz')).status).toBe(200);
+  });
+
+  it('a closed store answers 503', async () => {
+    await store.close();
+    const response = await request(t.app).post('/v1/tokens/withdraw').send(withdrawal());
+    expect({ status: response.status, body: response.body }).toEqual({ status: 503, body: errorBody(503, 'Service Unavailable') });
+  });
+});
+
+describe('while shutting down', () => {
+  it('readiness and operations answer 503 with Connection: close; liveness still answers', async () => {
+    const t = await buildTestApp(undefined, { isShuttingDown: () => true });
+    const ready = await request(t.app).get('/readyz');
+    expect({ status: ready.status, body: ready.body }).toEqual({ status: 503, body: errorBody(503, 'Service Unavailable') });
+    const operation = await request(t.app).post('/v1/tokens/withdraw').send(withdrawal());
+    expect({ status: operation.status, body: operation.body }).toEqual({ status: 503, body: errorBody(503, 'Service Unavailable') });
+    expect(operation.headers.connection).toBe('close');
+    expect((await request(t.app).get('/healthz')).status).toBe(200);
+  });
+});
+
+describe('rate limit per source_id', () => {
+  it('answers 429 with Retry-After past the limit, counting each account apart, and never limits health', async () => {
+    const t = await buildTestApp(undefined, { config: { rateLimitPerMinute: 3 } });
+    for (let i = 0; i < 3; i += 1) await request(t.app).post('/v1/tokens/status-change').send(statusChange({ tokes_status: undefined })).expect(200);
+    const limited = await request(t.app).post('/v1/tokens/withdraw').send(withdrawal());
+    expect({ status: limited.status, body: limited.body }).toEqual({ status: 429, body: errorBody(429, 'Too Many Requests') });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    const other = await request(t.app)
+      .post('/v1/tokens/status-change')
+      .send({ read_event: 'token.status_changed', source_id: 'OTHER', destination_id: 'X1', token_id: TOKENS.others.token_id });
+    expect({ status: other.status, body: other.body }).toEqual({ status: 200, body: SUCCESS_BODY });
+    for (let i = 0; i < 5; i += 1) await request(t.app).get('/healthz').expect(200);
+    expect((await readState(t.store)).tokens.find((token) => token?.tokenId === TOKENS.active.token_id)?.balance).toBe(100000);
+  });
+
+  it('falls back to the client address when the body names no source_id', async () => {
+    const t = await buildTestApp(undefined, { config: { rateLimitPerMinute: 1 } });
+    await request(t.app).post('/v1/tokens/withdraw').send({}).expect(400);
+    expect((await request(t.app).post('/v1/tokens/withdraw').send({})).status).toBe(429);
+  });
+});

@@ -1,0 +1,44 @@
+import type { Express } from 'express';
+import { createApp, type AppDeps } from '../../src/app';
+import { createLogger } from '../../src/logger';
+import { MemoryStore } from '../../src/store/memory-store';
+import type { Store } from '../../src/store/store';
+import { fixtureSeed } from './fixtures';
+
+export const FIXED_NOW = new Date('2026-01-02T03:04:05.678Z');
+
+/** A store implementation under test: how to make a fresh, empty one. */
+export interface StoreKind {
+  name: string;
+  create: () => Promise<Store>;
+}
+
+export const memoryStoreKind: StoreKind = { name: 'memory', create: async () => new MemoryStore() };
+
+/** Every store the API suite runs against. */
+export function storeKinds(): StoreKind[] {
+  return [memoryStoreKind];
+}
+
+export interface TestApp {
+  app: Express;
+  store: Store;
+}
+
+export interface TestAppOptions extends Partial<Omit<AppDeps, 'config'>> {
+  config?: Partial<AppDeps['config']>;
+}
+
+/** The app on a freshly seeded store, silent logs, no rate limit and a fixed clock unless a test says otherwise. */
+export async function buildTestApp(kind: StoreKind = memoryStoreKind, options: TestAppOptions = {}): Promise<TestApp> {
+  const store = options.store ?? (await kind.create());
+  if (!options.store) await store.loadSeed(fixtureSeed());
+  const app = createApp({
+    logger: options.logger ?? createLogger('silent'),
+    now: options.now ?? (() => FIXED_NOW),
+    isShuttingDown: options.isShuttingDown,
+    store,
+    config: { bodyLimitBytes: 32 * 1024, rateLimitPerMinute: 0, ...options.config },
+  });
+  return { app, store };
+}
