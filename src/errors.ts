@@ -139,7 +139,7 @@ export interface ErrorResponse {
 }
 
 function bodyParserError(value: unknown): DomainError | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
+  if (typeof value !== 'object' || value === null || !Object.hasOwn(value, 'type')) return undefined;
   const type = (value as { type?: unknown }).type;
   if (typeof type !== 'string' || !Object.hasOwn(BODY_PARSER_ERRORS, type)) return undefined;
   return BODY_PARSER_ERRORS[type]();

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
 import { ConfigError, loadConfig, loadEnvFile } from './config';
 import { createLogger } from './logger';
@@ -19,11 +19,11 @@ async function main(): Promise<void> {
   const store = new MemoryStore();
   await store.loadSeed(readSeedFile(seedFile));
 
-  let server: Server | undefined;
-  const drain = createDrain(() => server, store, logger, config.shutdownTimeoutMs);
+  const drain = createDrain(store, logger, config.shutdownTimeoutMs);
   const app = createApp({ config, store, logger, isShuttingDown: drain.isShuttingDown });
-  server = app.listen(config.port, config.host, () => {
-    logger.info({ host: config.host, port: config.port, seedFile, store: 'memory' }, 'listening');
+  const server = app.listen(config.port, config.host, () => {
+    const { port } = server.address() as AddressInfo;
+    logger.info({ host: config.host, port, seedFile, store: 'memory' }, 'listening');
   });
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_TIMEOUT_MS;
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
-      void drain.shutdown(signal).then((code) => process.exit(code));
+      void drain.shutdown(server, signal).then((code) => process.exit(code));
     });
   }
 }

@@ -5,7 +5,7 @@ import type { Store } from './store/store';
 export interface Drain {
   isShuttingDown: () => boolean;
   /** Starts draining; resolves with the exit code once the server and store are closed or time ran out. */
-  shutdown: (signal: string) => Promise<number>;
+  shutdown: (server: Server, signal: string) => Promise<number>;
 }
 
 /**
@@ -14,30 +14,22 @@ export interface Drain {
  * closed as they become idle, then the store closes. Past the time limit the
  * remaining connections are cut and the exit code says so.
  */
-export function createDrain(getServer: () => Server | undefined, store: Store, logger: Logger, timeoutMs: number): Drain {
+export function createDrain(store: Store, logger: Logger, timeoutMs: number): Drain {
   let draining: Promise<number> | undefined;
   const isShuttingDown = () => draining !== undefined;
 
-  async function drain(signal: string): Promise<number> {
+  async function drain(server: Server, signal: string): Promise<number> {
     logger.info({ signal, timeoutMs }, 'shutting down');
-    const server = getServer();
-    let cutOff = false;
-    if (server) {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
-      const timer = new Promise<void>((resolve) =>
-        setTimeout(() => {
-          cutOff = true;
-          resolve();
-        }, timeoutMs).unref(),
-      );
-      server.closeIdleConnections();
-      await Promise.race([closed, timer]);
-      clearInterval(idleSweep);
-      if (cutOff) {
-        logger.error('requests still in flight at the shutdown time limit; cutting them off');
-        server.closeAllConnections();
-      }
+    const closed = new Promise<'closed'>((resolve) => server.close(() => resolve('closed')));
+    const timedOut = new Promise<'timed out'>((resolve) => setTimeout(() => resolve('timed out'), timeoutMs).unref());
+    // Keep-alive connections that finish their last request while draining are closed as soon as they idle.
+    const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
+    server.closeIdleConnections();
+    const cutOff = (await Promise.race([closed, timedOut])) === 'timed out';
+    clearInterval(idleSweep);
+    if (cutOff) {
+      logger.error('requests still in flight at the shutdown time limit; cutting them off');
+      server.closeAllConnections();
     }
     await store.close();
     logger.info({ cutOff }, 'stopped');
@@ -46,6 +38,6 @@ export function createDrain(getServer: () => Server | undefined, store: Store, l
 
   return {
     isShuttingDown,
-    shutdown: (signal) => (draining ??= drain(signal)),
+    shutdown: (server, signal) => (draining ??= drain(server, signal)),
   };
 }

@@ -237,26 +237,41 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Withdraw 
       ]));
     });
 
+    /** Sends the body with some values as bare JSON numbers, digits exactly as written. */
+    async function postWithRawNumbers(body: Record<string, unknown>, rawNumbers: Record<string, string>) {
+      const before = await readState(t.store);
+      const json = JSON.stringify({ ...body, ...Object.fromEntries(Object.keys(rawNumbers).map((field) => [field, `@${field}@`])) });
+      const raw = Object.entries(rawNumbers).reduce((text, [field, digits]) => text.replace(`"@${field}@"`, digits), json);
+      const response = await request(t.app).post('/v1/tokens/withdraw').set('Content-Type', 'application/json').send(raw);
+      expect(await readState(t.store)).toEqual(before);
+      return response;
+    }
+
     it('400 when a string field arrives as a JSON number (a 20-digit transaction_id has already lost digits)', async () => {
-      await expectRejected(
-        withdrawal({ transaction_id: 12345678901234567890, withdrawn_amount: 100, token_balance: 900 }),
-        400,
+      const response = await postWithRawNumbers(withdrawal(), {
+        transaction_id: '12345678901234567890',
+        withdrawn_amount: '100',
+        token_balance: '900',
+      });
+      expect({ status: response.status, body: response.body }).toEqual({
+        status: 400,
+        body:
         errorBody(400, 'Invalid fields: transaction_id, withdrawn_amount, token_balance', [
           { field: 'transaction_id', message: 'must be a string of 20 digits' },
           { field: 'withdrawn_amount', message: 'must be a string' },
           { field: 'token_balance', message: 'must be a string' },
         ]),
-      );
+      });
     });
 
     it('400 telling the caller to send a token_id above 2^53 - 1 as a string', async () => {
-      await expectRejected(
-        withdrawal({ token_id: 9007199254740993 }),
-        400,
-        errorBody(400, 'Invalid field: token_id', [
+      const response = await postWithRawNumbers(withdrawal(), { token_id: '9007199254740993' });
+      expect({ status: response.status, body: response.body }).toEqual({
+        status: 400,
+        body: errorBody(400, 'Invalid field: token_id', [
           { field: 'token_id', message: 'is above 2^53 - 1 and loses digits as a JSON number: send it as a string' },
         ]),
-      );
+      });
     });
 
     it.each([

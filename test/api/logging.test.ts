@@ -1,0 +1,88 @@
+import { Writable } from 'node:stream';
+import request from 'supertest';
+import { createLogger } from '../../src/logger';
+import { buildTestApp, type TestApp } from '../helpers/app';
+import { FailingStore } from '../helpers/failing-store';
+import { ACME, fixtureSeed, OTHER } from '../helpers/fixtures';
+import { bookingChange, bookingPath, statusChange, withdrawal } from '../helpers/payloads';
+
+function captureLogs() {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return { lines, entries: () => lines.map((line) => JSON.parse(line)), logger: createLogger('info', destination) };
+}
+
+const SECRETS = [ACME.share_public, ACME.share_secret, OTHER.share_public, OTHER.share_secret];
+
+describe('request logs', () => {
+  let t: TestApp;
+  let logs: ReturnType<typeof captureLogs>;
+  beforeEach(async () => {
+    logs = captureLogs();
+    t = await buildTestApp(undefined, { logger: logs.logger });
+  });
+
+  it('writes one JSON line per request with request id, method, route, status and duration', async () => {
+    const response = await request(t.app).post('/v1/tokens/withdraw').set('X-Request-Id', 'req-123').send(withdrawal());
+    expect(response.status).toBe(200);
+    expect(logs.entries()).toEqual([
+      {
+        level: 30,
+        time: expect.any(String),
+        req: { id: 'req-123', method: 'POST', url: '/v1/tokens/withdraw' },
+        route: '/v1/tokens/withdraw',
+        res: { statusCode: 200 },
+        responseTime: expect.any(Number),
+        msg: 'request completed',
+      },
+    ]);
+  });
+
+  it('logs client errors at warn and names the route pattern, not the key, for bookings', async () => {
+    await request(t.app).patch(bookingPath('key-00000001', 'OTHER')).send(bookingChange());
+    const [entry] = logs.entries();
+    expect(entry).toMatchObject({ level: 40, route: '/:version/booking/:partnerid/:randomkey', res: { statusCode: 403 } });
+  });
+
+  it('logs a crash at error with its stack, while the client sees only the envelope', async () => {
+    const store = new FailingStore();
+    await store.loadSeed(fixtureSeed());
+    store.failure = new Error('store exploded');
+    const crashing = await buildTestApp(undefined, { store, logger: logs.logger });
+    const response = await request(crashing.app).post('/v1/tokens/withdraw').send(withdrawal());
+    expect(response.text).not.toContain('store exploded');
+    const [entry] = logs.entries();
+    expect(entry).toMatchObject({ level: 50, res: { statusCode: 500 }, err: { message: 'store exploded' } });
+    expect(entry.err.stack).toContain('store exploded');
+  });
+
+  it('never writes a key or secret, whatever the requests and their outcomes', async () => {
+    const requests = [
+      () => request(t.app).post('/v1/tokens/withdraw').send(withdrawal()),
+      () => request(t.app).post('/v1/tokens/withdraw').send(withdrawal({ share_public: OTHER.share_public })),
+      () => request(t.app).get('/v1/tokens/withdraw').send(withdrawal({ withdrawn_amount: 'bad' })),
+      () => request(t.app).post('/v1/tokens/status-change').send(statusChange()),
+      () => request(t.app).post('/v1/events').send(statusChange({ read_event: 'nope' })),
+      () => request(t.app).patch(bookingPath()).send(bookingChange()),
+      () => request(t.app).patch(bookingPath()).send(bookingChange({ share_secret: OTHER.share_secret })),
+      () => request(t.app).patch(bookingPath()).set('Content-Type', 'application/json').send(`{"share_secret":"${ACME.share_secret}",`),
+      () => request(t.app).post('/v1/tokens/withdraw').set('Authorization', `Bearer ${ACME.share_secret}`).send(withdrawal()),
+    ];
+    const bodies: string[] = [];
+    for (const send of requests) bodies.push((await send()).text);
+    expect(logs.lines).toHaveLength(requests.length);
+    for (const text of [...logs.lines, ...bodies]) {
+      for (const secret of SECRETS) expect(text).not.toContain(secret);
+    }
+  });
+
+  it('redacts key fields if a log call ever carries them', () => {
+    logs.logger.info({ share_public: ACME.share_public, body: { share_secret: ACME.share_secret } }, 'x');
+    expect(logs.lines.join('\n')).not.toMatch(/pk_test|sk_test/);
+  });
+});

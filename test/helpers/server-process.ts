@@ -1,0 +1,44 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+export interface ServerProcess {
+  child: ChildProcessWithoutNullStreams;
+  port: number;
+  stdout: string[];
+  exited: Promise<{ code: number | null; stderr: string }>;
+}
+
+/** Runs src/server.ts as a real process (TypeScript transpiled on the fly), with only the environment given. */
+export function runServer(env: Record<string, string>): { child: ChildProcessWithoutNullStreams; exited: ServerProcess['exited']; stdout: string[] } {
+  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/server.ts'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
+  });
+  const stdout: string[] = [];
+  let stderr = '';
+  child.stdout.on('data', (chunk) => stdout.push(...String(chunk).split('\n').filter(Boolean)));
+  child.stderr.on('data', (chunk) => (stderr += String(chunk)));
+  const exited = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
+  return { child, exited, stdout };
+}
+
+/** Starts the server and resolves once it logs the port it listens on. */
+export async function startServer(env: Record<string, string> = {}): Promise<ServerProcess> {
+  const started = runServer(env);
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const listening = started.stdout.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'listening');
+      if (listening) {
+        clearInterval(timer);
+        resolve(listening.port);
+      }
+    }, 50);
+    void started.exited.then(({ code, stderr }) => {
+      clearInterval(timer);
+      reject(new Error(`server exited with ${code} before listening: ${stderr}`));
+    });
+  });
+  return { ...started, port };
+}

@@ -1,0 +1,101 @@
+import http from 'node:http';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runServer, startServer } from '../helpers/server-process';
+
+jest.setTimeout(30_000);
+
+const DEMO_WITHDRAWAL = JSON.stringify({
+  share_public: 'pk_demo_PDR28_7f3a9c2e',
+  read_event: 'token.withdrawn_created',
+  source_id: 'PDR28',
+  destination_id: 'ID001',
+  token_id: '2908926013012565',
+  transaction_id: '20240121000000000001',
+  withdrawn_amount: '100.00',
+  token_balance: '900.00',
+});
+
+/** Opens a withdrawal and sends only the first half of its body; the rest goes when `finish` is called. */
+function startSlowRequest(port: number) {
+  const req = http.request({
+    host: '127.0.0.1',
+    port,
+    method: 'POST',
+    path: '/v1/tokens/withdraw',
+    headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(DEMO_WITHDRAWAL) },
+  });
+  const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    req.on('response', (res) => {
+      let body = '';
+      res.on('data', (chunk) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+  });
+  req.write(DEMO_WITHDRAWAL.slice(0, 40));
+  return { response, finish: () => req.end(DEMO_WITHDRAWAL.slice(40)) };
+}
+
+async function get(port: number, urlPath: string): Promise<number> {
+  const response = await fetch(`http://127.0.0.1:${port}${urlPath}`);
+  return response.status;
+}
+
+describe('the server process', () => {
+  it('serves the demo seed with no settings at all', async () => {
+    const server = await startServer();
+    const response = await fetch(`http://127.0.0.1:${server.port}/v1/tokens/withdraw`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: DEMO_WITHDRAWAL,
+    });
+    expect({ status: response.status, body: await response.json() }).toEqual({ status: 200, body: { success: true, message: 'Success' } });
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+  });
+
+  it('on SIGTERM turns readiness off, finishes the request in flight, refuses new connections and exits 0', async () => {
+    const server = await startServer();
+    const slow = startSlowRequest(server.port);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect(get(server.port, '/readyz')).rejects.toThrow();
+    slow.finish();
+    expect(await slow.response).toEqual({ status: 200, body: '{"success":true,"message":"Success"}' });
+    const { code } = await server.exited;
+    expect(code).toBe(0);
+    const stopped = server.stdout.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'stopped');
+    expect(stopped).toMatchObject({ cutOff: false });
+  });
+
+  it('exits non-zero when it has to cut a request off at SHUTDOWN_TIMEOUT_MS', async () => {
+    const server = await startServer({ SHUTDOWN_TIMEOUT_MS: '500' });
+    const slow = startSlowRequest(server.port);
+    slow.response.catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const signalledAt = Date.now();
+    server.child.kill('SIGTERM');
+    const { code } = await server.exited;
+    expect(code).toBe(1);
+    expect(Date.now() - signalledAt).toBeLessThan(5_000);
+  });
+
+  it('stops at start on a bad setting, naming it', async () => {
+    const { exited } = runServer({ PORT: 'eighty', RATE_LIMIT_PER_MINUTE: '-1' });
+    const { code, stderr } = await exited;
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe('Invalid configuration: PORT must be a whole number; RATE_LIMIT_PER_MINUTE must be a whole number');
+  });
+
+  it('stops at start on a bad seed file, naming the bad entry', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'seed-')), 'bad.json');
+    writeFileSync(file, JSON.stringify({ accounts: [{ source_id: 'A', share_public: 'p', share_secret: 's', destinations: [] }], tokens: [{ token_id: '1', source_id: 'A', destination_id: 'Z', status: 'active', balance: '1.00' }] }));
+    const { exited } = runServer({ SEED_FILE: file });
+    const { code, stderr } = await exited;
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe(`Seed file ${file} is invalid: tokens.0.destination_id is not a destination of account A`);
+  });
+});

@@ -1,0 +1,122 @@
+import { MemoryStore } from '../../src/store/memory-store';
+import type { Store, Withdrawal } from '../../src/store/store';
+import { storeKinds } from '../helpers/app';
+import { fixtureSeed, TOKENS } from '../helpers/fixtures';
+
+const ledgerRow = (transactionId: string, overrides: Partial<Withdrawal> = {}): Withdrawal => ({
+  transactionId,
+  sourceId: 'ACME',
+  destinationId: 'D1',
+  tokenId: TOKENS.active.token_id,
+  amount: 100,
+  tokenBalance: 99900,
+  createdAt: new Date('2026-01-01T00:00:00.000Z'),
+  ...overrides,
+});
+
+describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store contract: %s', (_name, kind) => {
+  let store: Store;
+  beforeEach(async () => {
+    store = await kind.create();
+    await store.loadSeed(fixtureSeed());
+  });
+  afterEach(async () => {
+    await store.close();
+  });
+
+  const balance = async () => (await store.transaction((tx) => tx.tokenForUpdate(TOKENS.active.token_id)))?.balance;
+
+  it('finds seeded accounts with their destinations and key hashes', async () => {
+    const account = await store.findAccount('ACME');
+    expect(account?.destinations).toEqual(new Set(['D1', 'D2']));
+    expect(account?.publicKeyHash).toHaveLength(32);
+    expect(await store.findAccount('acme')).toBeUndefined();
+  });
+
+  it('commits every write of a unit together', async () => {
+    await store.transaction(async (tx) => {
+      const token = await tx.tokenForUpdate(TOKENS.active.token_id);
+      await tx.saveToken({ ...token!, balance: 99900 });
+      await tx.recordWithdrawal(ledgerRow('00000000000000000001'));
+    });
+    expect(await balance()).toBe(99900);
+    expect(await store.transaction((tx) => tx.findWithdrawal('00000000000000000001'))).toEqual(ledgerRow('00000000000000000001'));
+  });
+
+  it('applies nothing of a unit that throws', async () => {
+    await expect(
+      store.transaction(async (tx) => {
+        const token = await tx.tokenForUpdate(TOKENS.active.token_id);
+        await tx.saveToken({ ...token!, balance: 1 });
+        await tx.recordWithdrawal(ledgerRow('00000000000000000002'));
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(await balance()).toBe(100000);
+    expect(await store.transaction((tx) => tx.findWithdrawal('00000000000000000002'))).toBeUndefined();
+  });
+
+  it('refuses a second ledger row with the same transaction id', async () => {
+    await store.transaction((tx) => tx.recordWithdrawal(ledgerRow('00000000000000000003')));
+    await expect(store.transaction((tx) => tx.recordWithdrawal(ledgerRow('00000000000000000003', { amount: 5 })))).rejects.toThrow();
+    expect((await store.transaction((tx) => tx.findWithdrawal('00000000000000000003')))?.amount).toBe(100);
+  });
+
+  it('runs concurrent read-modify-write units on one token one after the other (no lost update)', async () => {
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        store.transaction(async (tx) => {
+          const token = await tx.tokenForUpdate(TOKENS.active.token_id);
+          await new Promise((resolve) => setImmediate(resolve));
+          await tx.saveToken({ ...token!, balance: token!.balance - 10 });
+        }),
+      ),
+    );
+    expect(await balance()).toBe(100000 - 200);
+  });
+
+  it('loading the seed again inserts nothing twice and overwrites nothing operations changed', async () => {
+    await store.transaction(async (tx) => {
+      const token = await tx.tokenForUpdate(TOKENS.active.token_id);
+      await tx.saveToken({ ...token!, balance: 12345, status: 'freezed' });
+    });
+    await store.loadSeed(fixtureSeed());
+    expect(await store.transaction((tx) => tx.tokenForUpdate(TOKENS.active.token_id))).toMatchObject({ balance: 12345, status: 'freezed' });
+  });
+
+  it('returns copies: changing a value read does not change the store', async () => {
+    const token = await store.transaction((tx) => tx.tokenForUpdate(TOKENS.active.token_id));
+    token!.balance = 1;
+    expect(await balance()).toBe(100000);
+  });
+
+  it('keeps booking keys for at least 24 hours', async () => {
+    const booking = (await store.transaction((tx) => tx.bookingForUpdate('ACME', '1396')))!;
+    const at = (iso: string) => new Date(iso);
+    const record = (key: string, createdAt: Date) =>
+      store.transaction((tx) => tx.recordBookingChange({ sourceId: 'ACME', key, fingerprint: key, result: booking, createdAt }));
+    await record('key-first-0001', at('2026-01-01T00:00:00.000Z'));
+    await record('key-later-0002', at('2026-01-01T23:59:59.000Z'));
+    expect(await store.transaction((tx) => tx.findBookingChange('ACME', 'key-first-0001'))).toMatchObject({ fingerprint: 'key-first-0001' });
+  });
+
+  it('answers ping while open and rejects after close', async () => {
+    await expect(store.ping()).resolves.toBeUndefined();
+    await store.close();
+    await expect(store.ping()).rejects.toThrow('Service Unavailable');
+  });
+});
+
+describe('MemoryStore retention', () => {
+  it('forgets booking keys older than the retention once newer keys arrive', async () => {
+    const store = new MemoryStore({ bookingKeyRetentionMs: 60_000 });
+    await store.loadSeed(fixtureSeed());
+    const booking = (await store.transaction((tx) => tx.bookingForUpdate('ACME', '1396')))!;
+    const record = (key: string, createdAt: string) =>
+      store.transaction((tx) => tx.recordBookingChange({ sourceId: 'ACME', key, fingerprint: key, result: booking, createdAt: new Date(createdAt) }));
+    await record('key-old-00001', '2026-01-01T00:00:00.000Z');
+    await record('key-new-00002', '2026-01-01T00:01:00.001Z');
+    expect(await store.transaction((tx) => tx.findBookingChange('ACME', 'key-old-00001'))).toBeUndefined();
+    expect(await store.transaction((tx) => tx.findBookingChange('ACME', 'key-new-00002'))).toBeDefined();
+  });
+});

@@ -1,0 +1,61 @@
+import { loadConfig } from '../../src/config';
+
+describe('loadConfig', () => {
+  it('applies the contract defaults', () => {
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      host: '0.0.0.0',
+      logLevel: 'info',
+      seedFile: undefined,
+      bodyLimitBytes: 32 * 1024,
+      rateLimitPerMinute: 6000,
+      shutdownTimeoutMs: 10000,
+    });
+  });
+
+  it('reads every setting', () => {
+    expect(
+      loadConfig({
+        PORT: '8080',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        SEED_FILE: '/data/seed.json',
+        BODY_LIMIT: '1mb',
+        RATE_LIMIT_PER_MINUTE: '0',
+        SHUTDOWN_TIMEOUT_MS: '2500',
+      }),
+    ).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      logLevel: 'warn',
+      seedFile: '/data/seed.json',
+      bodyLimitBytes: 1024 * 1024,
+      rateLimitPerMinute: 0,
+      shutdownTimeoutMs: 2500,
+    });
+  });
+
+  it('treats empty values as unset', () => {
+    expect(loadConfig({ PORT: '', LOG_LEVEL: '' }).port).toBe(3000);
+  });
+
+  it('returns a frozen object', () => {
+    expect(Object.isFrozen(loadConfig({}))).toBe(true);
+  });
+
+  it.each([
+    ['PORT', 'eighty', 'PORT must be a whole number'],
+    ['PORT', '70000', 'PORT must be from 0 to 65535'],
+    ['LOG_LEVEL', 'loud', 'LOG_LEVEL'],
+    ['BODY_LIMIT', 'huge', 'BODY_LIMIT must be a size such as 32kb or 65536'],
+    ['BODY_LIMIT', '0', 'BODY_LIMIT must be a size'],
+    ['RATE_LIMIT_PER_MINUTE', '-5', 'RATE_LIMIT_PER_MINUTE must be a whole number'],
+    ['SHUTDOWN_TIMEOUT_MS', '0', 'SHUTDOWN_TIMEOUT_MS must be from 1'],
+  ])('stops on a bad %s = %p with a message naming it', (name, value, message) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it('names every bad setting at once', () => {
+    expect(() => loadConfig({ PORT: 'x', BODY_LIMIT: 'y' })).toThrow(/PORT .*; BODY_LIMIT /);
+  });
+});

@@ -1,0 +1,84 @@
+import {
+  ConflictError,
+  DestinationUnknownError,
+  ForbiddenError,
+  MethodNotAllowedError,
+  NotFoundError,
+  PayloadTooLargeError,
+  ServiceUnavailableError,
+  StoreTimeoutError,
+  TokenMismatchError,
+  TooManyRequestsError,
+  toErrorResponse,
+  UnauthorizedError,
+  UnprocessableError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+} from '../../src/errors';
+
+describe('toErrorResponse', () => {
+  it.each([
+    [new ValidationError('Invalid field: x', [{ field: 'x', message: 'is required' }]), 400, 'Invalid field: x'],
+    [new UnauthorizedError(), 401, 'Unauthorized'],
+    [new ForbiddenError('no'), 403, 'no'],
+    [new NotFoundError(), 404, 'Not Found'],
+    [new MethodNotAllowedError(['POST']), 405, 'Method Not Allowed'],
+    [new ConflictError('busy'), 409, 'busy'],
+    [new DestinationUnknownError(), 413, 'Destination ID Unknown'],
+    [new PayloadTooLargeError(), 413, 'Payload Too Large'],
+    [new UnsupportedMediaTypeError('json only'), 415, 'json only'],
+    [new UnprocessableError('overdraft'), 422, 'overdraft'],
+    [new TokenMismatchError(), 428, "Token ID doesn't match"],
+    [new TooManyRequestsError(), 429, 'Too Many Requests'],
+    [new ServiceUnavailableError(), 503, 'Service Unavailable'],
+    [new StoreTimeoutError(), 504, 'Gateway Timeout'],
+  ])('maps %p to %i', (error, status, message) => {
+    const response = toErrorResponse(error);
+    expect(response.status).toBe(status);
+    expect(response.body.success).toBe('false');
+    expect(response.body.errors.code).toBe(String(status));
+    expect(response.body.errors.message).toBe(message);
+    expect(response.unexpected).toBe(false);
+  });
+
+  it('adds details only for validation errors that have them', () => {
+    expect(toErrorResponse(new ValidationError('x', [{ field: 'a', message: 'b' }])).body.errors.details).toEqual([{ field: 'a', message: 'b' }]);
+    expect(toErrorResponse(new ValidationError('x')).body.errors).not.toHaveProperty('details');
+  });
+
+  it('sets Allow for a 405', () => {
+    expect(toErrorResponse(new MethodNotAllowedError(['GET', 'POST'])).headers).toEqual({ Allow: 'GET, POST' });
+  });
+
+  it.each([
+    ['entity.parse.failed', 400],
+    ['entity.too.large', 413],
+    ['request.aborted', 400],
+    ['request.size.invalid', 400],
+    ['entity.verify.failed', 400],
+    ['charset.unsupported', 415],
+    ['encoding.unsupported', 415],
+  ])('maps a body-parser error of type %s to %i', (type, status) => {
+    expect(toErrorResponse(Object.assign(new Error('parser'), { type })).status).toBe(status);
+  });
+
+  it.each([
+    ['null', null],
+    ['undefined', undefined],
+    ['a string', 'boom'],
+    ['a number', 42],
+    ['a function', () => 1],
+    ['a plain Error', new Error('secret detail')],
+    ['an object with an unknown type', { type: 'stream.not.readable', status: 500 }],
+    ['an object whose type is inherited', Object.create({ type: 'entity.too.large' })],
+    ['an object with type __proto__', { type: '__proto__' }],
+    ['an object with type toString', { type: 'toString' }],
+  ])('masks %s as a 500 with the fixed message', (_what, thrown) => {
+    expect(toErrorResponse(thrown)).toEqual({
+      status: 500,
+      headers: {},
+      body: { success: 'false', errors: { code: '500', message: 'internal Server Error' } },
+      unexpected: true,
+    });
+  });
+});

@@ -1,0 +1,62 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DEMO_SEED_FILE, readSeedFile } from '../../src/seed';
+import { keyMatches } from '../../src/secrets';
+import { FIXTURE } from '../helpers/fixtures';
+
+const directory = mkdtempSync(path.join(tmpdir(), 'seed-'));
+function seedFile(content: unknown, name = 'seed.json'): string {
+  const file = path.join(directory, name);
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return file;
+}
+
+describe('seed file', () => {
+  it('the demo seed loads, with two accounts, tokens in every status and a booking', () => {
+    const seed = readSeedFile(DEMO_SEED_FILE);
+    expect(seed.accounts.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(seed.tokens.map((token) => token.status))).toEqual(new Set(['active', 'freezed', 'disputed', 'deleted']));
+    expect(seed.bookings.length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('keeps keys only as hashes', () => {
+    const seed = readSeedFile(seedFile(FIXTURE));
+    const account = seed.accounts[0];
+    expect(keyMatches('pk_test_acme_1', account.publicKeyHash)).toBe(true);
+    expect(keyMatches('sk_test_acme_1', account.secretKeyHash)).toBe(true);
+    expect(JSON.stringify(seed)).not.toMatch(/pk_test|sk_test/);
+  });
+
+  it('reads amounts as minor units and token ids as decimal strings', () => {
+    const seed = readSeedFile(seedFile({ ...FIXTURE, tokens: [{ ...FIXTURE.tokens[0], token_id: 77, balance: '12.5' }] }));
+    expect(seed.tokens[0]).toMatchObject({ tokenId: '77', balance: 1250 });
+  });
+
+  it.each([
+    ['a balance that is not an amount', { tokens: [{ ...FIXTURE.tokens[0], balance: '12,50' }] }, 'tokens.0.balance must be a decimal amount'],
+    ['an unknown status', { tokens: [{ ...FIXTURE.tokens[0], status: 'frozen' }] }, 'tokens.0.status must be one of'],
+    ['a token of no account', { tokens: [{ ...FIXTURE.tokens[0], source_id: 'GHOST' }] }, 'tokens.0.source_id names no account'],
+    ['a token at an unregistered destination', { tokens: [{ ...FIXTURE.tokens[0], destination_id: 'ZZ' }] }, 'tokens.0.destination_id is not a destination of account ACME'],
+    ['a repeated token', { tokens: [FIXTURE.tokens[0], FIXTURE.tokens[0]] }, 'tokens.1.token_id repeats'],
+    ['a repeated account', { accounts: [FIXTURE.accounts[0], FIXTURE.accounts[0]], tokens: [], bookings: [] }, 'accounts.1.source_id repeats ACME'],
+    ['an account without a secret', { accounts: [{ ...FIXTURE.accounts[0], share_secret: undefined }] }, 'accounts.0.share_secret is required'],
+    ['a booking with a bad date', { bookings: [{ ...FIXTURE.bookings[0], check_in: '32-01-2024' }] }, 'bookings.0.check_in must be a real calendar date'],
+    ['a booking that ends before it starts', { bookings: [{ ...FIXTURE.bookings[0], check_out: '01-01-2024' }] }, 'bookings.0.check_out must not be before check_in'],
+    ['a booking of no account', { bookings: [{ ...FIXTURE.bookings[0], source_id: 'GHOST' }] }, 'bookings.0.source_id names no account'],
+    ['a booking missing a field', { bookings: [{ ...FIXTURE.bookings[0], pre_auth: undefined }] }, 'bookings.0.pre_auth is required'],
+  ])('rejects %s, naming the bad entry', (_what, change, message) => {
+    const file = seedFile({ ...FIXTURE, ...change });
+    expect(() => readSeedFile(file)).toThrow(`Seed file ${file} is invalid: `);
+    expect(() => readSeedFile(file)).toThrow(message);
+  });
+
+  it('rejects a file that is not JSON, naming the file', () => {
+    const file = seedFile('{ not json', 'broken.json');
+    expect(() => readSeedFile(file)).toThrow(`Seed file ${file} cannot be read as JSON`);
+  });
+
+  it('rejects a missing file, naming it', () => {
+    expect(() => readSeedFile(path.join(directory, 'absent.json'))).toThrow('absent.json cannot be read');
+  });
+});
