@@ -112,6 +112,8 @@ const STATUS_BY_ERROR: ReadonlyArray<readonly [DomainErrorClass, number]> = [
   [StoreTimeoutError, 504],
 ];
 
+export const UNSUPPORTED_CHARSET_MESSAGE = 'Unsupported charset: send the body as UTF-8 JSON';
+
 /** Errors raised by Express's body parser carry a `type`; these are the ones a client can cause. */
 const BODY_PARSER_ERRORS: Readonly<Record<string, () => DomainError>> = {
   'entity.parse.failed': () => new ValidationError('Malformed JSON body'),
@@ -119,7 +121,7 @@ const BODY_PARSER_ERRORS: Readonly<Record<string, () => DomainError>> = {
   'entity.verify.failed': () => new ValidationError('Request body could not be verified'),
   'request.aborted': () => new ValidationError('Request body was not received completely'),
   'request.size.invalid': () => new ValidationError('Request body length does not match Content-Length'),
-  'charset.unsupported': () => new UnsupportedMediaTypeError('Unsupported charset: send the body as UTF-8 JSON'),
+  'charset.unsupported': () => new UnsupportedMediaTypeError(UNSUPPORTED_CHARSET_MESSAGE),
   'encoding.unsupported': () => new UnsupportedMediaTypeError('Unsupported Content-Encoding'),
 };
 

@@ -1,9 +1,20 @@
-import express, { type RequestHandler } from 'express';
-import { UnsupportedMediaTypeError, ValidationError } from '../errors';
+import contentType from 'content-type';
+import express, { type Request, type RequestHandler } from 'express';
+import { UNSUPPORTED_CHARSET_MESSAGE, UnsupportedMediaTypeError, ValidationError } from '../errors';
 
 function hasBody(headers: NodeJS.Dict<string | string[]>): boolean {
   const length = headers['content-length'];
   return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/** The media type and charset of the body, or undefined when the header is missing or malformed. */
+function mediaType(req: Request): { type: string; charset: string | undefined } | undefined {
+  try {
+    const parsed = contentType.parse(req);
+    return { type: parsed.type, charset: parsed.parameters.charset?.toLowerCase() };
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -14,9 +25,10 @@ function hasBody(headers: NodeJS.Dict<string | string[]>): boolean {
 export function jsonBody(limitBytes: number): RequestHandler[] {
   const requireJson: RequestHandler = (req, _res, next) => {
     if (!hasBody(req.headers)) throw new ValidationError('Request body is required: send a JSON object');
-    if (!req.is('application/json')) {
-      throw new UnsupportedMediaTypeError('Content-Type must be application/json');
-    }
+    const media = mediaType(req);
+    if (media?.type !== 'application/json') throw new UnsupportedMediaTypeError('Content-Type must be application/json');
+    // Partners send UTF-8; the parser would also decode UTF-16 and UTF-32, which nobody should rely on.
+    if (media.charset !== undefined && media.charset !== 'utf-8') throw new UnsupportedMediaTypeError(UNSUPPORTED_CHARSET_MESSAGE);
     next();
   };
   return [requireJson, express.json({ limit: limitBytes, strict: true, type: () => true })];

@@ -68,15 +68,38 @@ describe('transport rules, the same on every operation route', () => {
     expect(response.body).toEqual(errorBody(400, 'Invalid field: body', [{ field: 'body', message: 'must be a JSON object' }]));
   });
 
-  it('415 for a charset other than UTF-8', async () => {
+  it.each(['latin1', 'utf-16le', 'UTF-32'])('415 for the charset %s, and nothing changes', async (charset) => {
+    const before = await readState(t.store);
     const response = await request(t.app)
       .post('/v1/tokens/withdraw')
-      .set('Content-Type', 'application/json; charset=latin1')
+      .set('Content-Type', `application/json; charset=${charset}`)
       .send(JSON.stringify(withdrawal()));
     expect({ status: response.status, body: response.body }).toEqual({
       status: 415,
       body: errorBody(415, 'Unsupported charset: send the body as UTF-8 JSON'),
     });
+    expect(await readState(t.store)).toEqual(before);
+  });
+
+  it.each(['application/json; charset', 'application/json;;', 'application/json; charset="utf-8', 'application/jsonx', 'text/json'])(
+    '415 for the content type %p',
+    async (type) => {
+      const response = await request(t.app).post('/v1/tokens/withdraw').set('Content-Type', type).send(JSON.stringify(withdrawal()));
+      expect({ status: response.status, body: response.body }).toEqual({ status: 415, body: errorBody(415, 'Content-Type must be application/json') });
+    },
+  );
+
+  it.each(['APPLICATION/JSON', 'application/json ; charset = utf-8', 'application/json; foo=bar'])('accepts the content type %p', async (type) => {
+    const response = await request(t.app).post('/v1/tokens/withdraw').set('Content-Type', type).send(JSON.stringify(withdrawal()));
+    expect(response.status).toBe(200);
+  });
+
+  it('accepts charset=UTF-8 in any case', async () => {
+    const response = await request(t.app)
+      .post('/v1/tokens/withdraw')
+      .set('Content-Type', 'application/json; charset=UTF-8')
+      .send(JSON.stringify(withdrawal()));
+    expect(response.status).toBe(200);
   });
 
   it('415 for an unsupported Content-Encoding', async () => {
