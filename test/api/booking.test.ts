@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { buildTestApp, FIXED_NOW, storeKinds, type TestApp } from '../helpers/app';
+import { describeOnEveryStore, FIXED_NOW } from '../helpers/app';
 import { ACME, BOOKING, OTHER } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
 import { bookingChange, bookingPath } from '../helpers/payloads';
@@ -7,23 +7,16 @@ import { readBooking, readState } from '../helpers/state';
 
 const { updated_at: seededUpdatedAt, ...seededRecord } = BOOKING;
 
-describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Modify Booking on the %s store', (_name, kind) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await buildTestApp(kind);
-  });
-  afterEach(async () => {
-    await t.store.close();
-  });
+describeOnEveryStore('Modify Booking', (current) => {
 
-  const patch = (body: object, path = bookingPath()) => request(t.app).patch(path).send(body);
+  const patch = (body: object, path = bookingPath()) => request(current().app).patch(path).send(body);
 
   async function expectRejected(body: object, status: number, expectedBody: object, path = bookingPath()) {
     const key = path.split('/').pop() as string;
-    const before = await readState(t.store, [], [key]);
+    const before = await readState(current().store, [], [key]);
     const response = await patch(body, path);
     expect({ status: response.status, body: response.body }).toEqual({ status, body: expectedBody });
-    expect(await readState(t.store, [], [key])).toEqual(before);
+    expect(await readState(current().store, [], [key])).toEqual(before);
   }
 
   describe('when the change is valid', () => {
@@ -46,7 +39,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Modify Bo
       ]);
       expect(response.text).not.toContain('share_secret');
       expect(response.text).not.toContain(ACME.share_secret);
-      const stored = await readBooking(t.store);
+      const stored = await readBooking(current().store);
       expect(stored?.fields.guests_count).toBe('3');
       expect(stored?.fields.transaction_amount).toBe('500.00');
       expect(stored?.updatedAt.toISOString()).toBe(FIXED_NOW.toISOString());
@@ -54,7 +47,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Modify Bo
 
     it('changes only the fields it carries', async () => {
       await patch(bookingChange({ guests_count: undefined, buyer_id: 'B-9' })).expect(200);
-      const stored = await readBooking(t.store);
+      const stored = await readBooking(current().store);
       expect(stored?.fields).toEqual({ ...Object.fromEntries(Object.entries(seededRecord).filter(([k]) => k !== 'source_id' && k !== 'booking_id')), buyer_id: 'B-9' });
     });
 
@@ -62,7 +55,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Modify Bo
       const response = await patch(bookingChange({ guests_count: '2', transaction_amount: '450' }));
       expect(response.status).toBe(200);
       expect(response.body.booking.updated_at).toBe(seededUpdatedAt);
-      expect((await readBooking(t.store))?.updatedAt.toISOString()).toBe(seededUpdatedAt);
+      expect((await readBooking(current().store))?.updatedAt.toISOString()).toBe(seededUpdatedAt);
     });
 
     it('accepts every field at once, with an empty buyer_id', async () => {
@@ -77,7 +70,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Modify Bo
     it('a repeated request replays the first response byte for byte, with Idempotent-Replayed', async () => {
       const body = bookingChange();
       const first = await patch(body);
-      const replay = await request(t.app).patch(bookingPath()).set('Content-Type', 'application/json').send(`  ${JSON.stringify({ unknown: 1, ...body })}  `);
+      const replay = await request(current().app).patch(bookingPath()).set('Content-Type', 'application/json').send(`  ${JSON.stringify({ unknown: 1, ...body })}  `);
       expect(replay.status).toBe(200);
       expect(replay.text).toBe(first.text);
       expect(replay.headers['idempotent-replayed']).toBe('true');
@@ -89,7 +82,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Modify Bo
       await patch(bookingChange({ guests_count: '5' }), bookingPath('key-00000002')).expect(200);
       const replay = await patch(bookingChange({ guests_count: '3' }));
       expect(replay.text).toBe(first.text);
-      expect((await readBooking(t.store))?.fields.guests_count).toBe('5');
+      expect((await readBooking(current().store))?.fields.guests_count).toBe('5');
     });
 
     it('compares by value: "450" and "450.00" are the same request', async () => {
@@ -245,7 +238,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Modify Bo
 
   describe('order of checks', () => {
     it('version (404) before content type (415)', async () => {
-      const response = await request(t.app).patch(bookingPath('key-00000001', 'ACME', 'v9')).set('Content-Type', 'text/plain').send('x');
+      const response = await request(current().app).patch(bookingPath('key-00000001', 'ACME', 'v9')).set('Content-Type', 'text/plain').send('x');
       expect(response.status).toBe(404);
     });
     it('schema (400) before secret (401)', async () => {

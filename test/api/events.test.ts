@@ -1,33 +1,26 @@
 import request from 'supertest';
-import { buildTestApp, storeKinds, type TestApp } from '../helpers/app';
+import { describeOnEveryStore } from '../helpers/app';
 import { TOKENS } from '../helpers/fixtures';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
 import { statusChange, withdrawal } from '../helpers/payloads';
 import { readState, readToken } from '../helpers/state';
 
-describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('POST /v1/events on the %s store', (_name, kind) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await buildTestApp(kind);
-  });
-  afterEach(async () => {
-    await t.store.close();
-  });
+describeOnEveryStore('POST /v1/events', (current) => {
 
-  const post = (body: object) => request(t.app).post('/v1/events').send(body);
+  const post = (body: object) => request(current().app).post('/v1/events').send(body);
 
   it('dispatches token.status_changed to Status Change', async () => {
     const response = await post(statusChange());
     expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: SUCCESS_BODY });
-    expect((await readToken(t.store, TOKENS.active.token_id))?.status).toBe('freezed');
+    expect((await readToken(current().store, TOKENS.active.token_id))?.status).toBe('freezed');
   });
 
   it('dispatches token.withdrawn_created to Withdraw, with the same idempotency', async () => {
     const body = withdrawal();
     await post(body).expect(200);
-    const replay = await request(t.app).post('/v1/tokens/withdraw').send(body);
+    const replay = await request(current().app).post('/v1/tokens/withdraw').send(body);
     expect(replay.headers['idempotent-replayed']).toBe('true');
-    expect((await readToken(t.store, TOKENS.active.token_id))?.balance).toBe(90000);
+    expect((await readToken(current().store, TOKENS.active.token_id))?.balance).toBe(90000);
   });
 
   it('applies the operation\'s own validation after dispatching', async () => {
@@ -43,12 +36,12 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('POST /v1/
     ['missing', undefined, 'is required'],
     ['not a string', 5, 'must be "token.status_changed" or "token.withdrawn_created"'],
   ])('400 when read_event is %s, and nothing changes', async (_situation, readEvent, message) => {
-    const before = await readState(t.store);
+    const before = await readState(current().store);
     const response = await post(withdrawal({ read_event: readEvent }));
     expect({ status: response.status, body: response.body }).toEqual({
       status: 400,
       body: errorBody(400, 'Invalid field: read_event', [{ field: 'read_event', message }]),
     });
-    expect(await readState(t.store)).toEqual(before);
+    expect(await readState(current().store)).toEqual(before);
   });
 });

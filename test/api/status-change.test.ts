@@ -1,27 +1,20 @@
 import request from 'supertest';
-import { buildTestApp, storeKinds, type TestApp } from '../helpers/app';
+import { describeOnEveryStore } from '../helpers/app';
 import { OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
 import { statusChange } from '../helpers/payloads';
 import { readState, readToken } from '../helpers/state';
 
-describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Status Change on the %s store', (_name, kind) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await buildTestApp(kind);
-  });
-  afterEach(async () => {
-    await t.store.close();
-  });
+describeOnEveryStore('Status Change', (current) => {
 
-  const post = (body: object) => request(t.app).post('/v1/tokens/status-change').send(body);
-  const statusOf = async (tokenId: string) => (await readToken(t.store, tokenId))?.status;
+  const post = (body: object) => request(current().app).post('/v1/tokens/status-change').send(body);
+  const statusOf = async (tokenId: string) => (await readToken(current().store, tokenId))?.status;
 
   async function expectRejected(body: object, status: number, expectedBody: object) {
-    const before = await readState(t.store);
+    const before = await readState(current().store);
     const response = await post(body);
     expect({ status: response.status, body: response.body }).toEqual({ status, body: expectedBody });
-    expect(await readState(t.store)).toEqual(before);
+    expect(await readState(current().store)).toEqual(before);
   }
 
   it('answers 200 with the exact success body and sets the status', async () => {
@@ -60,16 +53,16 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Status Ch
   });
 
   it('without a status, answers 200 and changes nothing', async () => {
-    const before = await readState(t.store);
+    const before = await readState(current().store);
     await post(statusChange({ tokes_status: undefined })).expect(200);
-    expect(await readState(t.store)).toEqual(before);
+    expect(await readState(current().store)).toEqual(before);
   });
 
   it('setting the status a token already has answers 200 and changes nothing, even for deleted', async () => {
-    const before = await readState(t.store);
+    const before = await readState(current().store);
     await post(statusChange({ tokes_status: 'active' })).expect(200);
     await post(statusChange({ token_id: TOKENS.deleted.token_id, tokes_status: 'deleted' })).expect(200);
-    expect(await readState(t.store)).toEqual(before);
+    expect(await readState(current().store)).toEqual(before);
   });
 
   it.each(['active', 'freezed', 'disputed'] as const)('409 when a deleted token would become %s', async (to) => {

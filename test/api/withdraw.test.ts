@@ -1,28 +1,21 @@
 import request from 'supertest';
-import { buildTestApp, FIXED_NOW, storeKinds, type TestApp } from '../helpers/app';
+import { describeOnEveryStore, FIXED_NOW } from '../helpers/app';
 import { ACME, OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
 import { newTransactionId, withdrawal } from '../helpers/payloads';
 import { readState, readToken, readWithdrawal } from '../helpers/state';
 
-describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Withdraw on the %s store', (_name, kind) => {
-  let t: TestApp;
-  beforeEach(async () => {
-    t = await buildTestApp(kind);
-  });
-  afterEach(async () => {
-    await t.store.close();
-  });
+describeOnEveryStore('Withdraw', (current) => {
 
-  const post = (body: object) => request(t.app).post('/v1/tokens/withdraw').send(body);
+  const post = (body: object) => request(current().app).post('/v1/tokens/withdraw').send(body);
 
   /** Sends a request that must fail and checks it changed nothing. */
   async function expectRejected(body: Record<string, unknown>, status: number, expectedBody: object) {
     const ids = typeof body.transaction_id === 'string' ? [body.transaction_id] : [];
-    const before = await readState(t.store, ids);
+    const before = await readState(current().store, ids);
     const response = await post(body);
     expect({ status: response.status, body: response.body }).toEqual({ status, body: expectedBody });
-    expect(await readState(t.store, ids)).toEqual(before);
+    expect(await readState(current().store, ids)).toEqual(before);
   }
 
   describe('when the withdrawal is valid', () => {
@@ -32,8 +25,8 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Withdraw 
       expect(response.status).toBe(200);
       expect(response.text).toBe('{"success":true,"message":"Success"}');
       expect(response.headers['idempotent-replayed']).toBeUndefined();
-      expect((await readToken(t.store, TOKENS.active.token_id))?.balance).toBe(90000);
-      expect(await readWithdrawal(t.store, body.transaction_id as string)).toEqual({
+      expect((await readToken(current().store, TOKENS.active.token_id))?.balance).toBe(90000);
+      expect(await readWithdrawal(current().store, body.transaction_id as string)).toEqual({
         transactionId: body.transaction_id,
         sourceId: ACME.source_id,
         destinationId: TOKENS.active.destination_id,
@@ -45,20 +38,20 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Withdraw 
     });
 
     it('accepts GET with a JSON body, as the published samples send it', async () => {
-      const response = await request(t.app).get('/v1/tokens/withdraw').send(withdrawal());
+      const response = await request(current().app).get('/v1/tokens/withdraw').send(withdrawal());
       expect(response.status).toBe(200);
       expect(response.body).toEqual(SUCCESS_BODY);
-      expect((await readToken(t.store, TOKENS.active.token_id))?.balance).toBe(90000);
+      expect((await readToken(current().store, TOKENS.active.token_id))?.balance).toBe(90000);
     });
 
     it('accepts token_id as a JSON integer and amounts without decimals', async () => {
       const response = await post(withdrawal({ token_id: 1010, withdrawn_amount: '0.1', token_balance: '0.2' }));
       expect(response.status).toBe(200);
-      expect((await readToken(t.store, '1010'))?.balance).toBe(20);
+      expect((await readToken(current().store, '1010'))?.balance).toBe(20);
     });
 
     it('accepts a charset=utf-8 parameter on the content type', async () => {
-      const response = await request(t.app)
+      const response = await request(current().app)
         .post('/v1/tokens/withdraw')
         .set('Content-Type', 'application/json; charset=utf-8')
         .send(JSON.stringify(withdrawal()));
@@ -70,7 +63,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Withdraw 
         const response = await post(withdrawal({ token_id: '1010', withdrawn_amount: '0.10', token_balance: balanceAfter }));
         expect(response.status).toBe(200);
       }
-      expect((await readToken(t.store, '1010'))?.balance).toBe(0);
+      expect((await readToken(current().store, '1010'))?.balance).toBe(0);
       await expectRejected(
         withdrawal({ token_id: '1010', withdrawn_amount: '0.01', token_balance: '0.00' }),
         422,
@@ -81,7 +74,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Withdraw 
     it('allows withdrawing the whole balance', async () => {
       const response = await post(withdrawal({ withdrawn_amount: '1000', token_balance: '0' }));
       expect(response.status).toBe(200);
-      expect((await readToken(t.store, TOKENS.active.token_id))?.balance).toBe(0);
+      expect((await readToken(current().store, TOKENS.active.token_id))?.balance).toBe(0);
     });
   });
 
@@ -93,25 +86,25 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Withdraw 
       expect(replay.status).toBe(200);
       expect(replay.body).toEqual(SUCCESS_BODY);
       expect(replay.headers['idempotent-replayed']).toBe('true');
-      expect((await readToken(t.store, TOKENS.active.token_id))?.balance).toBe(90000);
+      expect((await readToken(current().store, TOKENS.active.token_id))?.balance).toBe(90000);
     });
 
     it('compares fields by value, whichever route and method carried them', async () => {
       const body = withdrawal();
       await post(body).expect(200);
       const sameByValue = { ...body, token_id: Number(TOKENS.active.token_id), withdrawn_amount: '100', token_balance: '900.0' };
-      const replay = await request(t.app).get('/v1/tokens/withdraw').send(sameByValue);
+      const replay = await request(current().app).get('/v1/tokens/withdraw').send(sameByValue);
       expect(replay.status).toBe(200);
       expect(replay.headers['idempotent-replayed']).toBe('true');
-      const viaEvents = await request(t.app).post('/v1/events').send(body);
+      const viaEvents = await request(current().app).post('/v1/events').send(body);
       expect(viaEvents.headers['idempotent-replayed']).toBe('true');
-      expect((await readToken(t.store, TOKENS.active.token_id))?.balance).toBe(90000);
+      expect((await readToken(current().store, TOKENS.active.token_id))?.balance).toBe(90000);
     });
 
     it('replays even when the token changed since (here: frozen after the withdrawal)', async () => {
       const body = withdrawal();
       await post(body).expect(200);
-      await request(t.app)
+      await request(current().app)
         .post('/v1/tokens/status-change')
         .send({ read_event: 'token.status_changed', source_id: 'ACME', destination_id: 'D1', token_id: TOKENS.active.token_id, tokes_status: 'freezed' })
         .expect(200);
@@ -127,11 +120,11 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Withdraw 
     ])('when the key is reused with another %s, answers 422 and overwrites nothing', async (_field, change) => {
       const body = withdrawal();
       await post(body).expect(200);
-      const before = await readState(t.store, [body.transaction_id as string]);
+      const before = await readState(current().store, [body.transaction_id as string]);
       const response = await post({ ...body, ...change });
       expect(response.status).toBe(422);
       expect(response.body).toEqual(errorBody(422, 'transaction_id was already used for a different withdrawal'));
-      expect(await readState(t.store, [body.transaction_id as string])).toEqual(before);
+      expect(await readState(current().store, [body.transaction_id as string])).toEqual(before);
     });
 
     it('when another account reuses the key on its own token, answers 422 without revealing the first request', async () => {
@@ -165,7 +158,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Withdraw 
       const responses = await Promise.all(Array.from({ length: 25 }, () => post(body)));
       expect(responses.map((r) => r.status)).toEqual(Array(25).fill(200));
       expect(responses.filter((r) => r.headers['idempotent-replayed'] === 'true')).toHaveLength(24);
-      expect((await readToken(t.store, TOKENS.active.token_id))?.balance).toBe(90000);
+      expect((await readToken(current().store, TOKENS.active.token_id))?.balance).toBe(90000);
     });
 
     it('when 10 distinct withdrawals race on one token, each applies once against the balance before it', async () => {
@@ -175,7 +168,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Withdraw 
       const statuses = (await Promise.all(responses)).map((r) => r.status);
       expect(statuses.filter((s) => s === 200).length + statuses.filter((s) => s === 409).length).toBe(10);
       const applied = statuses.filter((s) => s === 200).length;
-      expect((await readToken(t.store, TOKENS.active.token_id))?.balance).toBe(100000 - applied * 1000);
+      expect((await readToken(current().store, TOKENS.active.token_id))?.balance).toBe(100000 - applied * 1000);
     });
   });
 
@@ -239,11 +232,11 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Withdraw 
 
     /** Sends the body with some values as bare JSON numbers, digits exactly as written. */
     async function postWithRawNumbers(body: Record<string, unknown>, rawNumbers: Record<string, string>) {
-      const before = await readState(t.store);
+      const before = await readState(current().store);
       const json = JSON.stringify({ ...body, ...Object.fromEntries(Object.keys(rawNumbers).map((field) => [field, `@${field}@`])) });
       const raw = Object.entries(rawNumbers).reduce((text, [field, digits]) => text.replace(`"@${field}@"`, digits), json);
-      const response = await request(t.app).post('/v1/tokens/withdraw').set('Content-Type', 'application/json').send(raw);
-      expect(await readState(t.store)).toEqual(before);
+      const response = await request(current().app).post('/v1/tokens/withdraw').set('Content-Type', 'application/json').send(raw);
+      expect(await readState(current().store)).toEqual(before);
       return response;
     }
 
@@ -327,7 +320,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Withdraw 
     it('replay before status (409): a key reused on a since-deleted token answers 422, not 409', async () => {
       const body = withdrawal();
       await post(body).expect(200);
-      await request(t.app)
+      await request(current().app)
         .post('/v1/tokens/status-change')
         .send({ read_event: 'token.status_changed', source_id: 'ACME', destination_id: 'D1', token_id: TOKENS.active.token_id, tokes_status: 'deleted' })
         .expect(200);

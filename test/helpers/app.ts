@@ -42,3 +42,20 @@ export async function buildTestApp(kind: StoreKind = memoryStoreKind, options: T
   });
   return { app, store };
 }
+
+/**
+ * Runs a suite once per store kind, each test on a freshly seeded app.
+ * `current()` is the app of the running test.
+ */
+export function describeOnEveryStore(title: string, suite: (current: () => TestApp) => void): void {
+  describe.each(storeKinds().map((kind) => [kind.name, kind] as const))(`${title} on the %s store`, (_name, kind) => {
+    let app: TestApp | undefined;
+    beforeEach(async () => {
+      app = await buildTestApp(kind);
+    });
+    afterEach(async () => {
+      await app?.store.close();
+    });
+    suite(() => app as TestApp);
+  });
+}
