@@ -31,6 +31,13 @@ const environmentSchema = z.object({
     }),
   RATE_LIMIT_PER_MINUTE: wholeNumber(0).default(6000),
   SHUTDOWN_TIMEOUT_MS: wholeNumber(1).default(10000),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// connection URL')
+    .optional(),
+  DATABASE_STATEMENT_TIMEOUT_MS: wholeNumber(1).default(5000),
+  DATABASE_POOL_SIZE: wholeNumber(1, 1000).default(10),
+  DATABASE_CONNECT_TIMEOUT_MS: wholeNumber(1).default(2000),
 });
 
 export interface Config {
@@ -43,6 +50,15 @@ export interface Config {
   /** Per source_id (else per client address); 0 turns the limit off. */
   rateLimitPerMinute: number;
   shutdownTimeoutMs: number;
+  /** Unset: the memory store. */
+  database: DatabaseConfig | undefined;
+}
+
+export interface DatabaseConfig {
+  url: string;
+  statementTimeoutMs: number;
+  poolSize: number;
+  connectTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -64,6 +80,14 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
     bodyLimitBytes: settings.BODY_LIMIT,
     rateLimitPerMinute: settings.RATE_LIMIT_PER_MINUTE,
     shutdownTimeoutMs: settings.SHUTDOWN_TIMEOUT_MS,
+    database: settings.DATABASE_URL
+      ? {
+          url: settings.DATABASE_URL,
+          statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
+          poolSize: settings.DATABASE_POOL_SIZE,
+          connectTimeoutMs: settings.DATABASE_CONNECT_TIMEOUT_MS,
+        }
+      : undefined,
   });
 }
 

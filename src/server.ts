@@ -1,29 +1,48 @@
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
-import { ConfigError, loadConfig, loadEnvFile } from './config';
-import { createLogger } from './logger';
+import { ConfigError, loadConfig, loadEnvFile, type DatabaseConfig } from './config';
+import { createLogger, type Logger } from './logger';
 import { DEMO_SEED_FILE, readSeedFile, SeedFileError } from './seed';
 import { createDrain } from './shutdown';
 import { MemoryStore } from './store/memory-store';
+import { PgStore } from './store/postgres/pg-store';
 
 /** Slow clients must not hold connections forever; values sit below typical load-balancer idle timeouts. */
 const HEADERS_TIMEOUT_MS = 10_000;
 const REQUEST_TIMEOUT_MS = 30_000;
 const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
+class DatabaseStartError extends Error {}
+
+/** The database must answer at start: failing fast lets the orchestrator restart the service once it does. */
+async function openDatabase(database: DatabaseConfig, logger: Logger): Promise<PgStore> {
+  try {
+    return await PgStore.open({
+      connectionString: database.url,
+      statementTimeoutMs: database.statementTimeoutMs,
+      poolSize: database.poolSize,
+      connectTimeoutMs: database.connectTimeoutMs,
+      logger,
+    });
+  } catch (error) {
+    throw new DatabaseStartError(`Cannot open the database named by DATABASE_URL: ${(error as Error).message}`, { cause: error });
+  }
+}
+
 async function main(): Promise<void> {
   loadEnvFile();
   const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel);
   const seedFile = config.seedFile ?? DEMO_SEED_FILE;
-  const store = new MemoryStore();
-  await store.loadSeed(readSeedFile(seedFile));
+  const seed = readSeedFile(seedFile);
+  const store = config.database ? await openDatabase(config.database, logger) : new MemoryStore();
+  await store.loadSeed(seed);
 
   const drain = createDrain(store, logger, config.shutdownTimeoutMs);
   const app = createApp({ config, store, logger, isShuttingDown: drain.isShuttingDown });
   const server = app.listen(config.port, config.host, () => {
     const { port } = server.address() as AddressInfo;
-    logger.info({ host: config.host, port, seedFile, store: 'memory' }, 'listening');
+    logger.info({ host: config.host, port, seedFile, store: config.database ? 'postgres' : 'memory' }, 'listening');
   });
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_TIMEOUT_MS;
@@ -42,7 +61,7 @@ async function main(): Promise<void> {
 
 main().catch((error: unknown) => {
   // Settings and seed problems are the operator's to fix: print the message, not a stack.
-  const known = error instanceof ConfigError || error instanceof SeedFileError;
+  const known = error instanceof ConfigError || error instanceof SeedFileError || error instanceof DatabaseStartError;
   process.stderr.write(`${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`);
   process.exit(1);
 });

@@ -4,6 +4,7 @@ import { createLogger } from '../../src/logger';
 import { MemoryStore } from '../../src/store/memory-store';
 import type { Store } from '../../src/store/store';
 import { fixtureSeed } from './fixtures';
+import { openEmptyPgStore, TEST_DATABASE_URL, warnIfNoDatabase } from './postgres';
 
 export const FIXED_NOW = new Date('2026-01-02T03:04:05.678Z');
 
@@ -15,9 +16,12 @@ export interface StoreKind {
 
 export const memoryStoreKind: StoreKind = { name: 'memory', create: async () => new MemoryStore() };
 
-/** Every store the API suite runs against. */
+export const postgresStoreKind: StoreKind = { name: 'postgres', create: () => openEmptyPgStore() };
+
+/** Every store the API suite runs against: PostgreSQL too when TEST_DATABASE_URL names a database. */
 export function storeKinds(): StoreKind[] {
-  return [memoryStoreKind];
+  warnIfNoDatabase();
+  return TEST_DATABASE_URL ? [memoryStoreKind, postgresStoreKind] : [memoryStoreKind];
 }
 
 export interface TestApp {

@@ -10,6 +10,7 @@ describe('loadConfig', () => {
       bodyLimitBytes: 32 * 1024,
       rateLimitPerMinute: 6000,
       shutdownTimeoutMs: 10000,
+      database: undefined,
     });
   });
 
@@ -23,6 +24,10 @@ describe('loadConfig', () => {
         BODY_LIMIT: '1mb',
         RATE_LIMIT_PER_MINUTE: '0',
         SHUTDOWN_TIMEOUT_MS: '2500',
+        DATABASE_URL: 'postgres://receiver@db:5432/receiver',
+        DATABASE_STATEMENT_TIMEOUT_MS: '800',
+        DATABASE_POOL_SIZE: '4',
+        DATABASE_CONNECT_TIMEOUT_MS: '1500',
       }),
     ).toEqual({
       port: 8080,
@@ -32,6 +37,7 @@ describe('loadConfig', () => {
       bodyLimitBytes: 1024 * 1024,
       rateLimitPerMinute: 0,
       shutdownTimeoutMs: 2500,
+      database: { url: 'postgres://receiver@db:5432/receiver', statementTimeoutMs: 800, poolSize: 4, connectTimeoutMs: 1500 },
     });
   });
 
@@ -51,6 +57,9 @@ describe('loadConfig', () => {
     ['BODY_LIMIT', '0', 'BODY_LIMIT must be a size'],
     ['RATE_LIMIT_PER_MINUTE', '-5', 'RATE_LIMIT_PER_MINUTE must be a whole number'],
     ['SHUTDOWN_TIMEOUT_MS', '0', 'SHUTDOWN_TIMEOUT_MS must be from 1'],
+    ['DATABASE_URL', 'mysql://db/x', 'DATABASE_URL must be a postgres:// or postgresql:// connection URL'],
+    ['DATABASE_POOL_SIZE', '0', 'DATABASE_POOL_SIZE must be from 1 to 1000'],
+    ['DATABASE_STATEMENT_TIMEOUT_MS', '1.5', 'DATABASE_STATEMENT_TIMEOUT_MS must be a whole number'],
   ])('stops on a bad %s = %p with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(message);
   });

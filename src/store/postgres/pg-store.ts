@@ -1,0 +1,306 @@
+import { Pool, type PoolClient } from 'pg';
+import type { Logger } from '../../logger';
+import { BOOKING_FIELDS, type BookingFields } from '../../schemas/booking';
+import type { TokenStatus } from '../../schemas/fields';
+import type { Account, Booking, BookingChange, SeedData, Store, StoreTransaction, Token, Withdrawal } from '../store';
+import { isRetryable, toStoreError } from './errors';
+import { migrate } from './migrate';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** A unit that lost a race on a unique key runs again and then sees the winner's row. */
+const MAX_ATTEMPTS = 3;
+const SEED_BATCH = 10_000;
+
+export interface PgStoreOptions {
+  connectionString: string;
+  /** Longest a statement may run (lock waits included); past it the request answers 504. */
+  statementTimeoutMs: number;
+  poolSize: number;
+  /** How long to wait for a connection before answering 503. */
+  connectTimeoutMs?: number;
+  /** A schema of its own (created if missing); tests use one per worker. Default: the database's search_path. */
+  schema?: string;
+  bookingKeyRetentionMs?: number;
+  logger?: Logger;
+}
+
+interface TokenRow {
+  token_id: string;
+  source_id: string;
+  destination_id: string;
+  status: TokenStatus;
+  balance: string;
+}
+
+interface WithdrawalRow {
+  transaction_id: string;
+  source_id: string;
+  destination_id: string;
+  token_id: string;
+  amount: string;
+  token_balance: string;
+  created_at: Date;
+}
+
+interface BookingRow {
+  source_id: string;
+  booking_id: string;
+  fields: Record<string, string>;
+  updated_at: Date;
+}
+
+/** What a booking change keeps of its result, as JSON. */
+interface StoredBooking {
+  sourceId: string;
+  bookingId: string;
+  fields: Record<string, string>;
+  updatedAt: string;
+}
+
+function toToken(row: TokenRow): Token {
+  return { tokenId: row.token_id, sourceId: row.source_id, destinationId: row.destination_id, status: row.status, balance: Number(row.balance) };
+}
+
+function toWithdrawal(row: WithdrawalRow): Withdrawal {
+  return {
+    transactionId: row.transaction_id,
+    sourceId: row.source_id,
+    destinationId: row.destination_id,
+    tokenId: row.token_id,
+    amount: Number(row.amount),
+    tokenBalance: Number(row.token_balance),
+    createdAt: row.created_at,
+  };
+}
+
+/** JSON objects come back in any key order; the booking's fields are put back in the specification's. */
+function bookingFields(stored: Record<string, string>): BookingFields {
+  return Object.fromEntries(BOOKING_FIELDS.map((field) => [field, stored[field]])) as BookingFields;
+}
+
+function toBooking(row: BookingRow): Booking {
+  return { sourceId: row.source_id, bookingId: row.booking_id, fields: bookingFields(row.fields), updatedAt: row.updated_at };
+}
+
+class PgTransaction implements StoreTransaction {
+  constructor(
+    private readonly client: PoolClient,
+    private readonly bookingKeyRetentionMs: number,
+  ) {}
+
+  async tokenForUpdate(tokenId: string) {
+    const { rows } = await this.client.query<TokenRow>(
+      'SELECT token_id, source_id, destination_id, status, balance FROM tokens WHERE token_id = $1 FOR UPDATE',
+      [tokenId],
+    );
+    return rows[0] && toToken(rows[0]);
+  }
+
+  async findWithdrawal(transactionId: string) {
+    const { rows } = await this.client.query<WithdrawalRow>('SELECT * FROM withdrawals WHERE transaction_id = $1', [transactionId]);
+    return rows[0] && toWithdrawal(rows[0]);
+  }
+
+  async saveToken(token: Token) {
+    await this.client.query('UPDATE tokens SET status = $2, balance = $3 WHERE token_id = $1', [token.tokenId, token.status, token.balance]);
+  }
+
+  async recordWithdrawal(w: Withdrawal) {
+    await this.client.query(
+      `INSERT INTO withdrawals (transaction_id, source_id, destination_id, token_id, amount, token_balance, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [w.transactionId, w.sourceId, w.destinationId, w.tokenId, w.amount, w.tokenBalance, w.createdAt],
+    );
+  }
+
+  async bookingForUpdate(sourceId: string, bookingId: string) {
+    const { rows } = await this.client.query<BookingRow>(
+      'SELECT * FROM bookings WHERE source_id = $1 AND booking_id = $2 FOR UPDATE',
+      [sourceId, bookingId],
+    );
+    return rows[0] && toBooking(rows[0]);
+  }
+
+  async findBookingChange(sourceId: string, key: string) {
+    const { rows } = await this.client.query<{ fingerprint: string; result: StoredBooking; created_at: Date }>(
+      'SELECT fingerprint, result, created_at FROM booking_changes WHERE source_id = $1 AND key = $2',
+      [sourceId, key],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const result: Booking = {
+      sourceId: row.result.sourceId,
+      bookingId: row.result.bookingId,
+      fields: bookingFields(row.result.fields),
+      updatedAt: new Date(row.result.updatedAt),
+    };
+    return { sourceId, key, fingerprint: row.fingerprint, result, createdAt: row.created_at };
+  }
+
+  async saveBooking(booking: Booking) {
+    await this.client.query('UPDATE bookings SET fields = $3, updated_at = $4 WHERE source_id = $1 AND booking_id = $2', [
+      booking.sourceId,
+      booking.bookingId,
+      booking.fields,
+      booking.updatedAt,
+    ]);
+  }
+
+  /** Also forgets keys past their retention, measured on the clock that stamped them (the service's). */
+  async recordBookingChange(change: BookingChange) {
+    const result: StoredBooking = {
+      sourceId: change.result.sourceId,
+      bookingId: change.result.bookingId,
+      fields: change.result.fields,
+      updatedAt: change.result.updatedAt.toISOString(),
+    };
+    await this.client.query(
+      'INSERT INTO booking_changes (source_id, key, fingerprint, result, created_at) VALUES ($1, $2, $3, $4, $5)',
+      [change.sourceId, change.key, change.fingerprint, result, change.createdAt],
+    );
+    await this.client.query('DELETE FROM booking_changes WHERE created_at < $1', [
+      new Date(change.createdAt.getTime() - this.bookingKeyRetentionMs),
+    ]);
+  }
+}
+
+/**
+ * PostgreSQL: durable, and shared by every instance pointed at the database.
+ * Each unit of work is one transaction; rows read "for update" are locked, so
+ * concurrent units on one token or booking run one after the other, on one
+ * instance or several. A 200 is only sent after COMMIT returned.
+ */
+export class PgStore implements Store {
+  private readonly pool: Pool;
+  private readonly bookingKeyRetentionMs: number;
+
+  private constructor(options: PgStoreOptions) {
+    this.bookingKeyRetentionMs = options.bookingKeyRetentionMs ?? DAY_MS;
+    this.pool = new Pool({
+      connectionString: options.connectionString,
+      max: options.poolSize,
+      statement_timeout: options.statementTimeoutMs,
+      // The driver's own limit, for a database that stops answering without closing the socket.
+      query_timeout: options.statementTimeoutMs + 2_000,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 2_000,
+      options: options.schema ? `-c search_path=${options.schema}` : undefined,
+    });
+    // An idle connection that breaks (the database restarted) must not crash the process; the next query reconnects.
+    this.pool.on('error', (error) => options.logger?.warn({ err: error }, 'idle database connection failed'));
+  }
+
+  /** Connects, creates the schema when one is named, and applies pending migrations. */
+  static async open(options: PgStoreOptions): Promise<PgStore> {
+    const store = new PgStore(options);
+    try {
+      if (options.schema) await store.pool.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema.replaceAll('"', '""')}"`);
+      const applied = await migrate(store.pool);
+      if (applied.length > 0) options.logger?.info({ applied }, 'database migrated');
+    } catch (error) {
+      await store.pool.end();
+      throw error;
+    }
+    return store;
+  }
+
+  async findAccount(sourceId: string): Promise<Account | undefined> {
+    const { rows } = await this.query<{ source_id: string; public_key_hash: Buffer; secret_key_hash: Buffer; destinations: string[] }>(
+      `SELECT a.source_id, a.public_key_hash, a.secret_key_hash,
+              coalesce(array_agg(d.destination_id) FILTER (WHERE d.destination_id IS NOT NULL), '{}') AS destinations
+         FROM accounts a LEFT JOIN destinations d USING (source_id)
+        WHERE a.source_id = $1
+        GROUP BY a.source_id`,
+      [sourceId],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    return { sourceId: row.source_id, publicKeyHash: row.public_key_hash, secretKeyHash: row.secret_key_hash, destinations: new Set(row.destinations) };
+  }
+
+  async transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.inTransaction((client) => work(new PgTransaction(client, this.bookingKeyRetentionMs)));
+      } catch (error) {
+        if (!(isRetryable(error) && attempt < MAX_ATTEMPTS)) throw toStoreError(error);
+      }
+    }
+  }
+
+  /** BEGIN, the work, COMMIT; ROLLBACK when the work throws. A connection that cannot roll back is discarded. */
+  private async inTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** Inserts what is missing, in batches, in one transaction; existing rows are left as operations made them. */
+  async loadSeed(seed: SeedData): Promise<void> {
+    await this.inTransaction(async (client) => {
+      for (const accounts of batches(seed.accounts)) {
+        await client.query(
+          `INSERT INTO accounts (source_id, public_key_hash, secret_key_hash)
+           SELECT * FROM unnest($1::text[], $2::bytea[], $3::bytea[]) ON CONFLICT DO NOTHING`,
+          [accounts.map((a) => a.sourceId), accounts.map((a) => a.publicKeyHash), accounts.map((a) => a.secretKeyHash)],
+        );
+      }
+      const destinations = seed.accounts.flatMap((a) => [...a.destinations].map((destinationId) => [a.sourceId, destinationId]));
+      for (const batch of batches(destinations)) {
+        await client.query(
+          'INSERT INTO destinations (source_id, destination_id) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING',
+          [batch.map((d) => d[0]), batch.map((d) => d[1])],
+        );
+      }
+      for (const tokens of batches(seed.tokens)) {
+        await client.query(
+          `INSERT INTO tokens (token_id, source_id, destination_id, status, balance)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[]) ON CONFLICT DO NOTHING`,
+          [tokens.map((t) => t.tokenId), tokens.map((t) => t.sourceId), tokens.map((t) => t.destinationId), tokens.map((t) => t.status), tokens.map((t) => t.balance)],
+        );
+      }
+      for (const bookings of batches(seed.bookings)) {
+        await client.query(
+          `INSERT INTO bookings (source_id, booking_id, fields, updated_at)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::timestamptz[]) ON CONFLICT DO NOTHING`,
+          [bookings.map((b) => b.sourceId), bookings.map((b) => b.bookingId), bookings.map((b) => JSON.stringify(b.fields)), bookings.map((b) => b.updatedAt)],
+        );
+      }
+    }).catch((error: unknown) => {
+      throw toStoreError(error);
+    });
+  }
+
+  async ping(): Promise<void> {
+    await this.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    if (!this.pool.ended) await this.pool.end();
+  }
+
+  private async query<Row extends object>(text: string, values?: unknown[]) {
+    try {
+      return await this.pool.query<Row>(text, values);
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  }
+}
+
+function batches<Item>(items: readonly Item[]): Item[][] {
+  const result: Item[][] = [];
+  for (let start = 0; start < items.length; start += SEED_BATCH) result.push(items.slice(start, start + SEED_BATCH));
+  return result;
+}
