@@ -1,0 +1,114 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { TEST_DATABASE_URL, sql, warnIfNoDatabase } from '../helpers/postgres';
+import { startServer, type ServerProcess } from '../helpers/server-process';
+
+warnIfNoDatabase();
+jest.setTimeout(60_000);
+
+const SCHEMA = 'crash_test';
+const LANES = 8;
+const START_BALANCE = 100_000_000;
+
+/** One account and one token per sending lane, so each lane knows exactly which balance to state. */
+function writeSeed(): string {
+  const tokens = Array.from({ length: LANES }, (_, lane) => ({
+    token_id: String(5_000_000 + lane),
+    source_id: 'CRASH',
+    destination_id: 'D1',
+    status: 'active',
+    balance: (START_BALANCE / 100).toFixed(2),
+  }));
+  const seed = { accounts: [{ source_id: 'CRASH', share_public: 'pk_crash', share_secret: 'sk_crash', destinations: ['D1'] }], tokens };
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'crash-')), 'seed.json');
+  writeFileSync(file, JSON.stringify(seed));
+  return file;
+}
+
+function withdrawalBody(lane: number, transactionId: string, balanceAfter: number) {
+  return JSON.stringify({
+    share_public: 'pk_crash',
+    read_event: 'token.withdrawn_created',
+    source_id: 'CRASH',
+    destination_id: 'D1',
+    token_id: String(5_000_000 + lane),
+    transaction_id: transactionId,
+    withdrawn_amount: '1.00',
+    token_balance: (balanceAfter / 100).toFixed(2),
+  });
+}
+
+function databaseUrl(): string {
+  const url = new URL(TEST_DATABASE_URL as string);
+  url.searchParams.set('options', `-c search_path=${SCHEMA}`);
+  return url.toString();
+}
+
+(TEST_DATABASE_URL ? describe : describe.skip)('crash: SIGKILL while withdrawals stream in', () => {
+  it('every withdrawal that got a 200 is in the ledger after restart, none twice', async () => {
+    await sql(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
+    await sql(`CREATE SCHEMA ${SCHEMA}`);
+    const env = { DATABASE_URL: databaseUrl(), SEED_FILE: writeSeed() };
+    let server: ServerProcess = await startServer(env);
+
+    const acknowledged: string[] = [];
+    let sent = 0;
+    let killed = false;
+    // Each lane withdraws 1.00 at a time from its own token, stating the balance after; the process is killed mid-stream.
+    const sender = async (lane: number) => {
+      let balance = START_BALANCE;
+      for (let i = 0; !killed; i += 1) {
+        const id = `${String(lane).padStart(2, '0')}${String(i).padStart(18, '0')}`;
+        sent += 1;
+        try {
+          const response = await fetch(`http://127.0.0.1:${server.port}/v1/tokens/withdraw`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: withdrawalBody(lane, id, balance - 100),
+          });
+          if (response.status === 200) {
+            acknowledged.push(id);
+            balance -= 100;
+          }
+        } catch {
+          // The process is gone; whether this one committed is for the ledger to say.
+        }
+      }
+    };
+    const senders = Array.from({ length: LANES }, (_, lane) => sender(lane));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    server.child.kill('SIGKILL');
+    killed = true;
+    await Promise.all(senders);
+    expect((await server.exited).code).toBeNull();
+
+    server = await startServer(env);
+    const ledger = (await sql('SELECT transaction_id, token_id, amount FROM withdrawals', [], SCHEMA)).rows as Array<{
+      transaction_id: string;
+      token_id: string;
+      amount: string;
+    }>;
+    const inLedger = new Set(ledger.map((row) => row.transaction_id));
+    const missing = acknowledged.filter((id) => !inLedger.has(id));
+    const duplicates = ledger.length - inLedger.size;
+    process.stdout.write(
+      `crash test: ${sent} sent, ${acknowledged.length} acknowledged, ${ledger.length} in the ledger after restart, ${missing.length} acknowledged but missing, ${duplicates} duplicates\n`,
+    );
+    expect(acknowledged.length).toBeGreaterThan(100);
+    expect(missing).toEqual([]);
+    expect(duplicates).toBe(0);
+    // At most one request per lane was in flight at the kill: committed but never acknowledged.
+    expect(ledger.length - acknowledged.length).toBeLessThanOrEqual(LANES);
+    // Every balance is the seed's less exactly what its ledger holds: the seed reload at restart overwrote nothing.
+    const balances = (await sql('SELECT token_id, balance FROM tokens', [], SCHEMA)).rows as Array<{ token_id: string; balance: string }>;
+    for (const { token_id, balance } of balances) {
+      const spent = ledger.filter((row) => row.token_id === token_id).reduce((sum, row) => sum + Number(row.amount), 0);
+      expect(Number(balance)).toBe(START_BALANCE - spent);
+    }
+
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+    await sql(`DROP SCHEMA ${SCHEMA} CASCADE`);
+  });
+});
