@@ -23,13 +23,17 @@ export function readMigrations(directory = MIGRATIONS_DIRECTORY): Migration[] {
 /**
  * Applies the migrations not yet applied, each in its own transaction, under
  * a session advisory lock so that several instances starting at once apply
- * each migration exactly once. Returns the versions it applied.
+ * each migration exactly once. A schema to create is created under the same
+ * lock: concurrent CREATE SCHEMA IF NOT EXISTS can collide in PostgreSQL.
+ * Returns the versions it applied.
  */
-export async function migrate(pool: Pool, migrations = readMigrations()): Promise<string[]> {
+export async function migrate(pool: Pool, options: { schema?: string; migrations?: Migration[] } = {}): Promise<string[]> {
+  const migrations = options.migrations ?? readMigrations();
   const client = await pool.connect();
   const applied: string[] = [];
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    if (options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema.replaceAll('"', '""')}"`);
     await client.query(
       'CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
     );

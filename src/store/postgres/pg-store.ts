@@ -193,8 +193,7 @@ export class PgStore implements Store {
   static async open(options: PgStoreOptions): Promise<PgStore> {
     const store = new PgStore(options);
     try {
-      if (options.schema) await store.pool.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema.replaceAll('"', '""')}"`);
-      const applied = await migrate(store.pool);
+      const applied = await migrate(store.pool, { schema: options.schema });
       if (applied.length > 0) options.logger?.info({ applied }, 'database migrated');
     } catch (error) {
       await store.pool.end();
