@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { sql, TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
 import { startServer, type ServerProcess } from '../helpers/server-process';
 
 jest.setTimeout(60_000);
@@ -34,12 +35,31 @@ if (!hasCurl) {
   console.warn('README examples skipped: curl is not installed');
 }
 
-(hasCurl ? describe : describe.skip)('README curl examples, run in order against the demo seed', () => {
+/** The server environments the examples run against: the memory store, and PostgreSQL on a fresh schema when a test database is named. */
+function servers(): Array<[string, () => Promise<Record<string, string>>]> {
+  const memory: [string, () => Promise<Record<string, string>>] = ['memory', async () => ({ SEED_FILE: '' })];
+  if (!TEST_DATABASE_URL) return [memory];
+  const postgres: [string, () => Promise<Record<string, string>>] = [
+    'postgres',
+    async () => {
+      await sql('DROP SCHEMA IF EXISTS readme_examples CASCADE');
+      await sql('CREATE SCHEMA readme_examples');
+      const url = new URL(TEST_DATABASE_URL as string);
+      url.searchParams.set('options', '-c search_path=readme_examples');
+      return { SEED_FILE: '', DATABASE_URL: url.toString() };
+    },
+  ];
+  return [memory, postgres];
+}
+
+warnIfNoDatabase();
+
+(hasCurl ? describe.each(servers()) : describe.skip.each(servers()))('README curl examples, run in order against the demo seed (%s store)', (_store, environment) => {
   const examples = readmeExamples();
   let server: ServerProcess;
 
   beforeAll(async () => {
-    server = await startServer({ SEED_FILE: '' });
+    server = await startServer(await environment());
   });
   afterAll(async () => {
     server.child.kill('SIGTERM');
