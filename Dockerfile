@@ -3,6 +3,7 @@
 ARG BASE=node:22-bookworm-slim
 
 FROM ${BASE} AS build
+ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -18,7 +19,8 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY seed ./seed
 COPY migrations ./migrations
-USER node
+# A numeric user: it needs no entry in the base image's /etc/passwd.
+USER 10001:10001
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]

@@ -10,9 +10,13 @@ export interface FieldProblem {
 }
 
 export abstract class DomainError extends Error {
-  constructor(message: string) {
+  /** A stable code for metrics and the event log; when absent, the error class's default reason applies. */
+  reason: string | undefined;
+
+  constructor(message: string, reason?: string) {
     super(message);
     this.name = new.target.name;
+    this.reason = reason;
   }
 }
 
@@ -21,8 +25,9 @@ export class ValidationError extends DomainError {
   constructor(
     message: string,
     readonly details: FieldProblem[] = [],
+    reason?: string,
   ) {
-    super(message);
+    super(message, reason);
   }
 }
 
@@ -36,8 +41,8 @@ export class UnauthorizedError extends DomainError {
 export class ForbiddenError extends DomainError {}
 
 export class NotFoundError extends DomainError {
-  constructor(message = 'Not Found') {
-    super(message);
+  constructor(message = 'Not Found', reason?: string) {
+    super(message, reason);
   }
 }
 
@@ -48,7 +53,11 @@ export class MethodNotAllowedError extends DomainError {
 }
 
 /** The request is valid but clashes with the current state; safe to retry once the state changes. */
-export class ConflictError extends DomainError {}
+export class ConflictError extends DomainError {
+  constructor(message: string, reason: string) {
+    super(message, reason);
+  }
+}
 
 export class DestinationUnknownError extends DomainError {
   constructor() {
@@ -65,7 +74,11 @@ export class PayloadTooLargeError extends DomainError {
 export class UnsupportedMediaTypeError extends DomainError {}
 
 /** Well-formed but cannot be honoured: an overdraft, or an idempotency key reused for another request. */
-export class UnprocessableError extends DomainError {}
+export class UnprocessableError extends DomainError {
+  constructor(message: string, reason: string) {
+    super(message, reason);
+  }
+}
 
 export class TokenMismatchError extends DomainError {
   constructor() {
@@ -95,21 +108,22 @@ export class StoreTimeoutError extends DomainError {
 
 type DomainErrorClass = abstract new (...args: never[]) => DomainError;
 
-const STATUS_BY_ERROR: ReadonlyArray<readonly [DomainErrorClass, number]> = [
-  [ValidationError, 400],
-  [UnauthorizedError, 401],
-  [ForbiddenError, 403],
-  [NotFoundError, 404],
-  [MethodNotAllowedError, 405],
-  [ConflictError, 409],
-  [DestinationUnknownError, 413],
-  [PayloadTooLargeError, 413],
-  [UnsupportedMediaTypeError, 415],
-  [UnprocessableError, 422],
-  [TokenMismatchError, 428],
-  [TooManyRequestsError, 429],
-  [ServiceUnavailableError, 503],
-  [StoreTimeoutError, 504],
+/** Each error class's status, and the reason counted when the error names none. */
+const STATUS_BY_ERROR: ReadonlyArray<readonly [DomainErrorClass, number, string]> = [
+  [ValidationError, 400, 'invalid_request'],
+  [UnauthorizedError, 401, 'unauthorized'],
+  [ForbiddenError, 403, 'forbidden'],
+  [NotFoundError, 404, 'not_found'],
+  [MethodNotAllowedError, 405, 'method_not_allowed'],
+  [ConflictError, 409, 'conflict'],
+  [DestinationUnknownError, 413, 'destination_unknown'],
+  [PayloadTooLargeError, 413, 'payload_too_large'],
+  [UnsupportedMediaTypeError, 415, 'unsupported_media_type'],
+  [UnprocessableError, 422, 'unprocessable'],
+  [TokenMismatchError, 428, 'token_mismatch'],
+  [TooManyRequestsError, 429, 'rate_limited'],
+  [ServiceUnavailableError, 503, 'unavailable'],
+  [StoreTimeoutError, 504, 'store_timeout'],
 ];
 
 export const UNSUPPORTED_CHARSET_MESSAGE = 'Unsupported charset: send the body as UTF-8 JSON';
@@ -134,6 +148,8 @@ export interface ErrorEnvelope {
 
 export interface ErrorResponse {
   status: number;
+  /** Why, as a stable code: for metrics and the event log, never shown to the client. */
+  reason: string;
   headers: Record<string, string>;
   body: ErrorEnvelope;
   /** Not a known, client-caused error: worth logging with its stack. */
@@ -158,11 +174,11 @@ export function toErrorResponse(thrown: unknown): ErrorResponse {
   const error = thrown instanceof DomainError ? thrown : bodyParserError(thrown);
   const entry = error && STATUS_BY_ERROR.find(([errorClass]) => error instanceof errorClass);
   if (!error || !entry) {
-    return { status: 500, headers: {}, body: envelope(500, INTERNAL_ERROR_MESSAGE), unexpected: true };
+    return { status: 500, reason: 'internal', headers: {}, body: envelope(500, INTERNAL_ERROR_MESSAGE), unexpected: true };
   }
-  const status = entry[1];
+  const [, status, defaultReason] = entry;
   const headers: Record<string, string> = {};
   if (error instanceof MethodNotAllowedError) headers.Allow = error.allow.join(', ');
   const details = error instanceof ValidationError ? error.details : undefined;
-  return { status, headers, body: envelope(status, error.message, details), unexpected: false };
+  return { status, reason: error.reason ?? defaultReason, headers, body: envelope(status, error.message, details), unexpected: false };
 }

@@ -25,7 +25,7 @@ export interface BookingRouteDeps {
 
 export function bookingRouter({ store, intake, now }: BookingRouteDeps): Router {
   const requireSupportedVersion: RequestHandler = (req, _res, next) => {
-    if (!SUPPORTED_VERSIONS.has(req.params.version as string)) throw new NotFoundError('Unsupported API version');
+    if (!SUPPORTED_VERSIONS.has(req.params.version as string)) throw new NotFoundError('Unsupported API version', 'unsupported_version');
     next();
   };
 

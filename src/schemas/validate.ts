@@ -13,9 +13,9 @@ export function fieldProblems(issues: readonly z.core.$ZodIssue[], prefix: reado
   return [...byField].map(([field, message]) => ({ field, message }));
 }
 
-export function validationError(problems: FieldProblem[]): ValidationError {
+export function validationError(problems: FieldProblem[], reason?: string): ValidationError {
   const fields = problems.map((problem) => problem.field).join(', ');
-  return new ValidationError(`Invalid ${problems.length === 1 ? 'field' : 'fields'}: ${fields}`, problems);
+  return new ValidationError(`Invalid ${problems.length === 1 ? 'field' : 'fields'}: ${fields}`, problems, reason);
 }
 
 /** Parses with a schema, or throws a ValidationError naming every bad field. */

@@ -29,16 +29,16 @@ export async function modifyBooking(
   if (partnerId !== request.source_id) throw new ForbiddenError('partnerid in the path does not match source_id');
   return store.transaction(async (tx) => {
     const booking = await tx.bookingForUpdate(request.source_id, request.booking_id);
-    if (!booking) throw new NotFoundError('Booking not found');
+    if (!booking) throw new NotFoundError('Booking not found', 'booking_not_found');
     const requestFingerprint = fingerprint(request);
     const earlier = await tx.findBookingChange(request.source_id, key);
     if (earlier) {
       if (earlier.fingerprint === requestFingerprint) return { booking: earlier.result, replayed: true };
-      throw new UnprocessableError('randomkey was already used for a different booking change');
+      throw new UnprocessableError('randomkey was already used for a different booking change', 'key_reused');
     }
     const fields = { ...booking.fields, ...request.changes };
     const problems = bookingRuleProblems(fields);
-    if (problems.length > 0) throw validationError(problems);
+    if (problems.length > 0) throw validationError(problems, 'booking_rule');
     const changed = BOOKING_FIELDS.some((field) => fields[field] !== booking.fields[field]);
     const result: Booking = { ...booking, fields, updatedAt: changed ? now : booking.updatedAt };
     if (changed) await tx.saveBooking(result);

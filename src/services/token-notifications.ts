@@ -37,7 +37,7 @@ export async function changeTokenStatus(store: Store, request: StatusChangeReque
     const target = request.status;
     if (target === undefined || target === token.status) return { replayed: false };
     if (!canChangeStatus(token.status, target)) {
-      throw new ConflictError(`Token is deleted; a deleted token cannot become ${target}`);
+      throw new ConflictError(`Token is deleted; a deleted token cannot become ${target}`, 'status_final');
     }
     await tx.saveToken({ ...token, status: target });
     return { replayed: false };
@@ -63,20 +63,22 @@ export async function withdraw(store: Store, request: WithdrawRequest, now: Date
     const recorded = await tx.findWithdrawal(request.transaction_id);
     if (recorded) {
       if (sameWithdrawal(recorded, request)) return { replayed: true };
-      throw new UnprocessableError('transaction_id was already used for a different withdrawal');
+      throw new UnprocessableError('transaction_id was already used for a different withdrawal', 'key_reused');
     }
     if (token.status !== 'active') {
-      throw new ConflictError(`Token is ${token.status}; only an active token can be withdrawn from`);
+      throw new ConflictError(`Token is ${token.status}; only an active token can be withdrawn from`, 'token_not_active');
     }
     if (request.withdrawn_amount > token.balance) {
       throw new UnprocessableError(
         `withdrawn_amount ${formatAmount(request.withdrawn_amount)} is more than the token balance ${formatAmount(token.balance)}`,
+        'over_balance',
       );
     }
     const balanceAfter = token.balance - request.withdrawn_amount;
     if (request.token_balance !== balanceAfter) {
       throw new ConflictError(
         `token_balance ${formatAmount(request.token_balance)} does not match the ledger: expected ${formatAmount(balanceAfter)}`,
+        'balance_mismatch',
       );
     }
     await tx.saveToken({ ...token, balance: balanceAfter });

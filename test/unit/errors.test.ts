@@ -23,11 +23,11 @@ describe('toErrorResponse', () => {
     [new ForbiddenError('no'), 403, 'no'],
     [new NotFoundError(), 404, 'Not Found'],
     [new MethodNotAllowedError(['POST']), 405, 'Method Not Allowed'],
-    [new ConflictError('busy'), 409, 'busy'],
+    [new ConflictError('busy', 'in_flight'), 409, 'busy'],
     [new DestinationUnknownError(), 413, 'Destination ID Unknown'],
     [new PayloadTooLargeError(), 413, 'Payload Too Large'],
     [new UnsupportedMediaTypeError('json only'), 415, 'json only'],
-    [new UnprocessableError('overdraft'), 422, 'overdraft'],
+    [new UnprocessableError('overdraft', 'over_balance'), 422, 'overdraft'],
     [new TokenMismatchError(), 428, "Token ID doesn't match"],
     [new TooManyRequestsError(), 429, 'Too Many Requests'],
     [new ServiceUnavailableError(), 503, 'Service Unavailable'],
@@ -44,6 +44,12 @@ describe('toErrorResponse', () => {
   it('adds details only for validation errors that have them', () => {
     expect(toErrorResponse(new ValidationError('x', [{ field: 'a', message: 'b' }])).body.errors.details).toEqual([{ field: 'a', message: 'b' }]);
     expect(toErrorResponse(new ValidationError('x')).body.errors).not.toHaveProperty('details');
+  });
+
+  it('gives the error\'s own reason, else its class\'s', () => {
+    expect(toErrorResponse(new ConflictError('x', 'token_not_active')).reason).toBe('token_not_active');
+    expect(toErrorResponse(new TokenMismatchError()).reason).toBe('token_mismatch');
+    expect(toErrorResponse(Object.assign(new Error('p'), { type: 'entity.parse.failed' })).reason).toBe('invalid_request');
   });
 
   it('sets Allow for a 405', () => {
@@ -76,6 +82,7 @@ describe('toErrorResponse', () => {
   ])('masks %s as a 500 with the fixed message', (_what, thrown) => {
     expect(toErrorResponse(thrown)).toEqual({
       status: 500,
+      reason: 'internal',
       headers: {},
       body: { success: 'false', errors: { code: '500', message: 'internal Server Error' } },
       unexpected: true,

@@ -33,6 +33,6 @@ export function toStoreError(error: unknown): unknown {
   const message = error instanceof Error ? error.message : '';
   if (code === QUERY_CANCELED || message === 'Query read timeout') return new StoreTimeoutError();
   if ((code && UNAVAILABLE_CODES.has(code)) || UNAVAILABLE_MESSAGES.test(message)) return new ServiceUnavailableError();
-  if (isRetryable(error)) return new ConflictError('A duplicate of this request is still being processed; retry shortly');
+  if (isRetryable(error)) return new ConflictError('A duplicate of this request is still being processed; retry shortly', 'in_flight');
   return error;
 }
