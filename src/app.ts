@@ -1,32 +1,52 @@
 import express, { type Express } from 'express';
 import type { Config } from './config';
+import { EventLog } from './event-log';
 import type { Logger } from './logger';
+import { Metrics } from './metrics';
 import { errorHandler, notFound, rejectWhileShuttingDown } from './middleware/errors';
 import { jsonBody } from './middleware/json-body';
+import { observeRequests } from './middleware/observe';
 import { rateLimitPerCaller } from './middleware/rate-limit';
 import { requestLogger } from './middleware/request-logger';
+import { adminRouter } from './routes/admin';
 import { bookingRouter } from './routes/bookings';
 import { healthRouter } from './routes/health';
+import { metricsRouter } from './routes/metrics';
 import { tokenRouter } from './routes/tokens';
 import type { Store } from './store/store';
 
 export interface AppDeps {
-  config: Pick<Config, 'bodyLimitBytes' | 'rateLimitPerMinute'>;
+  config: Pick<Config, 'bodyLimitBytes' | 'rateLimitPerMinute'> & Partial<Pick<Config, 'adminToken' | 'eventLogSize'>>;
   store: Store;
   logger: Logger;
+  /** Default: a registry of the app's own, without process metrics. */
+  metrics?: Metrics;
   /** True once the process has begun to drain; readiness and operations then answer 503. */
   isShuttingDown?: () => boolean;
   now?: () => Date;
 }
 
+const DEFAULT_EVENT_LOG_SIZE = 1000;
+
 /** Builds the receiver from its parts. It never listens: server.ts does, and tests use supertest. */
-export function createApp({ config, store, logger, isShuttingDown = () => false, now = () => new Date() }: AppDeps): Express {
+export function createApp({
+  config,
+  store,
+  logger,
+  metrics = new Metrics(),
+  isShuttingDown = () => false,
+  now = () => new Date(),
+}: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
+  const events = new EventLog(config.eventLogSize ?? DEFAULT_EVENT_LOG_SIZE);
 
   app.use(requestLogger(logger));
+  app.use(observeRequests(metrics, events));
   app.use(healthRouter(store, isShuttingDown));
+  app.use(metricsRouter(metrics));
+  if (config.adminToken) app.use(adminRouter({ store, events, adminToken: config.adminToken }));
   app.use(rejectWhileShuttingDown(isShuttingDown));
 
   // Every operation takes its body the same way: present, JSON, within the limit, parsed, then rate limited by caller.

@@ -38,6 +38,8 @@ const environmentSchema = z.object({
   DATABASE_STATEMENT_TIMEOUT_MS: wholeNumber(1).default(5000),
   DATABASE_POOL_SIZE: wholeNumber(1, 1000).default(10),
   DATABASE_CONNECT_TIMEOUT_MS: wholeNumber(1).default(2000),
+  ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  EVENT_LOG_SIZE: wholeNumber(1, 1_000_000).default(1000),
 });
 
 export interface Config {
@@ -52,6 +54,10 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** Unset: the memory store. */
   database: DatabaseConfig | undefined;
+  /** Unset: the /admin routes do not exist. */
+  adminToken: string | undefined;
+  /** Operation requests kept for GET /admin/events. */
+  eventLogSize: number;
 }
 
 export interface DatabaseConfig {
@@ -88,6 +94,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
           connectTimeoutMs: settings.DATABASE_CONNECT_TIMEOUT_MS,
         }
       : undefined,
+    adminToken: settings.ADMIN_TOKEN,
+    eventLogSize: settings.EVENT_LOG_SIZE,
   });
 }
 

@@ -94,8 +94,8 @@ export class TooManyRequestsError extends DomainError {
 
 /** The store cannot be reached, or the service is draining. */
 export class ServiceUnavailableError extends DomainError {
-  constructor() {
-    super('Service Unavailable');
+  constructor(reason?: 'shutting_down') {
+    super('Service Unavailable', reason);
   }
 }
 
@@ -122,7 +122,7 @@ const STATUS_BY_ERROR: ReadonlyArray<readonly [DomainErrorClass, number, string]
   [UnprocessableError, 422, 'unprocessable'],
   [TokenMismatchError, 428, 'token_mismatch'],
   [TooManyRequestsError, 429, 'rate_limited'],
-  [ServiceUnavailableError, 503, 'unavailable'],
+  [ServiceUnavailableError, 503, 'store_unavailable'],
   [StoreTimeoutError, 504, 'store_timeout'],
 ];
 

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
 import { ConfigError, loadConfig, loadEnvFile, type DatabaseConfig } from './config';
 import { createLogger, type Logger } from './logger';
+import { Metrics } from './metrics';
 import { DEMO_SEED_FILE, readSeedFile, SeedFileError } from './seed';
 import { createDrain } from './shutdown';
 import { MemoryStore } from './store/memory-store';
@@ -39,7 +40,8 @@ async function main(): Promise<void> {
   await store.loadSeed(seed);
 
   const drain = createDrain(store, logger, config.shutdownTimeoutMs);
-  const app = createApp({ config, store, logger, isShuttingDown: drain.isShuttingDown });
+  const metrics = new Metrics({ processMetrics: true });
+  const app = createApp({ config, store, logger, metrics, isShuttingDown: drain.isShuttingDown });
   const server = app.listen(config.port, config.host, () => {
     const { port } = server.address() as AddressInfo;
     logger.info({ host: config.host, port, seedFile, store: config.database ? 'postgres' : 'memory' }, 'listening');

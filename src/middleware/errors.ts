@@ -22,7 +22,7 @@ export function rejectWhileShuttingDown(isShuttingDown: () => boolean): RequestH
   return (_req, res, next) => {
     if (!isShuttingDown()) return next();
     res.set('Connection', 'close');
-    throw new ServiceUnavailableError();
+    throw new ServiceUnavailableError('shutting_down');
   };
 }
 
@@ -32,5 +32,6 @@ export const errorHandler: ErrorRequestHandler = (error: unknown, _req, res, nex
   const response = toErrorResponse(error);
   // pino-http logs res.err, with its stack, on the request's log line; the client sees only the envelope.
   if (response.unexpected) (res as { err?: unknown }).err = error;
+  res.locals.errorReason = response.reason;
   res.status(response.status).set(response.headers).json(response.body);
 };

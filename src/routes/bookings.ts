@@ -5,6 +5,7 @@ import { fieldProblems, validationError } from '../schemas/validate';
 import { modifyBooking } from '../services/booking-changes';
 import type { Booking, Store } from '../store/store';
 import { methodNotAllowed } from '../middleware/errors';
+import { operation } from '../middleware/observe';
 import { sendSuccess } from './respond';
 
 export const SUPPORTED_VERSIONS: ReadonlySet<string> = new Set(['v1']);
@@ -45,7 +46,7 @@ export function bookingRouter({ store, intake, now }: BookingRouteDeps): Router 
   const router = Router();
   router
     .route('/:version/booking/:partnerid/:randomkey')
-    .patch(requireSupportedVersion, intake, modify)
+    .patch(operation('booking_change'), requireSupportedVersion, intake, modify)
     .all(methodNotAllowed(['PATCH']));
   return router;
 }

@@ -6,6 +6,7 @@ import { withdrawSchema } from '../schemas/withdraw';
 import { changeTokenStatus, withdraw } from '../services/token-notifications';
 import type { Store } from '../store/store';
 import { methodNotAllowed } from '../middleware/errors';
+import { operation } from '../middleware/observe';
 import { sendSuccess } from './respond';
 
 export interface TokenRouteDeps {
@@ -26,16 +27,18 @@ export function tokenRouter({ store, intake, now }: TokenRouteDeps): Router {
   };
   const tokenEvent: RequestHandler = async (req, res, next) => {
     const { read_event } = parsePayload(tokenEventSchema, req.body);
-    return (read_event === STATUS_CHANGED_EVENT ? statusChange : withdrawal)(req, res, next);
+    const isStatusChange = read_event === STATUS_CHANGED_EVENT;
+    res.locals.operation = isStatusChange ? 'status_change' : 'withdraw';
+    return (isStatusChange ? statusChange : withdrawal)(req, res, next);
   };
 
   const router = Router();
-  router.route('/v1/tokens/status-change').post(intake, statusChange).all(methodNotAllowed(['POST']));
+  router.route('/v1/tokens/status-change').post(operation('status_change'), intake, statusChange).all(methodNotAllowed(['POST']));
   router
     .route('/v1/tokens/withdraw')
-    .get(intake, withdrawal)
-    .post(intake, withdrawal)
+    .get(operation('withdraw'), intake, withdrawal)
+    .post(operation('withdraw'), intake, withdrawal)
     .all(methodNotAllowed(['GET', 'HEAD', 'POST']));
-  router.route('/v1/events').post(intake, tokenEvent).all(methodNotAllowed(['POST']));
+  router.route('/v1/events').post(operation('token_event'), intake, tokenEvent).all(methodNotAllowed(['POST']));
   return router;
 }

@@ -7,6 +7,9 @@ function bookingKey(sourceId: string, bookingId: string): string {
   return `${sourceId}\u0000${bookingId}`;
 }
 
+/** How many ledger rows per token the memory store keeps at hand for inspection. */
+export const RECENT_WITHDRAWALS_KEPT = 20;
+
 interface MemoryState {
   tokens: Map<string, Token>;
   withdrawals: Map<string, Withdrawal>;
@@ -25,6 +28,7 @@ class MemoryTransaction implements StoreTransaction {
 
   constructor(
     private readonly state: MemoryState,
+    private readonly recentByToken: Map<string, string[]>,
     private readonly bookingKeyRetentionMs: number,
   ) {}
 
@@ -78,6 +82,12 @@ class MemoryTransaction implements StoreTransaction {
       for (const [key, value] of this.staged[table]) (this.state[table] as Map<string, unknown>).set(key, value);
     }
     for (const change of this.staged.bookingChanges.values()) this.forgetBookingKeysOlderThan(change.createdAt);
+    for (const withdrawal of this.staged.withdrawals.values()) {
+      const recent = this.recentByToken.get(withdrawal.tokenId) ?? [];
+      recent.push(withdrawal.transactionId);
+      if (recent.length > RECENT_WITHDRAWALS_KEPT) recent.shift();
+      this.recentByToken.set(withdrawal.tokenId, recent);
+    }
   }
 
   /**
@@ -110,6 +120,8 @@ export class MemoryStore implements Store {
     bookingChanges: new Map(),
   };
   private readonly accounts = new Map<string, Account>();
+  /** Transaction ids of each token's latest withdrawals, oldest first. */
+  private readonly recentByToken = new Map<string, string[]>();
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   private readonly bookingKeyRetentionMs: number;
@@ -127,10 +139,28 @@ export class MemoryStore implements Store {
     return this.accounts.get(sourceId);
   }
 
+  async findToken(tokenId: string) {
+    this.assertOpen();
+    const token = this.state.tokens.get(tokenId);
+    return token && structuredClone(token);
+  }
+
+  async recentWithdrawals(tokenId: string, limit: number) {
+    this.assertOpen();
+    const ids = (this.recentByToken.get(tokenId) ?? []).slice(-limit).reverse();
+    return ids.map((id) => structuredClone(this.state.withdrawals.get(id) as Withdrawal));
+  }
+
+  async findBooking(sourceId: string, bookingId: string) {
+    this.assertOpen();
+    const booking = this.state.bookings.get(bookingKey(sourceId, bookingId));
+    return booking && structuredClone(booking);
+  }
+
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     const run = this.queue.then(async () => {
       this.assertOpen();
-      const tx = new MemoryTransaction(this.state, this.bookingKeyRetentionMs);
+      const tx = new MemoryTransaction(this.state, this.recentByToken, this.bookingKeyRetentionMs);
       const result = await work(tx);
       tx.commit();
       return result;

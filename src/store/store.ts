@@ -77,6 +77,11 @@ export interface StoreTransaction {
 
 export interface Store {
   findAccount(sourceId: string): Promise<Account | undefined>;
+  /** Reads for inspection: no lock, outside any unit of work. */
+  findToken(tokenId: string): Promise<Token | undefined>;
+  /** The token's latest ledger rows, newest first. */
+  recentWithdrawals(tokenId: string, limit: number): Promise<Withdrawal[]>;
+  findBooking(sourceId: string, bookingId: string): Promise<Booking | undefined>;
   /** Runs `work` atomically: all its writes commit, or (when it throws) none do. */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
   /** Inserts what is missing; never overwrites state that operations changed. */

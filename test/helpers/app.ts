@@ -41,6 +41,7 @@ export async function buildTestApp(kind: StoreKind = memoryStoreKind, options: T
     logger: options.logger ?? createLogger('silent'),
     now: options.now ?? (() => FIXED_NOW),
     isShuttingDown: options.isShuttingDown,
+    metrics: options.metrics,
     store,
     config: { bodyLimitBytes: 32 * 1024, rateLimitPerMinute: 0, ...options.config },
   });
@@ -51,11 +52,11 @@ export async function buildTestApp(kind: StoreKind = memoryStoreKind, options: T
  * Runs a suite once per store kind, each test on a freshly seeded app.
  * `current()` is the app of the running test.
  */
-export function describeOnEveryStore(title: string, suite: (current: () => TestApp) => void): void {
+export function describeOnEveryStore(title: string, suite: (current: () => TestApp) => void, options: TestAppOptions = {}): void {
   describe.each(storeKinds().map((kind) => [kind.name, kind] as const))(`${title} on the %s store`, (_name, kind) => {
     let app: TestApp | undefined;
     beforeEach(async () => {
-      app = await buildTestApp(kind);
+      app = await buildTestApp(kind, options);
     });
     afterEach(async () => {
       await app?.store.close();

@@ -91,8 +91,8 @@ function appOn(store: PgStore) {
       Array.from({ length: 4 }, () => PgStore.open({ connectionString: TEST_DATABASE_URL as string, statementTimeoutMs: 5000, poolSize: 2, schema })),
     );
     await Promise.all(stores.map((store) => store.close()));
-    const versions = await sql('SELECT version FROM schema_migrations', [], schema);
-    expect(versions.rows).toEqual([{ version: '001_initial' }]);
+    const versions = await sql('SELECT version FROM schema_migrations ORDER BY version', [], schema);
+    expect(versions.rows).toEqual([{ version: '001_initial' }, { version: '002_ledger_order' }]);
     await sql(`DROP SCHEMA ${schema} CASCADE`);
   });
 

@@ -100,6 +100,20 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     expect(await store.transaction((tx) => tx.findBookingChange('ACME', 'key-first-0001'))).toMatchObject({ fingerprint: 'key-first-0001' });
   });
 
+  it('inspection reads return the token, its latest withdrawals newest first, and a booking, without a unit of work', async () => {
+    for (let i = 1; i <= 25; i += 1) {
+      const id = String(i).padStart(20, '0');
+      await store.transaction((tx) => tx.recordWithdrawal(ledgerRow(id, { amount: i })));
+    }
+    expect(await store.findToken(TOKENS.active.token_id)).toMatchObject({ tokenId: TOKENS.active.token_id, balance: 100000, status: 'active' });
+    expect(await store.findToken('999')).toBeUndefined();
+    const recent = await store.recentWithdrawals(TOKENS.active.token_id, 5);
+    expect(recent.map((w) => w.amount)).toEqual([25, 24, 23, 22, 21]);
+    expect(await store.recentWithdrawals(TOKENS.others.token_id, 5)).toEqual([]);
+    expect((await store.findBooking('ACME', '1396'))?.fields.guests_count).toBe('2');
+    expect(await store.findBooking('OTHER', '1396')).toBeUndefined();
+  });
+
   it('answers ping while open and rejects after close', async () => {
     await expect(store.ping()).resolves.toBeUndefined();
     await store.close();

@@ -11,6 +11,8 @@ describe('loadConfig', () => {
       rateLimitPerMinute: 6000,
       shutdownTimeoutMs: 10000,
       database: undefined,
+      adminToken: undefined,
+      eventLogSize: 1000,
     });
   });
 
@@ -28,6 +30,8 @@ describe('loadConfig', () => {
         DATABASE_STATEMENT_TIMEOUT_MS: '800',
         DATABASE_POOL_SIZE: '4',
         DATABASE_CONNECT_TIMEOUT_MS: '1500',
+        ADMIN_TOKEN: 'admin-token-0123456789',
+        EVENT_LOG_SIZE: '50',
       }),
     ).toEqual({
       port: 8080,
@@ -38,6 +42,8 @@ describe('loadConfig', () => {
       rateLimitPerMinute: 0,
       shutdownTimeoutMs: 2500,
       database: { url: 'postgres://receiver@db:5432/receiver', statementTimeoutMs: 800, poolSize: 4, connectTimeoutMs: 1500 },
+      adminToken: 'admin-token-0123456789',
+      eventLogSize: 50,
     });
   });
 
@@ -57,6 +63,8 @@ describe('loadConfig', () => {
     ['BODY_LIMIT', '0', 'BODY_LIMIT must be a size'],
     ['RATE_LIMIT_PER_MINUTE', '-5', 'RATE_LIMIT_PER_MINUTE must be a whole number'],
     ['SHUTDOWN_TIMEOUT_MS', '0', 'SHUTDOWN_TIMEOUT_MS must be from 1'],
+    ['ADMIN_TOKEN', 'short', 'ADMIN_TOKEN must be at least 16 characters'],
+    ['EVENT_LOG_SIZE', '0', 'EVENT_LOG_SIZE must be from 1 to 1000000'],
     ['DATABASE_URL', 'mysql://db/x', 'DATABASE_URL must be a postgres:// or postgresql:// connection URL'],
     ['DATABASE_POOL_SIZE', '0', 'DATABASE_POOL_SIZE must be from 1 to 1000'],
     ['DATABASE_STATEMENT_TIMEOUT_MS', '1.5', 'DATABASE_STATEMENT_TIMEOUT_MS must be a whole number'],

@@ -216,6 +216,24 @@ export class PgStore implements Store {
     return { sourceId: row.source_id, publicKeyHash: row.public_key_hash, secretKeyHash: row.secret_key_hash, destinations: new Set(row.destinations) };
   }
 
+  async findToken(tokenId: string) {
+    const { rows } = await this.query<TokenRow>('SELECT token_id, source_id, destination_id, status, balance FROM tokens WHERE token_id = $1', [tokenId]);
+    return rows[0] && toToken(rows[0]);
+  }
+
+  async recentWithdrawals(tokenId: string, limit: number) {
+    const { rows } = await this.query<WithdrawalRow>(
+      'SELECT * FROM withdrawals WHERE token_id = $1 ORDER BY ledger_seq DESC LIMIT $2',
+      [tokenId, limit],
+    );
+    return rows.map(toWithdrawal);
+  }
+
+  async findBooking(sourceId: string, bookingId: string) {
+    const { rows } = await this.query<BookingRow>('SELECT * FROM bookings WHERE source_id = $1 AND booking_id = $2', [sourceId, bookingId]);
+    return rows[0] && toBooking(rows[0]);
+  }
+
   async transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       try {

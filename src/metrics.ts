@@ -1,0 +1,71 @@
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+export type Operation = 'withdraw' | 'status_change' | 'booking_change';
+export type Outcome = 'accepted' | 'replayed' | 'rejected';
+
+/** Prometheus metrics of one app. A registry of its own, so apps built in tests do not share counters. */
+export class Metrics {
+  readonly registry = new Registry();
+
+  private readonly requests = new Counter({
+    name: 'receiver_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly latency = new Histogram({
+    name: 'receiver_http_request_duration_seconds',
+    help: 'Time from request to response, by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+
+  private readonly operations = {
+    withdraw: new Counter({
+      name: 'receiver_withdrawals_total',
+      help: 'Withdrawals by outcome (accepted = applied, replayed, rejected) and reason of rejection',
+      labelNames: ['outcome', 'reason'] as const,
+      registers: [this.registry],
+    }),
+    status_change: new Counter({
+      name: 'receiver_status_changes_total',
+      help: 'Token status changes by outcome and reason of rejection',
+      labelNames: ['outcome', 'reason'] as const,
+      registers: [this.registry],
+    }),
+    booking_change: new Counter({
+      name: 'receiver_booking_changes_total',
+      help: 'Booking changes by outcome and reason of rejection',
+      labelNames: ['outcome', 'reason'] as const,
+      registers: [this.registry],
+    }),
+  };
+
+  private readonly storeErrors = new Counter({
+    name: 'receiver_store_errors_total',
+    help: 'Store calls that failed: unreachable (503) or past the time limit (504)',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
+  /** With `processMetrics`, also Node's own: CPU, memory, event loop lag, handles, GC. */
+  constructor({ processMetrics = false }: { processMetrics?: boolean } = {}) {
+    if (processMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.requests.inc(labels);
+    this.latency.observe(labels, seconds);
+  }
+
+  countOperation(operation: Operation, outcome: Outcome, reason = ''): void {
+    this.operations[operation].inc({ outcome, reason });
+  }
+
+  countStoreError(kind: 'unavailable' | 'timeout'): void {
+    this.storeErrors.inc({ kind });
+  }
+}

@@ -1,0 +1,64 @@
+import type { Request, RequestHandler, Response } from 'express';
+import type { EventLog, OperationEvent } from '../event-log';
+import type { Metrics, Operation, Outcome } from '../metrics';
+
+const COUNTED_OPERATIONS: ReadonlySet<string> = new Set<Operation>(['withdraw', 'status_change', 'booking_change']);
+const MAX_FIELD_LENGTH = 128;
+
+/** Names the operation a route serves, for metrics and the event log; the dispatcher refines it. */
+export function operation(name: string): RequestHandler {
+  return (_req, res, next) => {
+    res.locals.operation = name;
+    next();
+  };
+}
+
+/** Identifying fields of the raw body, only when they are short strings or numbers: never keys, never whole bodies. */
+function identifiers(body: unknown): Partial<OperationEvent> {
+  if (typeof body !== 'object' || body === null) return {};
+  const fields: Partial<Record<'source_id' | 'token_id' | 'booking_id' | 'transaction_id', string>> = {};
+  for (const field of ['source_id', 'token_id', 'booking_id', 'transaction_id'] as const) {
+    const value: unknown = (body as Record<string, unknown>)[field];
+    if (typeof value === 'string' || typeof value === 'number') fields[field] = String(value).slice(0, MAX_FIELD_LENGTH);
+  }
+  return fields;
+}
+
+function outcomeOf(res: Response): Outcome {
+  if (res.statusCode !== 200) return 'rejected';
+  return res.getHeader('Idempotent-Replayed') === 'true' ? 'replayed' : 'accepted';
+}
+
+function routeOf(req: Request): string {
+  return ((req.route as { path?: string } | undefined)?.path as string | undefined) ?? 'unmatched';
+}
+
+/** When a response is finished: request metrics for every route, and for operations a count and an event. */
+export function observeRequests(metrics: Metrics, events: EventLog): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const route = routeOf(req);
+      metrics.observeRequest(req.method, route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+      const reason = res.locals.errorReason as string | undefined;
+      if (reason === 'store_unavailable') metrics.countStoreError('unavailable');
+      if (reason === 'store_timeout') metrics.countStoreError('timeout');
+      const name = res.locals.operation as string | undefined;
+      if (!name) return;
+      const outcome = outcomeOf(res);
+      if (COUNTED_OPERATIONS.has(name)) metrics.countOperation(name as Operation, outcome, outcome === 'rejected' ? reason : '');
+      events.record({
+        time: new Date().toISOString(),
+        request_id: String(req.id),
+        method: req.method,
+        route,
+        operation: name,
+        ...identifiers(req.body),
+        status: res.statusCode,
+        outcome,
+        ...(outcome === 'rejected' && reason ? { reason } : {}),
+      });
+    });
+    next();
+  };
+}

@@ -1,0 +1,87 @@
+import { Router, type RequestHandler } from 'express';
+import { z } from 'zod';
+import { NotFoundError, UnauthorizedError } from '../errors';
+import type { EventLog } from '../event-log';
+import { methodNotAllowed } from '../middleware/errors';
+import { formatAmount } from '../money';
+import { text, tokenId } from '../schemas/fields';
+import { parsePayload } from '../schemas/validate';
+import { hashKey, keyMatches } from '../secrets';
+import type { Store } from '../store/store';
+import { bookingView } from './bookings';
+
+const RECENT_WITHDRAWALS = 10;
+
+/** Query of GET /admin/events; the filters are optional. */
+export const eventQuerySchema = z.object({
+  source_id: text().optional(),
+  token_id: tokenId.optional(),
+  outcome: z.enum(['accepted', 'replayed', 'rejected'], { error: 'must be accepted, replayed or rejected' }).optional(),
+  limit: z
+    .string()
+    .regex(/^\d{1,4}$/, 'must be a whole number from 1 to 1000')
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= 1000, 'must be a whole number from 1 to 1000')
+    .default(100),
+});
+
+/** Requires `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
+function requireAdmin(adminToken: string): RequestHandler {
+  const expected = hashKey(adminToken);
+  return (req, res, next) => {
+    const match = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
+    if (!match || !keyMatches(match[1], expected)) {
+      res.set('WWW-Authenticate', 'Bearer realm="admin"');
+      throw new UnauthorizedError();
+    }
+    next();
+  };
+}
+
+/** Read-only inspection for ops and developers; mounted only when ADMIN_TOKEN is set. Never shows keys or secrets. */
+export function adminRouter({ store, events, adminToken }: { store: Store; events: EventLog; adminToken: string }): Router {
+  const router = Router();
+  router.use('/admin', requireAdmin(adminToken));
+
+  router
+    .route('/admin/tokens/:tokenId')
+    .get(async (req, res) => {
+      const id = parsePayload(z.object({ tokenId }), req.params).tokenId;
+      const token = await store.findToken(id);
+      if (!token) throw new NotFoundError('Token not found');
+      const withdrawals = await store.recentWithdrawals(id, RECENT_WITHDRAWALS);
+      res.json({
+        token_id: token.tokenId,
+        source_id: token.sourceId,
+        destination_id: token.destinationId,
+        status: token.status,
+        balance: formatAmount(token.balance),
+        last_withdrawals: withdrawals.map((w) => ({
+          transaction_id: w.transactionId,
+          withdrawn_amount: formatAmount(w.amount),
+          token_balance: formatAmount(w.tokenBalance),
+          created_at: w.createdAt.toISOString(),
+        })),
+      });
+    })
+    .all(methodNotAllowed(['GET', 'HEAD']));
+
+  router
+    .route('/admin/bookings/:sourceId/:bookingId')
+    .get(async (req, res) => {
+      const booking = await store.findBooking(req.params.sourceId as string, req.params.bookingId as string);
+      if (!booking) throw new NotFoundError('Booking not found', 'booking_not_found');
+      res.json({ booking: bookingView(booking) });
+    })
+    .all(methodNotAllowed(['GET', 'HEAD']));
+
+  router
+    .route('/admin/events')
+    .get((req, res) => {
+      const filter = parsePayload(eventQuerySchema, req.query);
+      res.json({ events: events.list(filter) });
+    })
+    .all(methodNotAllowed(['GET', 'HEAD']));
+
+  return router;
+}

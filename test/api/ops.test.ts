@@ -1,0 +1,176 @@
+import request from 'supertest';
+import { ServiceUnavailableError, StoreTimeoutError } from '../../src/errors';
+import { Metrics } from '../../src/metrics';
+import { buildTestApp, describeOnEveryStore, FIXED_NOW } from '../helpers/app';
+import { FailingStore } from '../helpers/failing-store';
+import { ACME, fixtureSeed, OTHER, TOKENS } from '../helpers/fixtures';
+import { errorBody } from '../helpers/http';
+import { bookingChange, bookingPath, statusChange, withdrawal } from '../helpers/payloads';
+
+const ADMIN_TOKEN = 'admin-test-token-0123456789';
+const bearer = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+const KEYS = [ACME.share_public, ACME.share_secret, OTHER.share_public, OTHER.share_secret];
+
+/** The value of one sample of a metric in the Prometheus text, or undefined. */
+function sample(text: string, metric: string, labels: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${metric}{${labels}}`));
+  return line === undefined ? undefined : Number(line.split(' ').pop());
+}
+
+describe('GET /metrics', () => {
+  it('counts requests by route and status, latency, and operations by outcome and reason', async () => {
+    const t = await buildTestApp();
+    const body = withdrawal();
+    await request(t.app).post('/v1/tokens/withdraw').send(body).expect(200);
+    await request(t.app).post('/v1/tokens/withdraw').send(body).expect(200);
+    await request(t.app).post('/v1/tokens/withdraw').send(withdrawal({ token_id: TOKENS.freezed.token_id, withdrawn_amount: '1.00', token_balance: '49.00' })).expect(409);
+    await request(t.app).post('/v1/events').send(withdrawal({ withdrawn_amount: '5000.00', token_balance: '0.00' })).expect(422);
+    await request(t.app).post('/v1/tokens/status-change').send(statusChange()).expect(200);
+    await request(t.app).patch(bookingPath()).send(bookingChange()).expect(200);
+    await request(t.app).patch(bookingPath()).send(bookingChange({ booking_id: 'nope' })).expect(404);
+    await request(t.app).get('/nowhere').expect(404);
+
+    const response = await request(t.app).get('/metrics');
+    expect(response.status).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+    const text = response.text;
+    expect(sample(text, 'receiver_http_requests_total', 'method="POST",route="/v1/tokens/withdraw",status="200"')).toBe(2);
+    expect(sample(text, 'receiver_http_requests_total', 'method="GET",route="unmatched",status="404"')).toBe(1);
+    expect(sample(text, 'receiver_http_request_duration_seconds_count', 'method="POST",route="/v1/tokens/withdraw",status="409"')).toBe(1);
+    expect(sample(text, 'receiver_withdrawals_total', 'outcome="accepted",reason=""')).toBe(1);
+    expect(sample(text, 'receiver_withdrawals_total', 'outcome="replayed",reason=""')).toBe(1);
+    expect(sample(text, 'receiver_withdrawals_total', 'outcome="rejected",reason="token_not_active"')).toBe(1);
+    expect(sample(text, 'receiver_withdrawals_total', 'outcome="rejected",reason="over_balance"')).toBe(1);
+    expect(sample(text, 'receiver_status_changes_total', 'outcome="accepted",reason=""')).toBe(1);
+    expect(sample(text, 'receiver_booking_changes_total', 'outcome="accepted",reason=""')).toBe(1);
+    expect(sample(text, 'receiver_booking_changes_total', 'outcome="rejected",reason="booking_not_found"')).toBe(1);
+  });
+
+  it('counts store errors by kind', async () => {
+    const store = new FailingStore();
+    await store.loadSeed(fixtureSeed());
+    const t = await buildTestApp(undefined, { store });
+    store.failure = new ServiceUnavailableError();
+    await request(t.app).post('/v1/tokens/withdraw').send(withdrawal()).expect(503);
+    store.failure = new StoreTimeoutError();
+    await request(t.app).post('/v1/tokens/withdraw').send(withdrawal()).expect(504);
+    const text = (await request(t.app).get('/metrics')).text;
+    expect(sample(text, 'receiver_store_errors_total', 'kind="unavailable"')).toBe(1);
+    expect(sample(text, 'receiver_store_errors_total', 'kind="timeout"')).toBe(1);
+    expect(sample(text, 'receiver_withdrawals_total', 'outcome="rejected",reason="store_timeout"')).toBe(1);
+  });
+
+  it('includes the process metrics when asked, and is never rate limited', async () => {
+    const t = await buildTestApp(undefined, { metrics: new Metrics({ processMetrics: true }), config: { rateLimitPerMinute: 1 } });
+    for (let i = 0; i < 5; i += 1) await request(t.app).get('/metrics').expect(200);
+    const text = (await request(t.app).get('/metrics')).text;
+    expect(text).toContain('process_cpu_user_seconds_total');
+    expect(text).toContain('nodejs_eventloop_lag_seconds');
+  });
+});
+
+describe('admin routes without ADMIN_TOKEN', () => {
+  it('do not exist', async () => {
+    const t = await buildTestApp();
+    const response = await request(t.app).get(`/admin/tokens/${TOKENS.active.token_id}`).set(bearer);
+    expect({ status: response.status, body: response.body }).toEqual({ status: 404, body: errorBody(404, 'Not Found') });
+  });
+});
+
+describeOnEveryStore(
+  'admin inspection API',
+  (current) => {
+    it.each([
+      ['no Authorization header', {}],
+      ['a wrong token', { Authorization: 'Bearer wrong-token-0000000000' }],
+      ['another scheme', { Authorization: `Basic ${ADMIN_TOKEN}` }],
+    ])('answers 401 with WWW-Authenticate for %s', async (_what, headers) => {
+      const response = await request(current().app).get('/admin/events').set(headers);
+      expect({ status: response.status, body: response.body, challenge: response.headers['www-authenticate'] }).toEqual({
+        status: 401,
+        body: errorBody(401, 'Unauthorized'),
+        challenge: 'Bearer realm="admin"',
+      });
+    });
+
+    it('shows a token with its status, balance and latest withdrawals, newest first', async () => {
+      const first = withdrawal({ withdrawn_amount: '100.00', token_balance: '900.00' });
+      const second = withdrawal({ withdrawn_amount: '0.50', token_balance: '899.50' });
+      await request(current().app).post('/v1/tokens/withdraw').send(first).expect(200);
+      await request(current().app).post('/v1/tokens/withdraw').send(second).expect(200);
+      const response = await request(current().app).get(`/admin/tokens/${TOKENS.active.token_id}`).set(bearer);
+      expect({ status: response.status, body: response.body }).toEqual({
+        status: 200,
+        body: {
+          token_id: TOKENS.active.token_id,
+          source_id: 'ACME',
+          destination_id: 'D1',
+          status: 'active',
+          balance: '899.50',
+          last_withdrawals: [
+            { transaction_id: second.transaction_id, withdrawn_amount: '0.50', token_balance: '899.50', created_at: FIXED_NOW.toISOString() },
+            { transaction_id: first.transaction_id, withdrawn_amount: '100.00', token_balance: '900.00', created_at: FIXED_NOW.toISOString() },
+          ],
+        },
+      });
+    });
+
+    it('answers 404 for an unknown token and 400 for a malformed id', async () => {
+      const missing = await request(current().app).get('/admin/tokens/424242').set(bearer);
+      expect({ status: missing.status, body: missing.body }).toEqual({ status: 404, body: errorBody(404, 'Token not found') });
+      expect((await request(current().app).get('/admin/tokens/0abc').set(bearer)).status).toBe(400);
+    });
+
+    it('shows a booking as Modify Booking answers it, and 404 for another account\'s', async () => {
+      const response = await request(current().app).get('/admin/bookings/ACME/1396').set(bearer);
+      expect(response.status).toBe(200);
+      expect(response.body.booking).toMatchObject({ source_id: 'ACME', booking_id: '1396', guests_count: '2' });
+      expect((await request(current().app).get('/admin/bookings/OTHER/1396').set(bearer)).status).toBe(404);
+    });
+
+    it('lists recent operations, accepted, replayed and rejected, newest first, with filters; never a key', async () => {
+      const body = withdrawal();
+      await request(current().app).post('/v1/tokens/withdraw').set('X-Request-Id', 'req-a').send(body).expect(200);
+      await request(current().app).post('/v1/tokens/withdraw').set('X-Request-Id', 'req-b').send(body).expect(200);
+      await request(current().app).post('/v1/tokens/status-change').set('X-Request-Id', 'req-c').send(statusChange({ tokes_status: undefined, source_id: 'OTHER', share_public: undefined, destination_id: 'X1', token_id: TOKENS.others.token_id })).expect(200);
+      await request(current().app).patch(bookingPath()).set('X-Request-Id', 'req-d').send(bookingChange({ share_secret: 'wrong' })).expect(401);
+
+      const all = await request(current().app).get('/admin/events').set(bearer);
+      expect(all.status).toBe(200);
+      expect(all.body.events.map((e: { request_id: string }) => e.request_id)).toEqual(['req-d', 'req-c', 'req-b', 'req-a']);
+      expect(all.body.events[0]).toEqual({
+        time: expect.any(String),
+        request_id: 'req-d',
+        method: 'PATCH',
+        route: '/:version/booking/:partnerid/:randomkey',
+        operation: 'booking_change',
+        source_id: 'ACME',
+        booking_id: '1396',
+        status: 401,
+        outcome: 'rejected',
+        reason: 'unauthorized',
+      });
+      expect(all.body.events[2]).toMatchObject({ operation: 'withdraw', outcome: 'replayed', token_id: TOKENS.active.token_id, transaction_id: body.transaction_id });
+      for (const key of KEYS) expect(all.text).not.toContain(key);
+
+      const bySource = await request(current().app).get('/admin/events?source_id=OTHER').set(bearer);
+      expect(bySource.body.events.map((e: { request_id: string }) => e.request_id)).toEqual(['req-c']);
+      const byToken = await request(current().app).get(`/admin/events?token_id=${TOKENS.active.token_id}&outcome=accepted`).set(bearer);
+      expect(byToken.body.events.map((e: { request_id: string }) => e.request_id)).toEqual(['req-a']);
+      const limited = await request(current().app).get('/admin/events?limit=1').set(bearer);
+      expect(limited.body.events).toHaveLength(1);
+    });
+
+    it('answers 400 naming bad filters', async () => {
+      const response = await request(current().app).get('/admin/events?outcome=maybe&limit=0').set(bearer);
+      expect({ status: response.status, body: response.body }).toEqual({
+        status: 400,
+        body: errorBody(400, 'Invalid fields: outcome, limit', [
+          { field: 'outcome', message: 'must be accepted, replayed or rejected' },
+          { field: 'limit', message: 'must be a whole number from 1 to 1000' },
+        ]),
+      });
+    });
+  },
+  { config: { adminToken: ADMIN_TOKEN } },
+);
