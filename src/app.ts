@@ -12,11 +12,13 @@ import { adminRouter } from './routes/admin';
 import { bookingRouter } from './routes/bookings';
 import { healthRouter } from './routes/health';
 import { metricsRouter } from './routes/metrics';
+import { replayWebhookDelivery } from './routes/respond';
 import { tokenRouter } from './routes/tokens';
 import type { Store } from './store/store';
+import { createSignatureCheck } from './webhooks';
 
 export interface AppDeps {
-  config: Pick<Config, 'bodyLimitBytes' | 'rateLimitPerMinute'> & Partial<Pick<Config, 'adminToken' | 'eventLogSize'>>;
+  config: Pick<Config, 'bodyLimitBytes' | 'rateLimitPerMinute'> & Partial<Pick<Config, 'adminToken' | 'eventLogSize' | 'webhook'>>;
   store: Store;
   logger: Logger;
   /** Default: a registry of the app's own, without process metrics. */
@@ -49,8 +51,14 @@ export function createApp({
   if (config.adminToken) app.use(adminRouter({ store, events, adminToken: config.adminToken }));
   app.use(rejectWhileShuttingDown(isShuttingDown));
 
-  // Every operation takes its body the same way: present, JSON, within the limit, parsed, then rate limited by caller.
-  const intake = [...jsonBody(config.bodyLimitBytes), rateLimitPerCaller(config.rateLimitPerMinute)];
+  // Every operation takes its body the same way: present, JSON, within the limit, signed when signatures are on,
+  // parsed, rate limited by caller; a repeated signed delivery is answered as it was the first time.
+  const signature = config.webhook && createSignatureCheck(config.webhook.secrets, config.webhook.toleranceSeconds);
+  const intake = [
+    ...jsonBody(config.bodyLimitBytes, signature),
+    rateLimitPerCaller(config.rateLimitPerMinute),
+    ...(signature ? [replayWebhookDelivery(store)] : []),
+  ];
   app.use(tokenRouter({ store, intake, now }));
   app.use(bookingRouter({ store, intake, now }));
 

@@ -1,6 +1,8 @@
 import bytes from 'bytes';
 import dotenv from 'dotenv';
+import type { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
+import { MAX_TOLERANCE_SECONDS, parseSecrets } from './webhooks';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -40,6 +42,20 @@ const environmentSchema = z.object({
   DATABASE_CONNECT_TIMEOUT_MS: wholeNumber(1).default(2000),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   EVENT_LOG_SIZE: wholeNumber(1, 1_000_000).default(1000),
+  WEBHOOK_SECRET: z
+    .string()
+    .transform((value, ctx) => {
+      try {
+        const secrets = parseSecrets(value);
+        if (secrets.length > 0) return secrets;
+      } catch {
+        // reported below
+      }
+      ctx.issues.push({ code: 'custom', message: 'must be one or more whsec_… base64 secrets separated by spaces', input: value });
+      return z.NEVER;
+    })
+    .optional(),
+  WEBHOOK_TOLERANCE_SECONDS: wholeNumber(1, MAX_TOLERANCE_SECONDS).default(MAX_TOLERANCE_SECONDS),
 });
 
 export interface Config {
@@ -58,6 +74,14 @@ export interface Config {
   adminToken: string | undefined;
   /** Operation requests kept for GET /admin/events. */
   eventLogSize: number;
+  /** Unset: notifications need no signature. */
+  webhook: WebhookConfig | undefined;
+}
+
+export interface WebhookConfig {
+  /** Every secret currently accepted (more than one while rotating). */
+  secrets: Webhook[];
+  toleranceSeconds: number;
 }
 
 export interface DatabaseConfig {
@@ -96,6 +120,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
       : undefined,
     adminToken: settings.ADMIN_TOKEN,
     eventLogSize: settings.EVENT_LOG_SIZE,
+    webhook: settings.WEBHOOK_SECRET ? { secrets: settings.WEBHOOK_SECRET, toleranceSeconds: settings.WEBHOOK_TOLERANCE_SECONDS } : undefined,
   });
 }
 

@@ -38,6 +38,13 @@ export class UnauthorizedError extends DomainError {
   }
 }
 
+/** A signed notification whose signature headers are missing, stale or wrong. */
+export class SignatureError extends DomainError {
+  constructor(message: string, reason: string) {
+    super(message, reason);
+  }
+}
+
 export class ForbiddenError extends DomainError {}
 
 export class NotFoundError extends DomainError {
@@ -112,6 +119,7 @@ type DomainErrorClass = abstract new (...args: never[]) => DomainError;
 const STATUS_BY_ERROR: ReadonlyArray<readonly [DomainErrorClass, number, string]> = [
   [ValidationError, 400, 'invalid_request'],
   [UnauthorizedError, 401, 'unauthorized'],
+  [SignatureError, 401, 'signature_invalid'],
   [ForbiddenError, 403, 'forbidden'],
   [NotFoundError, 404, 'not_found'],
   [MethodNotAllowedError, 405, 'method_not_allowed'],

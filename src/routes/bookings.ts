@@ -6,7 +6,7 @@ import { modifyBooking } from '../services/booking-changes';
 import type { Booking, Store } from '../store/store';
 import { methodNotAllowed } from '../middleware/errors';
 import { operation } from '../middleware/observe';
-import { sendSuccess } from './respond';
+import { answer } from './respond';
 
 export const SUPPORTED_VERSIONS: ReadonlySet<string> = new Set(['v1']);
 
@@ -40,7 +40,7 @@ export function bookingRouter({ store, intake, now }: BookingRouteDeps): Router 
       ]);
     }
     const outcome = await modifyBooking(store, path.data.partnerid, path.data.randomkey, body.data, now());
-    sendSuccess(res, outcome.replayed, { booking: bookingView(outcome.booking) });
+    await answer(res, store, outcome.replayed, { booking: bookingView(outcome.booking) });
   };
 
   const router = Router();

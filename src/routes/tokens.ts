@@ -7,7 +7,7 @@ import { changeTokenStatus, withdraw } from '../services/token-notifications';
 import type { Store } from '../store/store';
 import { methodNotAllowed } from '../middleware/errors';
 import { operation } from '../middleware/observe';
-import { sendSuccess } from './respond';
+import { answer } from './respond';
 
 export interface TokenRouteDeps {
   store: Store;
@@ -19,11 +19,11 @@ export interface TokenRouteDeps {
 export function tokenRouter({ store, intake, now }: TokenRouteDeps): Router {
   const statusChange: RequestHandler = async (req, res) => {
     const outcome = await changeTokenStatus(store, parsePayload(statusChangeSchema, req.body));
-    sendSuccess(res, outcome.replayed);
+    await answer(res, store, outcome.replayed);
   };
   const withdrawal: RequestHandler = async (req, res) => {
     const outcome = await withdraw(store, parsePayload(withdrawSchema, req.body), now());
-    sendSuccess(res, outcome.replayed);
+    await answer(res, store, outcome.replayed);
   };
   const tokenEvent: RequestHandler = async (req, res, next) => {
     const { read_event } = parsePayload(tokenEventSchema, req.body);

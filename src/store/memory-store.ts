@@ -1,7 +1,15 @@
 import { ServiceUnavailableError } from '../errors';
-import type { Account, Booking, BookingChange, SeedData, Store, StoreTransaction, Token, Withdrawal } from './store';
+import type { Account, Booking, BookingChange, SeedData, Store, StoreTransaction, Token, WebhookDelivery, Withdrawal } from './store';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Entries are inserted in time order, so the expired ones are at the front of the map. */
+function forgetOlderThan<Value>(entries: Map<string, Value>, cutoffMs: number, stampOf: (value: Value) => Date): void {
+  for (const [key, value] of entries) {
+    if (stampOf(value).getTime() >= cutoffMs) break;
+    entries.delete(key);
+  }
+}
 
 function bookingKey(sourceId: string, bookingId: string): string {
   return `${sourceId}\u0000${bookingId}`;
@@ -90,21 +98,14 @@ class MemoryTransaction implements StoreTransaction {
     }
   }
 
-  /**
-   * Keys are inserted in time order, so the expired ones are at the front.
-   * Age is measured on the clock that stamped the keys (the service's), not the store's.
-   */
+  /** Age is measured on the clock that stamped the keys (the service's), not the store's. */
   private forgetBookingKeysOlderThan(newest: Date): void {
-    const cutoff = newest.getTime() - this.bookingKeyRetentionMs;
-    for (const [key, change] of this.state.bookingChanges) {
-      if (change.createdAt.getTime() >= cutoff) break;
-      this.state.bookingChanges.delete(key);
-    }
+    forgetOlderThan(this.state.bookingChanges, newest.getTime() - this.bookingKeyRetentionMs, (change) => change.createdAt);
   }
 }
 
 export interface MemoryStoreOptions {
-  /** How long booking idempotency keys are kept; the contract asks for at least 24 hours. */
+  /** How long booking idempotency keys and webhook ids are kept; the contract asks for at least 24 hours. */
   bookingKeyRetentionMs?: number;
 }
 
@@ -120,14 +121,15 @@ export class MemoryStore implements Store {
     bookingChanges: new Map(),
   };
   private readonly accounts = new Map<string, Account>();
+  private readonly webhookDeliveries = new Map<string, WebhookDelivery>();
   /** Transaction ids of each token's latest withdrawals, oldest first. */
   private readonly recentByToken = new Map<string, string[]>();
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
-  private readonly bookingKeyRetentionMs: number;
+  private readonly retentionMs: number;
 
   constructor(options: MemoryStoreOptions = {}) {
-    this.bookingKeyRetentionMs = options.bookingKeyRetentionMs ?? DAY_MS;
+    this.retentionMs = options.bookingKeyRetentionMs ?? DAY_MS;
   }
 
   private assertOpen(): void {
@@ -157,10 +159,21 @@ export class MemoryStore implements Store {
     return booking && structuredClone(booking);
   }
 
+  async findWebhookDelivery(webhookId: string) {
+    this.assertOpen();
+    return this.webhookDeliveries.get(webhookId);
+  }
+
+  async recordWebhookDelivery(delivery: WebhookDelivery) {
+    this.assertOpen();
+    if (!this.webhookDeliveries.has(delivery.webhookId)) this.webhookDeliveries.set(delivery.webhookId, { ...delivery });
+    forgetOlderThan(this.webhookDeliveries, delivery.receivedAt.getTime() - this.retentionMs, (d) => d.receivedAt);
+  }
+
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     const run = this.queue.then(async () => {
       this.assertOpen();
-      const tx = new MemoryTransaction(this.state, this.recentByToken, this.bookingKeyRetentionMs);
+      const tx = new MemoryTransaction(this.state, this.recentByToken, this.retentionMs);
       const result = await work(tx);
       tx.commit();
       return result;

@@ -53,6 +53,14 @@ export interface BookingChange {
   createdAt: Date;
 }
 
+/** A signed notification answered 200, kept so a repeated delivery gets the same answer. */
+export interface WebhookDelivery {
+  webhookId: string;
+  /** The JSON body of the first answer, byte for byte. */
+  response: string;
+  receivedAt: Date;
+}
+
 export interface SeedData {
   accounts: Account[];
   tokens: Token[];
@@ -82,6 +90,9 @@ export interface Store {
   /** The token's latest ledger rows, newest first. */
   recentWithdrawals(tokenId: string, limit: number): Promise<Withdrawal[]>;
   findBooking(sourceId: string, bookingId: string): Promise<Booking | undefined>;
+  findWebhookDelivery(webhookId: string): Promise<WebhookDelivery | undefined>;
+  /** Records a delivery (a concurrent copy that recorded first wins); forgets those past retention. */
+  recordWebhookDelivery(delivery: WebhookDelivery): Promise<void>;
   /** Runs `work` atomically: all its writes commit, or (when it throws) none do. */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
   /** Inserts what is missing; never overwrites state that operations changed. */

@@ -92,7 +92,7 @@ function appOn(store: PgStore) {
     );
     await Promise.all(stores.map((store) => store.close()));
     const versions = await sql('SELECT version FROM schema_migrations ORDER BY version', [], schema);
-    expect(versions.rows).toEqual([{ version: '001_initial' }, { version: '002_ledger_order' }]);
+    expect(versions.rows).toEqual([{ version: '001_initial' }, { version: '002_ledger_order' }, { version: '003_webhook_deliveries' }]);
     await sql(`DROP SCHEMA ${schema} CASCADE`);
   });
 

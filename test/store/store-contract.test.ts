@@ -114,6 +114,23 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     expect(await store.findBooking('OTHER', '1396')).toBeUndefined();
   });
 
+  it('keeps webhook deliveries: the first record of an id wins', async () => {
+    const at = new Date('2026-01-01T00:00:00.000Z');
+    await store.recordWebhookDelivery({ webhookId: 'msg_1', response: '{"first":true}', receivedAt: at });
+    await store.recordWebhookDelivery({ webhookId: 'msg_1', response: '{"second":true}', receivedAt: at });
+    expect(await store.findWebhookDelivery('msg_1')).toEqual({ webhookId: 'msg_1', response: '{"first":true}', receivedAt: at });
+    expect(await store.findWebhookDelivery('msg_2')).toBeUndefined();
+  });
+
+  it('forgets webhook deliveries older than 24 hours as newer ones arrive', async () => {
+    await store.recordWebhookDelivery({ webhookId: 'msg_old', response: '{}', receivedAt: new Date('2026-01-01T00:00:00.000Z') });
+    await store.recordWebhookDelivery({ webhookId: 'msg_day', response: '{}', receivedAt: new Date('2026-01-01T23:00:00.000Z') });
+    expect(await store.findWebhookDelivery('msg_old')).toBeDefined();
+    await store.recordWebhookDelivery({ webhookId: 'msg_new', response: '{}', receivedAt: new Date('2026-01-02T00:00:00.001Z') });
+    expect(await store.findWebhookDelivery('msg_old')).toBeUndefined();
+    expect(await store.findWebhookDelivery('msg_day')).toBeDefined();
+  });
+
   it('answers ping while open and rejects after close', async () => {
     await expect(store.ping()).resolves.toBeUndefined();
     await store.close();

@@ -13,6 +13,7 @@ describe('loadConfig', () => {
       database: undefined,
       adminToken: undefined,
       eventLogSize: 1000,
+      webhook: undefined,
     });
   });
 
@@ -33,7 +34,7 @@ describe('loadConfig', () => {
         ADMIN_TOKEN: 'admin-token-0123456789',
         EVENT_LOG_SIZE: '50',
       }),
-    ).toEqual({
+    ).toMatchObject({
       port: 8080,
       host: '127.0.0.1',
       logLevel: 'warn',
@@ -45,6 +46,19 @@ describe('loadConfig', () => {
       adminToken: 'admin-token-0123456789',
       eventLogSize: 50,
     });
+  });
+
+  it('reads one or more webhook secrets and the tolerance', () => {
+    const secret = (text: string) => `whsec_${Buffer.from(text).toString('base64')}`;
+    const config = loadConfig({ WEBHOOK_SECRET: `${secret('first-secret-0123456789')}, ${secret('second-secret-0123456789')}`, WEBHOOK_TOLERANCE_SECONDS: '60' });
+    expect(config.webhook?.secrets).toHaveLength(2);
+    expect(config.webhook?.toleranceSeconds).toBe(60);
+    expect(loadConfig({ WEBHOOK_SECRET: secret('only-secret-0123456789') }).webhook?.toleranceSeconds).toBe(300);
+  });
+
+  it('never echoes a bad webhook secret in its message', () => {
+    expect(() => loadConfig({ WEBHOOK_SECRET: 'whsec_!!!not-base64!!!' })).toThrow('WEBHOOK_SECRET must be one or more whsec_… base64 secrets separated by spaces');
+    expect(() => loadConfig({ WEBHOOK_SECRET: 'whsec_!!!not-base64!!!' })).not.toThrow(/not-base64/);
   });
 
   it('treats empty values as unset', () => {
@@ -65,6 +79,7 @@ describe('loadConfig', () => {
     ['SHUTDOWN_TIMEOUT_MS', '0', 'SHUTDOWN_TIMEOUT_MS must be from 1'],
     ['ADMIN_TOKEN', 'short', 'ADMIN_TOKEN must be at least 16 characters'],
     ['EVENT_LOG_SIZE', '0', 'EVENT_LOG_SIZE must be from 1 to 1000000'],
+    ['WEBHOOK_TOLERANCE_SECONDS', '301', 'WEBHOOK_TOLERANCE_SECONDS must be from 1 to 300'],
     ['DATABASE_URL', 'mysql://db/x', 'DATABASE_URL must be a postgres:// or postgresql:// connection URL'],
     ['DATABASE_POOL_SIZE', '0', 'DATABASE_POOL_SIZE must be from 1 to 1000'],
     ['DATABASE_STATEMENT_TIMEOUT_MS', '1.5', 'DATABASE_STATEMENT_TIMEOUT_MS must be a whole number'],

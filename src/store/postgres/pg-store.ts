@@ -2,7 +2,7 @@ import { Pool, type PoolClient } from 'pg';
 import type { Logger } from '../../logger';
 import { BOOKING_FIELDS, type BookingFields } from '../../schemas/booking';
 import type { TokenStatus } from '../../schemas/fields';
-import type { Account, Booking, BookingChange, SeedData, Store, StoreTransaction, Token, Withdrawal } from '../store';
+import type { Account, Booking, BookingChange, SeedData, Store, StoreTransaction, Token, WebhookDelivery, Withdrawal } from '../store';
 import { isRetryable, toStoreError } from './errors';
 import { migrate } from './migrate';
 
@@ -20,7 +20,7 @@ export interface PgStoreOptions {
   connectTimeoutMs?: number;
   /** A schema of its own (created if missing); tests use one per worker. Default: the database's search_path. */
   schema?: string;
-  bookingKeyRetentionMs?: number;
+  retentionMs?: number;
   logger?: Logger;
 }
 
@@ -85,7 +85,7 @@ function toBooking(row: BookingRow): Booking {
 class PgTransaction implements StoreTransaction {
   constructor(
     private readonly client: PoolClient,
-    private readonly bookingKeyRetentionMs: number,
+    private readonly retentionMs: number,
   ) {}
 
   async tokenForUpdate(tokenId: string) {
@@ -159,7 +159,7 @@ class PgTransaction implements StoreTransaction {
       [change.sourceId, change.key, change.fingerprint, result, change.createdAt],
     );
     await this.client.query('DELETE FROM booking_changes WHERE created_at < $1', [
-      new Date(change.createdAt.getTime() - this.bookingKeyRetentionMs),
+      new Date(change.createdAt.getTime() - this.retentionMs),
     ]);
   }
 }
@@ -172,10 +172,10 @@ class PgTransaction implements StoreTransaction {
  */
 export class PgStore implements Store {
   private readonly pool: Pool;
-  private readonly bookingKeyRetentionMs: number;
+  private readonly retentionMs: number;
 
   private constructor(options: PgStoreOptions) {
-    this.bookingKeyRetentionMs = options.bookingKeyRetentionMs ?? DAY_MS;
+    this.retentionMs = options.retentionMs ?? DAY_MS;
     this.pool = new Pool({
       connectionString: options.connectionString,
       max: options.poolSize,
@@ -234,10 +234,26 @@ export class PgStore implements Store {
     return rows[0] && toBooking(rows[0]);
   }
 
+  async findWebhookDelivery(webhookId: string) {
+    const { rows } = await this.query<{ response: string; received_at: Date }>(
+      'SELECT response, received_at FROM webhook_deliveries WHERE webhook_id = $1',
+      [webhookId],
+    );
+    return rows[0] && { webhookId, response: rows[0].response, receivedAt: rows[0].received_at };
+  }
+
+  async recordWebhookDelivery(delivery: WebhookDelivery) {
+    await this.query(
+      `WITH expired AS (DELETE FROM webhook_deliveries WHERE received_at < $4)
+       INSERT INTO webhook_deliveries (webhook_id, response, received_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+      [delivery.webhookId, delivery.response, delivery.receivedAt, new Date(delivery.receivedAt.getTime() - this.retentionMs)],
+    );
+  }
+
   async transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.inTransaction((client) => work(new PgTransaction(client, this.bookingKeyRetentionMs)));
+        return await this.inTransaction((client) => work(new PgTransaction(client, this.retentionMs)));
       } catch (error) {
         if (!(isRetryable(error) && attempt < MAX_ATTEMPTS)) throw toStoreError(error);
       }
