@@ -1,4 +1,5 @@
 import express, { type Express } from 'express';
+import helmet from 'helmet';
 import type { Config } from './config';
 import { EventLog } from './event-log';
 import type { Logger } from './logger';
@@ -45,6 +46,12 @@ export function createApp({
   const events = new EventLog(config.eventLogSize ?? DEFAULT_EVENT_LOG_SIZE);
 
   app.use(requestLogger(logger));
+  // Headers that fit an API: no sniffing, no framing, a strict CSP; and answers carry account data, so nobody caches them.
+  app.use(helmet());
+  app.use((_req, res, next) => {
+    res.set('Cache-Control', 'no-store');
+    next();
+  });
   app.use(observeRequests(metrics, events));
   app.use(healthRouter(store, isShuttingDown));
   app.use(metricsRouter(metrics));

@@ -177,9 +177,14 @@ export function envelope(status: number, message: string, details?: FieldProblem
   return { success: 'false', errors };
 }
 
+/** Express's router throws a URIError when a path parameter has a malformed percent-escape (`%ZZ`). */
+function pathDecodingError(value: unknown): DomainError | undefined {
+  return value instanceof URIError ? new ValidationError('Malformed percent-encoding in the path') : undefined;
+}
+
 /** Turns anything thrown (a domain error, a body-parser error, junk) into the envelope. */
 export function toErrorResponse(thrown: unknown): ErrorResponse {
-  const error = thrown instanceof DomainError ? thrown : bodyParserError(thrown);
+  const error = thrown instanceof DomainError ? thrown : (bodyParserError(thrown) ?? pathDecodingError(thrown));
   const entry = error && STATUS_BY_ERROR.find(([errorClass]) => error instanceof errorClass);
   if (!error || !entry) {
     return { status: 500, reason: 'internal', headers: {}, body: envelope(500, INTERNAL_ERROR_MESSAGE), unexpected: true };

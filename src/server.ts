@@ -1,17 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
 import { ConfigError, loadConfig, loadEnvFile, type DatabaseConfig } from './config';
+import { configureServer } from './http-server';
 import { createLogger, type Logger } from './logger';
 import { Metrics } from './metrics';
 import { DEMO_SEED_FILE, readSeedFile, SeedFileError } from './seed';
 import { createDrain } from './shutdown';
 import { MemoryStore } from './store/memory-store';
 import { PgStore } from './store/postgres/pg-store';
-
-/** Slow clients must not hold connections forever; values sit below typical load-balancer idle timeouts. */
-const HEADERS_TIMEOUT_MS = 10_000;
-const REQUEST_TIMEOUT_MS = 30_000;
-const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
 class DatabaseStartError extends Error {}
 
@@ -46,9 +42,7 @@ async function main(): Promise<void> {
     const { port } = server.address() as AddressInfo;
     logger.info({ host: config.host, port, seedFile, store: config.database ? 'postgres' : 'memory' }, 'listening');
   });
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
-  server.requestTimeout = REQUEST_TIMEOUT_MS;
-  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  configureServer(server);
   server.on('error', (error) => {
     logger.fatal({ err: error }, 'server error');
     process.exit(1);

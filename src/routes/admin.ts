@@ -69,7 +69,8 @@ export function adminRouter({ store, events, adminToken }: { store: Store; event
   router
     .route('/admin/bookings/:sourceId/:bookingId')
     .get(async (req, res) => {
-      const booking = await store.findBooking(req.params.sourceId as string, req.params.bookingId as string);
+      const { sourceId, bookingId } = parsePayload(z.object({ sourceId: text(), bookingId: text() }), req.params);
+      const booking = await store.findBooking(sourceId, bookingId);
       if (!booking) throw new NotFoundError('Booking not found', 'booking_not_found');
       res.json({ booking: bookingView(booking) });
     })

@@ -9,6 +9,7 @@ import {
   dayNumber,
   eventName,
   oneOf,
+  optionalText,
   text,
   typeError,
   wholeNumberText,
@@ -16,7 +17,7 @@ import {
 
 /** Every changeable field of a booking, in the interface specification's order. Values are normalised strings. */
 export const bookingFieldSchemas = {
-  buyer_id: z.string({ error: typeError('a string') }).max(255, 'must be at most 255 characters'),
+  buyer_id: optionalText(),
   booking_date: calendarDate,
   booking_category: text(),
   supplier_id: text(),

@@ -9,11 +9,24 @@ export function typeError(expected: string) {
   return (issue: { input: unknown }) => (issue.input === undefined ? 'is required' : `must be ${expected}`);
 }
 
+/** PostgreSQL cannot store U+0000 in text or JSON, and no identifier or name needs it. */
+const NO_NUL_MESSAGE = 'must not contain NUL (U+0000) characters';
+const hasNoNul = (value: string) => !value.includes('\u0000');
+
+/** Text that may be empty, up to `max` characters, without NUL. */
+export function optionalText(max = 255) {
+  return z
+    .string({ error: typeError('a string') })
+    .max(max, `must be at most ${max} characters`)
+    .refine(hasNoNul, NO_NUL_MESSAGE);
+}
+
 export function text(max = 255) {
   return z
     .string({ error: typeError('a string') })
     .min(1, 'must not be empty')
-    .max(max, `must be at most ${max} characters`);
+    .max(max, `must be at most ${max} characters`)
+    .refine(hasNoNul, NO_NUL_MESSAGE);
 }
 
 export function eventName<const Name extends string>(name: Name) {

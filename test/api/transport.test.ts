@@ -160,6 +160,23 @@ describe('transport rules, the same on every operation route', () => {
     expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
+  it.each([
+    ['a success', (t: TestApp) => request(t.app).post('/v1/tokens/withdraw').send(withdrawal())],
+    ['an error', (t: TestApp) => request(t.app).post('/v1/tokens/withdraw').send({})],
+    ['an unknown route', (t: TestApp) => request(t.app).get('/nowhere')],
+  ])('sends security headers on %s and forbids caching', async (_what, send) => {
+    const response = await send(t);
+    expect(response.headers).toMatchObject({
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'SAMEORIGIN',
+      'content-security-policy': expect.stringContaining("default-src 'self'"),
+      'cross-origin-resource-policy': 'same-origin',
+      'referrer-policy': 'no-referrer',
+    });
+    expect(response.headers['x-powered-by']).toBeUndefined();
+  });
+
   it('echoes a well-formed X-Request-Id and replaces a malformed one', async () => {
     const kept = await request(t.app).get('/healthz').set('X-Request-Id', 'partner-req.42');
     expect(kept.headers['x-request-id']).toBe('partner-req.42');

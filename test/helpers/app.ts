@@ -1,8 +1,8 @@
 import type { Express } from 'express';
 import { createApp, type AppDeps } from '../../src/app';
-import { createLogger } from '../../src/logger';
 import { MemoryStore } from '../../src/store/memory-store';
 import type { Store } from '../../src/store/store';
+import { capturingBodies, capturingLogger } from './capture';
 import { fixtureSeed } from './fixtures';
 import { openEmptyPgStore, TEST_DATABASE_URL, warnIfNoDatabase } from './postgres';
 
@@ -33,19 +33,19 @@ export interface TestAppOptions extends Partial<Omit<AppDeps, 'config'>> {
   config?: Partial<AppDeps['config']>;
 }
 
-/** The app on a freshly seeded store, silent logs, no rate limit and a fixed clock unless a test says otherwise. */
+/** The app on a freshly seeded store, logs captured for the secret scan, no rate limit and a fixed clock unless a test says otherwise. */
 export async function buildTestApp(kind: StoreKind = memoryStoreKind, options: TestAppOptions = {}): Promise<TestApp> {
   const store = options.store ?? (await kind.create());
   if (!options.store) await store.loadSeed(fixtureSeed());
   const app = createApp({
-    logger: options.logger ?? createLogger('silent'),
+    logger: options.logger ?? capturingLogger(),
     now: options.now ?? (() => FIXED_NOW),
     isShuttingDown: options.isShuttingDown,
     metrics: options.metrics,
     store,
     config: { bodyLimitBytes: 32 * 1024, rateLimitPerMinute: 0, ...options.config },
   });
-  return { app, store };
+  return { app: capturingBodies(app), store };
 }
 
 /**

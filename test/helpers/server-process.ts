@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
+import { captured } from './capture';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -18,7 +19,11 @@ export function runServer(env: Record<string, string>): { child: ChildProcessWit
   });
   const stdout: string[] = [];
   let stderr = '';
-  child.stdout.on('data', (chunk) => stdout.push(...String(chunk).split('\n').filter(Boolean)));
+  child.stdout.on('data', (chunk) => {
+    const lines = String(chunk).split('\n').filter(Boolean);
+    stdout.push(...lines);
+    captured.logLines.push(...lines);
+  });
   child.stderr.on('data', (chunk) => (stderr += String(chunk)));
   const exited = new Promise<{ code: number | null; stderr: string }>((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
   return { child, exited, stdout };

@@ -52,6 +52,13 @@ describe('toErrorResponse', () => {
     expect(toErrorResponse(Object.assign(new Error('p'), { type: 'entity.parse.failed' })).reason).toBe('invalid_request');
   });
 
+  it('maps a malformed percent-escape in the path to a 400', () => {
+    expect(toErrorResponse(new URIError('URI malformed')).body).toEqual({
+      success: 'false',
+      errors: { code: '400', message: 'Malformed percent-encoding in the path' },
+    });
+  });
+
   it('sets Allow for a 405', () => {
     expect(toErrorResponse(new MethodNotAllowedError(['GET', 'POST'])).headers).toEqual({ Allow: 'GET, POST' });
   });

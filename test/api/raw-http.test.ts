@@ -1,0 +1,90 @@
+import http from 'node:http';
+import net from 'node:net';
+import { configureServer } from '../../src/http-server';
+import { buildTestApp, type TestApp } from '../helpers/app';
+import { TOKENS } from '../helpers/fixtures';
+import { withdrawal } from '../helpers/payloads';
+import { readState } from '../helpers/state';
+
+/** Sends bytes on a raw socket and collects everything the server answers until it closes (or the wait ends). */
+function rawExchange(port: number, bytes: string, options: { endAfterWrite?: boolean; waitMs?: number } = {}): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let answer = '';
+    const timer = setTimeout(() => socket.destroy(), options.waitMs ?? 3000);
+    socket.on('data', (chunk) => (answer += chunk));
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(answer);
+    });
+    socket.on('error', () => undefined);
+    socket.write(bytes);
+    if (options.endAfterWrite) socket.end();
+  });
+}
+
+function statusesOf(answer: string): number[] {
+  return [...answer.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((match) => Number(match[1]));
+}
+
+describe('raw HTTP: wrong Content-Length and malformed requests', () => {
+  let t: TestApp;
+  let server: http.Server;
+  let port: number;
+  beforeEach(async () => {
+    t = await buildTestApp();
+    // Node enforces requestTimeout on a periodic check (30 s apart by default): tighten both for the test.
+    server = http.createServer({ connectionsCheckingInterval: 100 }, t.app);
+    configureServer(server);
+    server.headersTimeout = 500;
+    server.requestTimeout = 1000;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as net.AddressInfo).port;
+  });
+  afterEach(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const body = JSON.stringify(withdrawal());
+  const head = (length: number) =>
+    `POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+
+  it('a Content-Length shorter than the body: the cut body gets its JSON 400, then the connection closes; nothing applied', async () => {
+    const before = await readState(t.store);
+    const answer = await rawExchange(port, head(20) + body);
+    expect(statusesOf(answer)).toEqual([400]);
+    expect(answer).toContain('Connection: close');
+    expect(answer).toContain('{"success":"false","errors":{"code":"400","message":"Malformed JSON body"}}');
+    expect(await readState(t.store)).toEqual(before);
+  });
+
+  it('a Content-Length longer than the body, then the client stops sending: no 5xx, nothing applied', async () => {
+    const answer = await rawExchange(port, head(body.length + 50) + body, { endAfterWrite: true });
+    expect(statusesOf(answer).every((status) => status >= 400 && status < 500)).toBe(true);
+    expect((await readState(t.store)).tokens.find((token) => token?.tokenId === TOKENS.active.token_id)?.balance).toBe(100000);
+  });
+
+  it('a Content-Length longer than the body, with the client waiting: a JSON 408 at the request time limit', async () => {
+    const answer = await rawExchange(port, head(body.length + 50) + body, { waitMs: 4000 });
+    expect(statusesOf(answer)).toEqual([408]);
+    expect(answer).toContain('{"success":"false","errors":{"code":"408","message":"Request Timeout"}}');
+  });
+
+  it.each([
+    ['garbage instead of a request line', 'NOT HTTP AT ALL\r\n\r\n'],
+    ['a negative Content-Length', 'POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n'],
+    ['two different Content-Lengths', 'POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!'],
+    ['a NUL in a header', 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0000b\r\n\r\n'],
+  ])('%s: a JSON 400 and the connection closed', async (_what, bytes) => {
+    const answer = await rawExchange(port, bytes);
+    expect(statusesOf(answer)).toEqual([400]);
+    expect(answer).toContain('Content-Type: application/json');
+  });
+
+  it('headers over the size limit: a JSON 431', async () => {
+    const answer = await rawExchange(port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(statusesOf(answer)).toEqual([431]);
+    expect(answer).toContain('"code":"431"');
+  });
+});
