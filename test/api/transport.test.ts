@@ -263,7 +263,11 @@ describe('rate limit per source_id', () => {
       .post('/v1/tokens/status-change')
       .send({ read_event: 'token.status_changed', source_id: 'OTHER', destination_id: 'X1', token_id: TOKENS.others.token_id });
     expect({ status: other.status, body: other.body }).toEqual({ status: 200, body: SUCCESS_BODY });
-    for (let i = 0; i < 5; i += 1) await request(t.app).get('/healthz').expect(200);
+    for (let i = 0; i < 5; i += 1) {
+      await request(t.app).get('/healthz').expect(200);
+      await request(t.app).get('/readyz').expect(200);
+      await request(t.app).get('/metrics').expect(200);
+    }
     expect((await readState(t.store)).tokens.find((token) => token?.tokenId === TOKENS.active.token_id)?.balance).toBe(100000);
   });
 

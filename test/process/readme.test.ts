@@ -57,6 +57,32 @@ function servers(): Array<[string, () => Promise<Record<string, string>>]> {
 
 warnIfNoDatabase();
 
+/** The signed example: a ```bash script whose first line sets SECRET, and its answer. */
+function signedExample(): { script: string; secret: string; answer: string } {
+  const readme = readFileSync(path.resolve(__dirname, '..', '..', 'README.md'), 'utf8');
+  const match = /```bash\n(SECRET=(\S+)\n[\s\S]*?)\n```\n```\n([\s\S]*?)\n```/.exec(readme);
+  if (!match) throw new Error('the README has no signed example');
+  return { script: match[1], secret: match[2], answer: match[3] };
+}
+
+(hasCurl ? describe : describe.skip)('README signed example, against a demo started with WEBHOOK_SECRET', () => {
+  const example = signedExample();
+  let server: ServerProcess;
+  beforeAll(async () => {
+    server = await startServer({ SEED_FILE: '', WEBHOOK_SECRET: example.secret });
+  });
+  afterAll(async () => {
+    server.child.kill('SIGTERM');
+    await server.exited;
+  });
+
+  it('answers as written', () => {
+    const script = example.script.replaceAll('localhost:3000', `127.0.0.1:${server.port}`);
+    const output = execFileSync('bash', ['-c', script], { encoding: 'utf8', cwd: path.resolve(__dirname, '..', '..') }).trim();
+    expect(output).toBe(example.answer.trim());
+  });
+});
+
 (hasCurl ? describe.each(servers()) : describe.skip.each(servers()))('README curl examples, run in order against the demo seed (%s store)', (_store, environment) => {
   const examples = readmeExamples();
   let server: ServerProcess;
