@@ -11,8 +11,10 @@ import { rateLimitPerCaller } from './middleware/rate-limit';
 import { requestLogger } from './middleware/request-logger';
 import { adminRouter } from './routes/admin';
 import { bookingRouter } from './routes/bookings';
+import { docsRouter } from './routes/docs';
 import { healthRouter } from './routes/health';
 import { metricsRouter } from './routes/metrics';
+import { openApiRouter } from './routes/openapi';
 import { replayWebhookDelivery } from './routes/respond';
 import { tokenRouter } from './routes/tokens';
 import type { Store } from './store/store';
@@ -55,6 +57,8 @@ export function createApp({
   app.use(observeRequests(metrics, events));
   app.use(healthRouter(store, isShuttingDown));
   app.use(metricsRouter(metrics));
+  app.use(openApiRouter());
+  app.use(docsRouter());
   if (config.adminToken) app.use(adminRouter({ store, events, adminToken: config.adminToken }));
   app.use(rejectWhileShuttingDown(isShuttingDown));
 

@@ -1,3 +1,6 @@
+import type { z } from 'zod';
+import type { errorEnvelopeSchema } from './schemas/responses';
+
 /**
  * Domain errors and the one table that turns any thrown value into the
  * contract's error envelope. Services throw these by meaning; only this
@@ -149,10 +152,7 @@ const BODY_PARSER_ERRORS: Readonly<Record<string, () => DomainError>> = {
 
 export const INTERNAL_ERROR_MESSAGE = 'internal Server Error';
 
-export interface ErrorEnvelope {
-  success: 'false';
-  errors: { code: string; message: string; details?: FieldProblem[] };
-}
+export type ErrorEnvelope = z.output<typeof errorEnvelopeSchema>;
 
 export interface ErrorResponse {
   status: number;

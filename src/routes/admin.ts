@@ -4,6 +4,7 @@ import { NotFoundError, UnauthorizedError } from '../errors';
 import type { EventLog } from '../event-log';
 import { methodNotAllowed } from '../middleware/errors';
 import { formatAmount } from '../money';
+import { eventQuerySchema } from '../schemas/admin';
 import { text, tokenId } from '../schemas/fields';
 import { parsePayload } from '../schemas/validate';
 import { hashKey, keyMatches } from '../secrets';
@@ -11,19 +12,6 @@ import type { Store } from '../store/store';
 import { bookingView } from './bookings';
 
 const RECENT_WITHDRAWALS = 10;
-
-/** Query of GET /admin/events; the filters are optional. */
-export const eventQuerySchema = z.object({
-  source_id: text().optional(),
-  token_id: tokenId.optional(),
-  outcome: z.enum(['accepted', 'replayed', 'rejected'], { error: 'must be accepted, replayed or rejected' }).optional(),
-  limit: z
-    .string()
-    .regex(/^\d{1,4}$/, 'must be a whole number from 1 to 1000')
-    .transform(Number)
-    .refine((n) => n >= 1 && n <= 1000, 'must be a whole number from 1 to 1000')
-    .default(100),
-});
 
 /** Requires `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
 function requireAdmin(adminToken: string): RequestHandler {

@@ -2,7 +2,7 @@
 import countries from 'i18n-iso-countries';
 import currencyCodes from 'currency-codes';
 import { z } from 'zod';
-import { AMOUNT_FORMAT_MESSAGE, isAmount, formatAmount, parseAmount } from '../money';
+import { AMOUNT_FORMAT_MESSAGE, AMOUNT_PATTERN, formatAmount, parseAmount } from '../money';
 
 /** "is required" when absent, otherwise what the value must be. */
 export function typeError(expected: string) {
@@ -39,6 +39,10 @@ const TOKEN_ID_FORMAT = 'must be a positive integer or a string of 1 to 32 digit
 /** A token is named by its decimal string, so 1010 and "1010" are the same token. */
 export const tokenId = z
   .union([z.number(), z.string()], { error: typeError('a positive integer or a string of digits') })
+  .meta({
+    description: 'A positive integer up to 2^53 - 1, or a string of 1 to 32 digits without a leading zero; 1010 and "1010" name the same token',
+    examples: ['2908926013012565'],
+  })
   .transform((value, ctx) => {
     if (typeof value === 'string' && TOKEN_ID_PATTERN.test(value)) return value;
     if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return String(value);
@@ -52,12 +56,14 @@ export const tokenId = z
 
 export const transactionId = z
   .string({ error: typeError('a string of 20 digits') })
-  .regex(/^\d{20}$/, 'must be exactly 20 digits');
+  .regex(/^\d{20}$/, 'must be exactly 20 digits')
+  .meta({ description: '20 digits, unique across the service: the idempotency key of a withdrawal', examples: ['20240121000000000001'] });
 
 /** A decimal amount string, read as integer minor units. */
 export const amount = z
   .string({ error: typeError('a string') })
-  .refine(isAmount, AMOUNT_FORMAT_MESSAGE)
+  .regex(AMOUNT_PATTERN, AMOUNT_FORMAT_MESSAGE)
+  .meta({ description: 'Decimal amount: 1 to 10 digits, optionally a point and 1 or 2 decimals', examples: ['100.00'] })
   .transform(parseAmount);
 
 export const positiveAmount = amount.refine((minor) => minor > 0, 'must be above zero');
@@ -87,20 +93,22 @@ export function dayNumber(date: string): number | undefined {
 
 export const calendarDate = z
   .string({ error: typeError('a string') })
-  .refine((value) => dayNumber(value) !== undefined, 'must be a real calendar date written DD-MM-YYYY');
+  .regex(/^\d{2}-\d{2}-\d{4}$/, 'must be a real calendar date written DD-MM-YYYY')
+  .refine((value) => dayNumber(value) !== undefined, 'must be a real calendar date written DD-MM-YYYY')
+  .meta({ description: 'A real calendar date, DD-MM-YYYY', examples: ['21-01-2024'] });
 
 /** Officially assigned ISO 3166-1 alpha-2 codes, from a maintained package rather than Intl. */
-const COUNTRY_CODES: ReadonlySet<string> = new Set(Object.keys(countries.getAlpha2Codes()));
+const COUNTRY_CODES = Object.keys(countries.getAlpha2Codes()).sort() as [string, ...string[]];
 /** Active ISO 4217 codes, from a package that follows the ISO list. */
-const CURRENCY_CODES: ReadonlySet<string> = new Set(currencyCodes.codes());
+const CURRENCY_CODES = [...currencyCodes.codes()].sort() as [string, ...string[]];
 
 export const countryCode = z
-  .string({ error: typeError('a string') })
-  .refine((value) => COUNTRY_CODES.has(value), 'must be an ISO 3166-1 alpha-2 country code in upper case (e.g. "NL")');
+  .enum(COUNTRY_CODES, { error: typeError('an ISO 3166-1 alpha-2 country code in upper case (e.g. "NL")') })
+  .meta({ description: 'ISO 3166-1 alpha-2, upper case', examples: ['NL'] });
 
 export const currencyCode = z
-  .string({ error: typeError('a string') })
-  .refine((value) => CURRENCY_CODES.has(value), 'must be an active ISO 4217 currency code in upper case (e.g. "EUR")');
+  .enum(CURRENCY_CODES, { error: typeError('an active ISO 4217 currency code in upper case (e.g. "EUR")') })
+  .meta({ description: 'ISO 4217, upper case', examples: ['EUR'] });
 
 export function wholeNumberText(min: 0 | 1, max: 999) {
   const pattern = min === 0 ? /^(0|[1-9]\d{0,2})$/ : /^[1-9]\d{0,2}$/;

@@ -1,4 +1,5 @@
 import { captured } from './capture';
+import { openApiProblems } from './openapi-check';
 
 /** Every key, secret and token the tests and the demo seed use. */
 const SECRETS = [
@@ -14,7 +15,7 @@ const SECRETS = [
   'demo-admin-token-0001',
 ];
 
-/** Runs after every test file: no key or secret may appear in any log line or any response body. */
+/** After every test file: no key or secret in any log line or response body. */
 afterAll(() => {
   const texts = [...captured.logLines, ...captured.bodies];
   const leaks = texts.filter((text) => SECRETS.some((secret) => text.includes(secret))).map((text) => text.slice(0, 300));
@@ -22,4 +23,12 @@ afterAll(() => {
     process.stdout.write(`secret scan: ${captured.logLines.length} log lines, ${captured.bodies.length} response bodies, ${leaks.length} leaks\n`);
   }
   expect(leaks).toEqual([]);
+});
+
+/** After every test file: every response the app sent (but OPTIONS and HEAD) is what the OpenAPI document says. */
+afterAll(() => {
+  const checked = captured.responses.filter((response) => response.method !== 'OPTIONS' && response.method !== 'HEAD');
+  const problems = checked.flatMap(openApiProblems);
+  if (checked.length > 0) process.stdout.write(`openapi check: ${checked.length} responses, ${problems.length} problems\n`);
+  expect(problems.slice(0, 20)).toEqual([]);
 });

@@ -1,0 +1,17 @@
+import { Router } from 'express';
+import { methodNotAllowed } from '../middleware/errors';
+import { buildOpenApiDocument } from '../openapi';
+import { SERVICE_VERSION } from '../version';
+
+/** The OpenAPI document, built once from the zod schemas. */
+export function openApiRouter(): Router {
+  const document = JSON.stringify(buildOpenApiDocument(SERVICE_VERSION));
+  const router = Router();
+  router
+    .route('/openapi.json')
+    .get((_req, res) => {
+      res.type('application/json').send(document);
+    })
+    .all(methodNotAllowed(['GET', 'HEAD']));
+  return router;
+}

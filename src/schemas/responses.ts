@@ -1,0 +1,64 @@
+/** What the service answers: used for the error envelope's type and for the OpenAPI document. */
+import { z } from 'zod';
+import { BOOKING_FIELDS } from './booking';
+
+export const successSchema = z.strictObject({ success: z.literal(true), message: z.literal('Success') });
+
+export const bookingViewSchema = z.strictObject({
+  source_id: z.string(),
+  booking_id: z.string(),
+  ...(Object.fromEntries(BOOKING_FIELDS.map((field) => [field, z.string()])) as Record<(typeof BOOKING_FIELDS)[number], z.ZodString>),
+  updated_at: z.iso.datetime().meta({ description: 'When the booking last changed (UTC)' }),
+});
+
+export const bookingSuccessSchema = z.strictObject({
+  success: z.literal(true),
+  message: z.literal('Success'),
+  booking: bookingViewSchema,
+});
+
+export const fieldProblemSchema = z.strictObject({ field: z.string(), message: z.string() });
+
+export const errorEnvelopeSchema = z.strictObject({
+  success: z.literal('false').meta({ description: 'The string "false", as the interface specification says' }),
+  errors: z.strictObject({
+    code: z.string().regex(/^\d{3}$/).meta({ description: 'The HTTP status, as a string' }),
+    message: z.string(),
+    details: z.array(fieldProblemSchema).optional().meta({ description: 'Validation errors only: one entry per bad field' }),
+  }),
+});
+
+export const healthSchema = z.strictObject({ status: z.literal('ok') });
+export const readySchema = z.strictObject({ status: z.literal('ready') });
+
+export const adminTokenSchema = z.strictObject({
+  token_id: z.string(),
+  source_id: z.string(),
+  destination_id: z.string(),
+  status: z.enum(['active', 'freezed', 'disputed', 'deleted']),
+  balance: z.string(),
+  last_withdrawals: z.array(
+    z.strictObject({ transaction_id: z.string(), withdrawn_amount: z.string(), token_balance: z.string(), created_at: z.iso.datetime() }),
+  ),
+});
+
+export const adminBookingSchema = z.strictObject({ booking: bookingViewSchema });
+
+export const adminEventsSchema = z.strictObject({
+  events: z.array(
+    z.strictObject({
+      time: z.iso.datetime(),
+      request_id: z.string(),
+      method: z.string(),
+      route: z.string(),
+      operation: z.string(),
+      source_id: z.string().optional(),
+      token_id: z.string().optional(),
+      booking_id: z.string().optional(),
+      transaction_id: z.string().optional(),
+      status: z.number().int(),
+      outcome: z.enum(['accepted', 'replayed', 'rejected']),
+      reason: z.string().optional(),
+    }),
+  ),
+});

@@ -1,0 +1,58 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { startServer, type ServerProcess } from '../helpers/server-process';
+
+jest.setTimeout(60_000);
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SCREENSHOT = path.resolve(__dirname, '..', '..', 'test-results', 'docs-withdraw.png');
+
+if (!existsSync(CHROMIUM)) {
+  // eslint-disable-next-line no-console
+  console.warn(`Chromium not found at ${CHROMIUM}: the /docs browser test is SKIPPED (apt-get install chromium, as .ci/run does)`);
+}
+
+(existsSync(CHROMIUM) ? describe : describe.skip)('the /docs page in a real browser (headless Chromium)', () => {
+  let server: ServerProcess;
+  let browser: Browser;
+  beforeAll(async () => {
+    server = await startServer();
+    // As root, without a sandbox; and no background traffic, since this machine reaches no internet.
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    server.child.kill('SIGTERM');
+    await server.exited;
+  });
+
+  it('shows the three operations, expands Withdraw, and loads nothing from outside the service', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1600 } });
+    const foreign: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.host !== `127.0.0.1:${server.port}` && url.protocol !== 'data:') foreign.push(request.url());
+    });
+    await page.goto(`http://127.0.0.1:${server.port}/docs`);
+    await page.waitForSelector('.opblock-summary');
+
+    const summaries = await page.locator('.opblock-summary-description').allInnerTexts();
+    expect(summaries).toEqual(expect.arrayContaining(['Status Change', 'Withdraw', 'Modify Booking']));
+
+    const withdraw = page.locator('#operations-Tokens-withdraw');
+    await withdraw.locator('.opblock-summary').click();
+    await withdraw.locator('.opblock-body').waitFor();
+    const body = await withdraw.locator('.opblock-body').innerText();
+    expect(body).toContain('transaction_id');
+    expect(body).toContain('422');
+
+    mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT, fullPage: false });
+    expect(existsSync(SCREENSHOT)).toBe(true);
+    expect(foreign).toEqual([]);
+  });
+});
