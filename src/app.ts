@@ -1,10 +1,10 @@
 import express, { type Express } from 'express';
-import helmet from 'helmet';
 import type { Config } from './config';
 import { EventLog } from './event-log';
 import type { Logger } from './logger';
 import { Metrics } from './metrics';
 import { errorHandler, notFound, rejectWhileShuttingDown } from './middleware/errors';
+import { securityHeaders } from './middleware/security-headers';
 import { jsonBody } from './middleware/json-body';
 import { observeRequests } from './middleware/observe';
 import { rateLimitPerCaller } from './middleware/rate-limit';
@@ -48,30 +48,25 @@ export function createApp({
   const events = new EventLog(config.eventLogSize ?? DEFAULT_EVENT_LOG_SIZE);
 
   app.use(requestLogger(logger));
-  // Headers that fit an API: no sniffing, no framing, a strict CSP; and answers carry account data, so nobody caches them.
-  app.use(helmet());
-  app.use((_req, res, next) => {
-    res.set('Cache-Control', 'no-store');
-    next();
-  });
+  app.use(securityHeaders());
   app.use(observeRequests(metrics, events));
-  app.use(healthRouter(store, isShuttingDown));
-  app.use(metricsRouter(metrics));
-  app.use(openApiRouter());
-  app.use(docsRouter());
-  if (config.adminToken) app.use(adminRouter({ store, events, adminToken: config.adminToken }));
-  app.use(rejectWhileShuttingDown(isShuttingDown));
-
-  // Every operation takes its body the same way: present, JSON, within the limit, signed when signatures are on,
-  // parsed, rate limited by caller; a repeated signed delivery is answered as it was the first time.
+  // Operations first: they are the traffic, and each router in front of them costs every request a match.
+  // Every operation takes its body the same way: refused while draining; present, JSON, within the limit, signed
+  // when signatures are on, parsed, rate limited by caller; a repeated signed delivery is answered as the first time.
   const signature = config.webhook && createSignatureCheck(config.webhook.secrets, config.webhook.toleranceSeconds);
   const intake = [
+    rejectWhileShuttingDown(isShuttingDown),
     ...jsonBody(config.bodyLimitBytes, signature),
     rateLimitPerCaller(config.rateLimitPerMinute),
     ...(signature ? [replayWebhookDelivery(store)] : []),
   ];
   app.use(tokenRouter({ store, intake, now }));
   app.use(bookingRouter({ store, intake, now }));
+  app.use(healthRouter(store, isShuttingDown));
+  app.use(metricsRouter(metrics));
+  app.use(openApiRouter());
+  app.use(docsRouter());
+  if (config.adminToken) app.use(adminRouter({ store, events, adminToken: config.adminToken }));
 
   app.use(notFound);
   app.use(errorHandler);

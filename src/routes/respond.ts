@@ -3,9 +3,11 @@ import type { Store } from '../store/store';
 
 export const SUCCESS = { success: true, message: 'Success' } as const;
 
+/** Written directly: res.send's content negotiation and freshness checks buy nothing for these answers. */
 function sendJson(res: Response, body: string, replayed: boolean): void {
-  if (replayed) res.set('Idempotent-Replayed', 'true');
-  res.status(200).type('application/json').send(body);
+  if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
 }
 
 /**

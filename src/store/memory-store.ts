@@ -11,6 +11,18 @@ function forgetOlderThan<Value>(entries: Map<string, Value>, cutoffMs: number, s
   }
 }
 
+/**
+ * A copy that callers may change freely. Records are flat but for a booking's
+ * fields and a change's result; Dates are never mutated, so they are shared.
+ * Far cheaper than structuredClone on every read and write.
+ */
+function copy<Value>(value: Value): Value {
+  const record: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  if (record.fields) record.fields = { ...(record.fields as Record<string, unknown>) };
+  if (record.result) record.result = copy(record.result);
+  return record as Value;
+}
+
 function bookingKey(sourceId: string, bookingId: string): string {
   return `${sourceId}\u0000${bookingId}`;
 }
@@ -42,11 +54,11 @@ class MemoryTransaction implements StoreTransaction {
 
   private read<Value>(table: keyof MemoryState, key: string): Value | undefined {
     const value = (this.staged[table].get(key) ?? this.state[table].get(key)) as Value | undefined;
-    return value === undefined ? undefined : structuredClone(value);
+    return value === undefined ? undefined : copy(value);
   }
 
   private stage<Value>(table: keyof MemoryState, key: string, value: Value): void {
-    (this.staged[table] as Map<string, Value>).set(key, structuredClone(value));
+    (this.staged[table] as Map<string, Value>).set(key, copy(value));
   }
 
   async tokenForUpdate(tokenId: string) {
@@ -144,19 +156,19 @@ export class MemoryStore implements Store {
   async findToken(tokenId: string) {
     this.assertOpen();
     const token = this.state.tokens.get(tokenId);
-    return token && structuredClone(token);
+    return token && copy(token);
   }
 
   async recentWithdrawals(tokenId: string, limit: number) {
     this.assertOpen();
     const ids = (this.recentByToken.get(tokenId) ?? []).slice(-limit).reverse();
-    return ids.map((id) => structuredClone(this.state.withdrawals.get(id) as Withdrawal));
+    return ids.map((id) => copy(this.state.withdrawals.get(id) as Withdrawal));
   }
 
   async findBooking(sourceId: string, bookingId: string) {
     this.assertOpen();
     const booking = this.state.bookings.get(bookingKey(sourceId, bookingId));
-    return booking && structuredClone(booking);
+    return booking && copy(booking);
   }
 
   async findWebhookDelivery(webhookId: string) {
@@ -189,11 +201,11 @@ export class MemoryStore implements Store {
       if (!this.accounts.has(account.sourceId)) this.accounts.set(account.sourceId, account);
     }
     for (const token of seed.tokens) {
-      if (!this.state.tokens.has(token.tokenId)) this.state.tokens.set(token.tokenId, structuredClone(token));
+      if (!this.state.tokens.has(token.tokenId)) this.state.tokens.set(token.tokenId, copy(token));
     }
     for (const booking of seed.bookings) {
       const key = bookingKey(booking.sourceId, booking.bookingId);
-      if (!this.state.bookings.has(key)) this.state.bookings.set(key, structuredClone(booking));
+      if (!this.state.bookings.has(key)) this.state.bookings.set(key, copy(booking));
     }
   }
 

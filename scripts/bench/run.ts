@@ -1,0 +1,316 @@
+/**
+ * npm run bench: the receiver against a bare Express 5 app and raw node:http,
+ * each server alone in its process and autocannon in this one, interleaved
+ * over rounds; then the receiver at scale, and on PostgreSQL when
+ * DATABASE_URL is set. `--smoke` runs a few seconds of it, to prove it works.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+import { BENCH_ACCOUNT, BOOKINGS, bookingIdOf, START_BALANCE_CENTS, tokenIdOf, writeBenchSeed } from './seed';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const SMOKE = process.argv.includes('--smoke');
+const SETTINGS = SMOKE
+  ? { rounds: 1, warmupSeconds: 1, seconds: 1, tokens: 20_000, scaleTokens: [1_000, 5_000], appliedWithdrawals: 2_000, pgSeconds: 1, pgTokens: 2_000 }
+  : { rounds: 3, warmupSeconds: 2, seconds: 8, tokens: 300_000, scaleTokens: [1_000, 100_000, 1_000_000], appliedWithdrawals: 1_000_000, pgSeconds: 10, pgTokens: 50_000 };
+/** For quick iterations while profiling: BENCH_ROUNDS, BENCH_SECONDS, BENCH_WORKLOADS=withdraw,status, BENCH_SKIP_SCALE=1. */
+if (process.env.BENCH_ROUNDS) SETTINGS.rounds = Number(process.env.BENCH_ROUNDS);
+if (process.env.BENCH_SECONDS) SETTINGS.seconds = Number(process.env.BENCH_SECONDS);
+const CONNECTIONS = 10;
+const CLOCK_TICK_US = 1_000_000 / 100;
+
+type ServerName = 'receiver' | 'express' | 'node';
+type WorkloadName = 'withdraw' | 'status' | 'booking';
+
+const write = (text: string) => process.stdout.write(`${text}\n`);
+const cents = (value: number) => (value / 100).toFixed(2);
+
+// ---------------------------------------------------------------- workloads
+
+/** A generator of valid, never-repeating requests; one per measured run. */
+function workload(name: WorkloadName, tokens: number, runId: number): autocannon.Request {
+  let counter = 0;
+  const uses = new Uint32Array(tokens);
+  const prefix = String(runId).padStart(8, '0');
+  const body = (): string => {
+    counter += 1;
+    const index = counter % tokens;
+    uses[index] += 1;
+    if (name === 'withdraw') {
+      return JSON.stringify({
+        share_public: BENCH_ACCOUNT.share_public,
+        read_event: 'token.withdrawn_created',
+        source_id: 'BENCH',
+        destination_id: 'D1',
+        token_id: tokenIdOf(index),
+        transaction_id: `${prefix}${String(counter).padStart(12, '0')}`,
+        withdrawn_amount: '0.01',
+        token_balance: cents(START_BALANCE_CENTS - uses[index]),
+      });
+    }
+    if (name === 'status') {
+      return JSON.stringify({
+        share_public: BENCH_ACCOUNT.share_public,
+        read_event: 'token.status_changed',
+        source_id: 'BENCH',
+        destination_id: 'D1',
+        token_id: Number(tokenIdOf(index)),
+        tokes_status: uses[index] % 2 === 1 ? 'disputed' : 'active',
+      });
+    }
+    return JSON.stringify({
+      share_secret: BENCH_ACCOUNT.share_secret,
+      booking_event: 'modify',
+      source_id: 'BENCH',
+      booking_id: bookingIdOf(counter % BOOKINGS),
+      guests_count: String(1 + (counter % 9)),
+    });
+  };
+  const isBooking = name === 'booking';
+  return {
+    method: isBooking ? 'PATCH' : 'POST',
+    path: '/v1/tokens/withdraw',
+    headers: { 'content-type': 'application/json' },
+    setupRequest: (request) => {
+      const path = isBooking ? `/v1/booking/BENCH/k${prefix}-${counter + 1}` : name === 'withdraw' ? '/v1/tokens/withdraw' : '/v1/tokens/status-change';
+      return { ...request, path, body: body() };
+    },
+  };
+}
+
+// ---------------------------------------------------------------- servers
+
+let nextPort = 41_000;
+
+interface Running {
+  child: ChildProcess;
+  port: number;
+  startMs: number;
+}
+
+async function waitUntilServing(port: number, child: ChildProcess): Promise<void> {
+  for (let attempt = 0; attempt < 1200; attempt += 1) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      await fetch(`http://127.0.0.1:${port}/healthz`);
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+  throw new Error('server did not start within 30 s');
+}
+
+async function startServer(name: ServerName, env: Record<string, string> = {}): Promise<Running> {
+  const port = nextPort++;
+  const script = { receiver: 'dist/server.js', express: 'scripts/bench/bare-express.js', node: 'scripts/bench/raw-node.js' }[name];
+  const started = performance.now();
+  // BENCH_PROFILE=1: the receiver writes a CPU profile to bench-results/profile when it stops.
+  const profile = process.env.BENCH_PROFILE && name === 'receiver' ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench-results', 'profile')}`] : [];
+  const child = spawn(process.execPath, [...profile, script], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'info', ...env },
+  });
+  await waitUntilServing(port, child);
+  return { child, port, startMs: performance.now() - started };
+}
+
+async function stop(server: Running): Promise<void> {
+  const exited = new Promise((resolve) => server.child.once('exit', resolve));
+  server.child.kill('SIGTERM');
+  await exited;
+}
+
+/** Server CPU time (user + system) in microseconds, from /proc. */
+function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US;
+}
+
+function memoryMb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`)) as string;
+  return Math.round(Number(line.split(/\s+/)[1]) / 1024);
+}
+
+interface Measurement {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuUsPerRequest: number;
+  peakRssMb: number;
+  requests: number;
+  non200: number;
+}
+
+async function load(port: number, request: autocannon.Request, options: { seconds?: number; amount?: number; connections?: number }) {
+  return autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: options.connections ?? CONNECTIONS,
+    ...(options.amount ? { amount: options.amount } : { duration: options.seconds }),
+    requests: [request],
+  });
+}
+
+async function measure(server: Running, request: autocannon.Request, seconds: number, connections = CONNECTIONS): Promise<Measurement> {
+  const pid = server.child.pid as number;
+  const cpuBefore = cpuMicros(pid);
+  const result = await load(server.port, request, { seconds, connections });
+  const cpuUsed = cpuMicros(pid) - cpuBefore;
+  const completed = result.requests.total;
+  return {
+    rps: Math.round(completed / seconds),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuUsPerRequest: Math.round(cpuUsed / Math.max(completed, 1)),
+    peakRssMb: memoryMb(pid, 'VmHWM'),
+    requests: completed,
+    non200: result.non2xx + result.errors + result.timeouts,
+  };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+// ---------------------------------------------------------------- the runs
+
+async function compareServers(seedFile: string) {
+  const servers: ServerName[] = ['receiver', 'express', 'node'];
+  const workloads = (process.env.BENCH_WORKLOADS?.split(',') ?? ['withdraw', 'status', 'booking']) as WorkloadName[];
+  const samples: Record<string, Measurement[]> = {};
+  let runId = 1;
+  for (let round = 0; round < SETTINGS.rounds; round += 1) {
+    for (const name of workloads) {
+      // Interleaved: the order of the servers turns every round, so drift on a shared machine spreads over all three.
+      const order = servers.map((_, i) => servers[(i + round) % servers.length]);
+      for (const serverName of order) {
+        const server = await startServer(serverName, serverName === 'receiver' ? { SEED_FILE: seedFile } : {});
+        const request = workload(name, SETTINGS.tokens, runId++);
+        await load(server.port, request, { seconds: SETTINGS.warmupSeconds });
+        const result = await measure(server, request, SETTINGS.seconds);
+        await stop(server);
+        (samples[`${serverName}/${name}`] ??= []).push(result);
+        write(`  round ${round + 1} ${name.padEnd(8)} ${serverName.padEnd(8)} ${String(result.rps).padStart(6)} req/s  p99 ${result.p99} ms  ${result.cpuUsPerRequest} µs CPU/req  ${result.non200} non-200`);
+      }
+    }
+  }
+  const summary: Record<string, Record<string, Measurement & { vsExpress: number; vsNode: number }>> = {};
+  for (const name of workloads) {
+    summary[name] = {};
+    const medians = Object.fromEntries(
+      servers.map((serverName) => {
+        const runs = samples[`${serverName}/${name}`];
+        const pick = (key: keyof Measurement) => median(runs.map((run) => run[key]));
+        return [serverName, { rps: pick('rps'), p50: pick('p50'), p99: pick('p99'), cpuUsPerRequest: pick('cpuUsPerRequest'), peakRssMb: Math.max(...runs.map((r) => r.peakRssMb)), requests: pick('requests'), non200: Math.max(...runs.map((r) => r.non200)) }];
+      }),
+    ) as Record<ServerName, Measurement>;
+    for (const serverName of servers) {
+      const m = medians[serverName];
+      summary[name][serverName] = { ...m, vsExpress: round2(m.rps / medians.express.rps), vsNode: round2(m.rps / medians.node.rps) };
+    }
+  }
+  return summary;
+}
+
+const round2 = (value: number) => Math.round(value * 100) / 100;
+
+async function scale(directory: string) {
+  const results: Array<Record<string, number>> = [];
+  let runId = 900;
+  for (const tokens of SETTINGS.scaleTokens) {
+    const seedFile = path.join(directory, `scale-${tokens}.json`);
+    await writeBenchSeed(seedFile, tokens);
+    const server = await startServer('receiver', { SEED_FILE: seedFile });
+    const startRssMb = memoryMb(server.child.pid as number, 'VmRSS');
+    const request = workload('withdraw', tokens, runId++);
+    await load(server.port, request, { seconds: SETTINGS.warmupSeconds });
+    const result = await measure(server, request, SETTINGS.seconds);
+    const row: Record<string, number> = { tokens, startSeconds: round2(server.startMs / 1000), startRssMb, rps: result.rps, p99: result.p99, cpuUsPerRequest: result.cpuUsPerRequest, non200: result.non200 };
+    if (tokens === SETTINGS.scaleTokens[SETTINGS.scaleTokens.length - 1]) {
+      // Apply withdrawals until the ledger holds SETTINGS.appliedWithdrawals, then read the memory.
+      const remaining = SETTINGS.appliedWithdrawals - result.requests - SETTINGS.warmupSeconds * result.rps;
+      if (remaining > 0) await load(server.port, request, { amount: Math.round(remaining) });
+      row.appliedWithdrawals = SETTINGS.appliedWithdrawals;
+      row.rssAfterWithdrawalsMb = memoryMb(server.child.pid as number, 'VmRSS');
+      row.peakRssMb = memoryMb(server.child.pid as number, 'VmHWM');
+    }
+    await stop(server);
+    results.push(row);
+    write(`  scale ${JSON.stringify(row)}`);
+  }
+  return results;
+}
+
+async function postgres(directory: string) {
+  const databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) return undefined;
+  const schema = `bench_${Date.now()}`;
+  const admin = new Client({ connectionString: databaseUrl });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.query(`CREATE SCHEMA ${schema}_pgbench`);
+  try {
+    const seedFile = path.join(directory, 'pg-seed.json');
+    await writeBenchSeed(seedFile, SETTINGS.pgTokens);
+    const url = new URL(databaseUrl);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    const server = await startServer('receiver', { SEED_FILE: seedFile, DATABASE_URL: url.toString(), DATABASE_POOL_SIZE: '16' });
+    const request = workload('withdraw', SETTINGS.pgTokens, 7_000);
+    await load(server.port, request, { seconds: 1, connections: 16 });
+    const result = await measure(server, request, SETTINGS.pgSeconds, 16);
+    await stop(server);
+    const ledger = Number((await admin.query(`SELECT count(*) FROM ${schema}.withdrawals`)).rows[0].count);
+
+    const pgEnv = { ...process.env, PGOPTIONS: `-c search_path=${schema}_pgbench` };
+    const target = new URL(databaseUrl);
+    const connection = ['-h', target.hostname, '-p', target.port || '5432', '-U', decodeURIComponent(target.username || 'postgres'), target.pathname.slice(1)];
+    spawnSync('pgbench', ['-i', '-q', '-s', '10', ...connection], { env: pgEnv, encoding: 'utf8' });
+    const bench = spawnSync('pgbench', ['-N', '-n', '-c', '16', '-j', '2', '-T', String(SETTINGS.pgSeconds), ...connection], { env: pgEnv, encoding: 'utf8' });
+    const tps = Number(/tps = ([\d.]+)/.exec(bench.stdout)?.[1] ?? 0);
+    const row = { connections: 16, withdrawalsPerSecond: result.rps, p99: result.p99, non200: result.non200, ledgerRows: ledger, pgbenchNTps: Math.round(tps), ratioToPgbench: round2(result.rps / Math.max(tps, 1)) };
+    write(`  postgres ${JSON.stringify(row)}`);
+    return row;
+  } finally {
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin.query(`DROP SCHEMA ${schema}_pgbench CASCADE`);
+    await admin.end();
+  }
+}
+
+function table(summary: Awaited<ReturnType<typeof compareServers>>): string {
+  const lines = ['| workload | server | req/s | p50 ms | p99 ms | CPU µs/req | peak RSS MB | × Express | × node:http | non-200 |', '|---|---|---|---|---|---|---|---|---|---|'];
+  for (const [name, servers] of Object.entries(summary)) {
+    for (const [server, m] of Object.entries(servers)) {
+      lines.push(`| ${name} | ${server} | ${m.rps} | ${m.p50} | ${m.p99} | ${m.cpuUsPerRequest} | ${m.peakRssMb} | ${m.vsExpress} | ${m.vsNode} | ${m.non200} |`);
+    }
+  }
+  return lines.join('\n');
+}
+
+async function main() {
+  const directory = mkdtempSync(path.join(tmpdir(), 'receiver-bench-'));
+  const seedFile = path.join(directory, 'seed.json');
+  write(`bench${SMOKE ? ' (smoke)' : ''}: Node ${process.version}, ${SETTINGS.rounds} round(s) of ${SETTINGS.seconds} s, ${CONNECTIONS} connections, seed of ${SETTINGS.tokens} tokens`);
+  await writeBenchSeed(seedFile, SETTINGS.tokens);
+  const summary = await compareServers(seedFile);
+  const scaleRows = process.env.BENCH_SKIP_SCALE ? [] : await scale(directory);
+  const pg = await postgres(directory);
+  const result = { when: new Date().toISOString(), node: process.version, smoke: SMOKE, settings: SETTINGS, connections: CONNECTIONS, summary, scale: scaleRows, postgres: pg };
+  mkdirSync(path.join(ROOT, 'bench-results'), { recursive: true });
+  const file = path.join(ROOT, 'bench-results', SMOKE ? 'smoke.json' : 'latest.json');
+  writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+  write(`\n${table(summary)}\n\nwrote ${path.relative(ROOT, file)}`);
+  const failures = Object.values(summary).flatMap((servers) => Object.values(servers)).filter((m) => m.non200 > 0 || m.rps === 0);
+  if (failures.length > 0 || scaleRows.some((row) => row.non200 > 0)) {
+    write('FAILED: some runs answered other than 200');
+    process.exit(1);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).stack ?? error}\n`);
+  process.exit(1);
+});
