@@ -56,7 +56,7 @@ export function createApp({
   const signature = config.webhook && createSignatureCheck(config.webhook.secrets, config.webhook.toleranceSeconds);
   const intake = [
     rejectWhileShuttingDown(isShuttingDown),
-    ...jsonBody(config.bodyLimitBytes, signature),
+    jsonBody(config.bodyLimitBytes, signature),
     rateLimitPerCaller(config.rateLimitPerMinute),
     ...(signature ? [replayWebhookDelivery(store)] : []),
   ];

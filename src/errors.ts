@@ -139,17 +139,6 @@ const STATUS_BY_ERROR: ReadonlyArray<readonly [DomainErrorClass, number, string]
 
 export const UNSUPPORTED_CHARSET_MESSAGE = 'Unsupported charset: send the body as UTF-8 JSON';
 
-/** Errors raised by Express's body parser carry a `type`; these are the ones a client can cause. */
-const BODY_PARSER_ERRORS: Readonly<Record<string, () => DomainError>> = {
-  'entity.parse.failed': () => new ValidationError('Malformed JSON body'),
-  'entity.too.large': () => new PayloadTooLargeError(),
-  'entity.verify.failed': () => new ValidationError('Request body could not be verified'),
-  'request.aborted': () => new ValidationError('Request body was not received completely'),
-  'request.size.invalid': () => new ValidationError('Request body length does not match Content-Length'),
-  'charset.unsupported': () => new UnsupportedMediaTypeError(UNSUPPORTED_CHARSET_MESSAGE),
-  'encoding.unsupported': () => new UnsupportedMediaTypeError('Unsupported Content-Encoding'),
-};
-
 export const INTERNAL_ERROR_MESSAGE = 'internal Server Error';
 
 export type ErrorEnvelope = z.output<typeof errorEnvelopeSchema>;
@@ -164,13 +153,6 @@ export interface ErrorResponse {
   unexpected: boolean;
 }
 
-function bodyParserError(value: unknown): DomainError | undefined {
-  if (typeof value !== 'object' || value === null || !Object.hasOwn(value, 'type')) return undefined;
-  const type = (value as { type?: unknown }).type;
-  if (typeof type !== 'string' || !Object.hasOwn(BODY_PARSER_ERRORS, type)) return undefined;
-  return BODY_PARSER_ERRORS[type]();
-}
-
 export function envelope(status: number, message: string, details?: FieldProblem[]): ErrorEnvelope {
   const errors: ErrorEnvelope['errors'] = { code: String(status), message };
   if (details && details.length > 0) errors.details = details;
@@ -182,9 +164,9 @@ function pathDecodingError(value: unknown): DomainError | undefined {
   return value instanceof URIError ? new ValidationError('Malformed percent-encoding in the path') : undefined;
 }
 
-/** Turns anything thrown (a domain error, a body-parser error, junk) into the envelope. */
+/** Turns anything thrown (a domain error, a router error, junk) into the envelope. */
 export function toErrorResponse(thrown: unknown): ErrorResponse {
-  const error = thrown instanceof DomainError ? thrown : (bodyParserError(thrown) ?? pathDecodingError(thrown));
+  const error = thrown instanceof DomainError ? thrown : pathDecodingError(thrown);
   const entry = error && STATUS_BY_ERROR.find(([errorClass]) => error instanceof errorClass);
   if (!error || !entry) {
     return { status: 500, reason: 'internal', headers: {}, body: envelope(500, INTERNAL_ERROR_MESSAGE), unexpected: true };

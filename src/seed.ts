@@ -11,8 +11,23 @@ export const DEMO_SEED_FILE = path.resolve(__dirname, '..', 'seed', 'demo.json')
 
 export class SeedFileError extends Error {}
 
+/**
+ * One string object per distinct value: a million tokens of a few accounts and destinations would
+ * otherwise hold a million copies of each name.
+ */
+function interner(): (value: string) => string {
+  const seen = new Map<string, string>();
+  return (value) => {
+    const known = seen.get(value);
+    if (known !== undefined) return known;
+    seen.set(value, value);
+    return value;
+  };
+}
+
 /** Turns the validated file into store records: keys become hashes here, before the store sees them. */
 export function toSeedData(seed: SeedFile, loadedAt: Date): SeedData {
+  const intern = interner();
   return {
     accounts: seed.accounts.map((account) => ({
       sourceId: account.source_id,
@@ -22,8 +37,8 @@ export function toSeedData(seed: SeedFile, loadedAt: Date): SeedData {
     })),
     tokens: seed.tokens.map((token) => ({
       tokenId: token.token_id,
-      sourceId: token.source_id,
-      destinationId: token.destination_id,
+      sourceId: intern(token.source_id),
+      destinationId: intern(token.destination_id),
       status: token.status,
       balance: token.balance,
     })),
@@ -36,15 +51,20 @@ export function toSeedData(seed: SeedFile, loadedAt: Date): SeedData {
   };
 }
 
-/** Reads and validates a seed file; the error names the file and every bad entry. */
-export function readSeedFile(file: string, loadedAt = new Date()): SeedData {
-  let raw: unknown;
+function parseSeedText(file: string): unknown {
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    return JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     throw new SeedFileError(`Seed file ${file} cannot be read as JSON: ${(error as Error).message}`);
   }
-  const result = seedSchema.safeParse(raw);
+}
+
+/**
+ * Reads and validates a seed file; the error names the file and every bad entry.
+ * No variable keeps the parsed text, so a large seed's text can be collected before the records are built.
+ */
+export function readSeedFile(file: string, loadedAt = new Date()): SeedData {
+  const result = seedSchema.safeParse(parseSeedText(file));
   if (!result.success) {
     const problems = fieldProblems(result.error.issues).map((problem) => `${problem.field} ${problem.message}`);
     throw new SeedFileError(`Seed file ${file} is invalid: ${problems.join('; ')}`);

@@ -95,7 +95,7 @@ export interface Store {
   recordWebhookDelivery(delivery: WebhookDelivery): Promise<void>;
   /** Runs `work` atomically: all its writes commit, or (when it throws) none do. */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
-  /** Inserts what is missing; never overwrites state that operations changed. */
+  /** Inserts what is missing; never overwrites state that operations changed. The store may keep the seed's records. */
   loadSeed(seed: SeedData): Promise<void>;
   /** Resolves when the store answers; rejects with a domain error otherwise. */
   ping(): Promise<void>;
