@@ -130,6 +130,21 @@ const BOOKING_ERRORS = [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 5
 const ADMIN_ERRORS = [400, 401, 404, 405, 500, 503, 504];
 const SUCCESS_EXAMPLE = { success: true, message: 'Success' };
 
+/** A GET that answers something other than this API's JSON (metrics, the document, the docs page), or 405. */
+function plainGet(operationId: string, summary: string, description: string, mediaType: string, schemaType: 'string' | 'object'): Json {
+  return {
+    get: {
+      operationId,
+      tags: ['Health'],
+      summary,
+      responses: {
+        '200': { description, headers: REQUEST_ID_HEADER, content: { [mediaType]: { schema: { type: schemaType } } } },
+        ...errorResponses([405]),
+      },
+    },
+  };
+}
+
 function jsonBody(schemaName: string, examples: Record<string, Json>): Json {
   return {
     required: true,
@@ -226,47 +241,10 @@ export function buildOpenApiDocument(version: string): Json {
           responses: { '200': success('Ready', { status: 'ready' }, false), ...errorResponses([405, 503]) },
         },
       },
-      '/metrics': {
-        get: {
-          operationId: 'metrics',
-          tags: ['Health'],
-          summary: 'Prometheus metrics',
-          responses: {
-            '200': { description: 'Prometheus text format', headers: REQUEST_ID_HEADER, content: { 'text/plain': { schema: { type: 'string' } } } },
-            ...errorResponses([405]),
-          },
-        },
-      },
-      '/openapi.json': {
-        get: {
-          operationId: 'openapi',
-          tags: ['Health'],
-          summary: 'This document',
-          responses: {
-            '200': { description: 'OpenAPI 3.1', headers: REQUEST_ID_HEADER, content: { 'application/json': { schema: { type: 'object' } } } },
-            ...errorResponses([405]),
-          },
-        },
-      },
-      '/docs': {
-        get: {
-          operationId: 'docs',
-          tags: ['Health'],
-          summary: 'Interactive documentation of this document (Swagger UI, served from the installed package)',
-          responses: {
-            '200': { description: 'HTML page', headers: REQUEST_ID_HEADER, content: { 'text/html': { schema: { type: 'string' } } } },
-            ...errorResponses([405]),
-          },
-        },
-      },
-      '/docs/init.js': {
-        get: {
-          operationId: 'docsScript',
-          tags: ['Health'],
-          summary: 'The script that starts the documentation page',
-          responses: { '200': { description: 'JavaScript', headers: REQUEST_ID_HEADER, content: { 'application/javascript': { schema: { type: 'string' } } } } },
-        },
-      },
+      '/metrics': plainGet('metrics', 'Prometheus metrics', 'Prometheus text format', 'text/plain', 'string'),
+      '/openapi.json': plainGet('openapi', 'This document', 'OpenAPI 3.1', 'application/json', 'object'),
+      '/docs': plainGet('docs', 'Interactive documentation of this document (Swagger UI, served from the installed package)', 'HTML page', 'text/html', 'string'),
+      '/docs/init.js': plainGet('docsScript', 'The script that starts the documentation page', 'JavaScript', 'application/javascript', 'string'),
       '/docs/assets/{file}': {
         get: {
           operationId: 'docsAssets',

@@ -179,7 +179,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 async function compareServers(seedFile: string) {
   const servers: ServerName[] = ['receiver', 'express', 'node'];
-  const workloads = (process.env.BENCH_WORKLOADS?.split(',') ?? ['withdraw', 'status', 'booking']) as WorkloadName[];
+  const workloads = (process.env.BENCH_WORKLOADS?.split(',').filter(Boolean) ?? ['withdraw', 'status', 'booking']) as WorkloadName[];
   const samples: Record<string, Measurement[]> = {};
   let runId = 1;
   for (let round = 0; round < SETTINGS.rounds; round += 1) {

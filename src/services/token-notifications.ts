@@ -82,11 +82,12 @@ export async function withdraw(store: Store, request: WithdrawRequest, now: Date
       );
     }
     await tx.saveToken({ ...token, balance: balanceAfter });
+    // The token's own strings, equal to the request's: a million ledger rows then share them.
     await tx.recordWithdrawal({
       transactionId: request.transaction_id,
-      sourceId: request.source_id,
-      destinationId: request.destination_id,
-      tokenId: request.token_id,
+      sourceId: token.sourceId,
+      destinationId: token.destinationId,
+      tokenId: token.tokenId,
       amount: request.withdrawn_amount,
       tokenBalance: request.token_balance,
       createdAt: now,

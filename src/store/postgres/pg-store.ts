@@ -10,6 +10,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** A unit that lost a race on a unique key runs again and then sees the winner's row. */
 const MAX_ATTEMPTS = 3;
 const SEED_BATCH = 10_000;
+const ACCOUNT_CACHE_MS = 60_000;
 
 export interface PgStoreOptions {
   connectionString: string;
@@ -173,6 +174,7 @@ class PgTransaction implements StoreTransaction {
 export class PgStore implements Store {
   private readonly pool: Pool;
   private readonly retentionMs: number;
+  private readonly accounts = new Map<string, { account: Account; until: number }>();
 
   private constructor(options: PgStoreOptions) {
     this.retentionMs = options.retentionMs ?? DAY_MS;
@@ -202,7 +204,20 @@ export class PgStore implements Store {
     return store;
   }
 
+  /**
+   * Accounts change only when a seed is loaded, so found accounts are kept for a minute: it saves a round
+   * trip on every operation. Unknown ids always ask the database; the minute bounds how long a destination
+   * that another instance's seed added can go unseen here.
+   */
   async findAccount(sourceId: string): Promise<Account | undefined> {
+    const cached = this.accounts.get(sourceId);
+    if (cached && cached.until > Date.now()) return cached.account;
+    const account = await this.readAccount(sourceId);
+    if (account) this.accounts.set(sourceId, { account, until: Date.now() + ACCOUNT_CACHE_MS });
+    return account;
+  }
+
+  private async readAccount(sourceId: string): Promise<Account | undefined> {
     const { rows } = await this.query<{ source_id: string; public_key_hash: Buffer; secret_key_hash: Buffer; destinations: string[] }>(
       `SELECT a.source_id, a.public_key_hash, a.secret_key_hash,
               coalesce(array_agg(d.destination_id) FILTER (WHERE d.destination_id IS NOT NULL), '{}') AS destinations
