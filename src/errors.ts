@@ -139,7 +139,7 @@ const STATUS_BY_ERROR: ReadonlyArray<readonly [DomainErrorClass, number, string]
 
 export const UNSUPPORTED_CHARSET_MESSAGE = 'Unsupported charset: send the body as UTF-8 JSON';
 
-export const INTERNAL_ERROR_MESSAGE = 'internal Server Error';
+const INTERNAL_ERROR_MESSAGE = 'internal Server Error';
 
 export type ErrorEnvelope = z.output<typeof errorEnvelopeSchema>;
 

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import { envelope } from './errors';
 
 /** Slow clients must not hold connections forever; values sit below typical load-balancer idle timeouts. */
-export const SERVER_TIME_LIMITS = {
+const SERVER_TIME_LIMITS = {
   headersTimeout: 10_000,
   requestTimeout: 30_000,
   keepAliveTimeout: 5_000,

@@ -11,10 +11,6 @@ export const AMOUNT_PATTERN = /^(\d{1,10})(?:\.(\d{1,2}))?$/;
 export const AMOUNT_FORMAT_MESSAGE =
   'must be a decimal amount: 1 to 10 digits, optionally a point and 1 or 2 decimals (e.g. "100.00")';
 
-export function isAmount(text: string): boolean {
-  return AMOUNT_PATTERN.test(text);
-}
-
 /** Parses a decimal amount string; throws RangeError when it is not one. */
 export function parseAmount(text: string): MinorUnits {
   const match = AMOUNT_PATTERN.exec(text);

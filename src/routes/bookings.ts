@@ -8,7 +8,7 @@ import { methodNotAllowed } from '../middleware/errors';
 import { operation } from '../middleware/observe';
 import { answer } from './respond';
 
-export const SUPPORTED_VERSIONS: ReadonlySet<string> = new Set(['v1']);
+const SUPPORTED_VERSIONS: ReadonlySet<string> = new Set(['v1']);
 
 /** The booking as partners see it: identity, every field in the specification's order, then updated_at. */
 export function bookingView(booking: Booking): Record<string, string> {

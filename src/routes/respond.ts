@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import type { Store } from '../store/store';
 
-export const SUCCESS = { success: true, message: 'Success' } as const;
+const SUCCESS = { success: true, message: 'Success' } as const;
 
 /** Written directly: res.send's content negotiation and freshness checks buy nothing for these answers. */
 function sendJson(res: Response, body: string, replayed: boolean): void {

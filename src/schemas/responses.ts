@@ -4,7 +4,7 @@ import { BOOKING_FIELDS } from './booking';
 
 export const successSchema = z.strictObject({ success: z.literal(true), message: z.literal('Success') });
 
-export const bookingViewSchema = z.strictObject({
+const bookingViewSchema = z.strictObject({
   source_id: z.string(),
   booking_id: z.string(),
   ...(Object.fromEntries(BOOKING_FIELDS.map((field) => [field, z.string()])) as Record<(typeof BOOKING_FIELDS)[number], z.ZodString>),
@@ -17,7 +17,7 @@ export const bookingSuccessSchema = z.strictObject({
   booking: bookingViewSchema,
 });
 
-export const fieldProblemSchema = z.strictObject({ field: z.string(), message: z.string() });
+const fieldProblemSchema = z.strictObject({ field: z.string(), message: z.string() });
 
 export const errorEnvelopeSchema = z.strictObject({
   success: z.literal('false').meta({ description: 'The string "false", as the interface specification says' }),

@@ -25,7 +25,7 @@ async function lockCallerToken(tx: StoreTransaction, account: Account, destinati
 }
 
 /** `deleted` is final; any other status may move to any status. */
-export function canChangeStatus(from: TokenStatus, to: TokenStatus): boolean {
+function canChangeStatus(from: TokenStatus, to: TokenStatus): boolean {
   return from === to || from !== 'deleted';
 }
 

@@ -28,7 +28,7 @@ function bookingKey(sourceId: string, bookingId: string): string {
 }
 
 /** How many ledger rows per token the memory store keeps at hand for inspection. */
-export const RECENT_WITHDRAWALS_KEPT = 20;
+const RECENT_WITHDRAWALS_KEPT = 20;
 
 interface MemoryState {
   tokens: Map<string, Token>;

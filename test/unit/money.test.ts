@@ -1,5 +1,14 @@
 import fc from 'fast-check';
-import { formatAmount, isAmount, parseAmount } from '../../src/money';
+import { formatAmount, parseAmount } from '../../src/money';
+
+const parses = (text: string) => {
+  try {
+    parseAmount(text);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 describe('money', () => {
   it.each([
@@ -18,7 +27,6 @@ describe('money', () => {
   it.each(['', '.5', '5.', '1.234', '-1', '+1', '1e2', '1,00', ' 1', '1 ', '12345678901', '٣', '0x10', 'NaN', 'Infinity'])(
     'rejects %p',
     (text) => {
-      expect(isAmount(text)).toBe(false);
       expect(() => parseAmount(text)).toThrow(RangeError);
     },
   );
@@ -67,7 +75,7 @@ describe('money', () => {
     fc.assert(
       fc.property(fc.string(), (text) => {
         fc.pre(!/^\d{1,10}(\.\d{1,2})?$/.test(text));
-        return !isAmount(text);
+        return !parses(text);
       }),
     );
   });
