@@ -137,8 +137,6 @@ const STATUS_BY_ERROR: ReadonlyArray<readonly [DomainErrorClass, number, string]
   [StoreTimeoutError, 504, 'store_timeout'],
 ];
 
-export const UNSUPPORTED_CHARSET_MESSAGE = 'Unsupported charset: send the body as UTF-8 JSON';
-
 const INTERNAL_ERROR_MESSAGE = 'internal Server Error';
 
 export type ErrorEnvelope = z.output<typeof errorEnvelopeSchema>;

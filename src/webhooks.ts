@@ -33,7 +33,7 @@ export function createSignatureCheck(secrets: Webhook[], toleranceSeconds: numbe
         throw new SignatureError('Missing webhook signature headers: webhook-id, webhook-timestamp and webhook-signature are required', 'signature_missing');
       }
       const [id, timestampText] = values as string[];
-      if (!/^\d{1,12}$/.test(timestampText)) throw new SignatureError('webhook-timestamp must be Unix seconds', 'signature_missing');
+      if (!/^\d{1,12}$/.test(timestampText)) throw new SignatureError('webhook-timestamp must be Unix seconds', 'signature_invalid');
       const skew = Math.floor(now().getTime() / 1000) - Number(timestampText);
       if (skew > toleranceSeconds) throw new SignatureError('Webhook timestamp is too old', 'signature_too_old');
       if (skew < -toleranceSeconds) throw new SignatureError('Webhook timestamp is too new', 'signature_too_new');

@@ -1,6 +1,6 @@
 import contentType from 'content-type';
 import type { Request, RequestHandler } from 'express';
-import { PayloadTooLargeError, UNSUPPORTED_CHARSET_MESSAGE, UnsupportedMediaTypeError, ValidationError } from '../errors';
+import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors';
 import type { SignatureCheck } from '../webhooks';
 
 function hasBody(headers: NodeJS.Dict<string | string[]>): boolean {
@@ -72,7 +72,9 @@ export function jsonBody(limitBytes: number, signature?: SignatureCheck): Reques
     const media = mediaType(req);
     if (media?.type !== 'application/json') throw new UnsupportedMediaTypeError('Content-Type must be application/json');
     // Partners send UTF-8; nobody should rely on UTF-16 or UTF-32 being decoded.
-    if (media.charset !== undefined && media.charset !== 'utf-8') throw new UnsupportedMediaTypeError(UNSUPPORTED_CHARSET_MESSAGE);
+    if (media.charset !== undefined && media.charset !== 'utf-8') {
+      throw new UnsupportedMediaTypeError('Unsupported charset: send the body as UTF-8 JSON');
+    }
     const body = await readBody(req, limitBytes);
     if (signature) res.locals.webhookId = signature.verify(body, req.headers);
     req.body = parseJson(body);

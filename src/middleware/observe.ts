@@ -1,6 +1,7 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { EventLog, OperationEvent } from '../event-log';
 import type { Metrics, Operation, Outcome } from '../metrics';
+import { routePattern } from './request-logger';
 
 const COUNTED_OPERATIONS: ReadonlySet<string> = new Set<Operation>(['withdraw', 'status_change', 'booking_change']);
 const MAX_FIELD_LENGTH = 128;
@@ -29,16 +30,12 @@ function outcomeOf(res: Response): Outcome {
   return res.getHeader('Idempotent-Replayed') === 'true' ? 'replayed' : 'accepted';
 }
 
-function routeOf(req: Request): string {
-  return ((req.route as { path?: string } | undefined)?.path as string | undefined) ?? 'unmatched';
-}
-
 /** When a response is finished: request metrics for every route, and for operations a count and an event. */
 export function observeRequests(metrics: Metrics, events: EventLog): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
-      const route = routeOf(req);
+      const route = routePattern(req) ?? 'unmatched';
       metrics.observeRequest(req.method, route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
       const reason = res.locals.errorReason as string | undefined;
       if (reason === 'store_unavailable') metrics.countStoreError('unavailable');

@@ -14,7 +14,8 @@ function requestId(req: IncomingMessage, res: ServerResponse): string {
   return id;
 }
 
-function routeOf(req: IncomingMessage): string | undefined {
+/** The pattern of the route that answered (`/:version/booking/:partnerid/:randomkey`), once routing has matched. */
+export function routePattern(req: IncomingMessage): string | undefined {
   return ((req as Request).route as { path?: string } | undefined)?.path;
 }
 
@@ -25,7 +26,7 @@ function routeOf(req: IncomingMessage): string | undefined {
  */
 export function requestLogger(logger: Logger) {
   const withRoute = (req: IncomingMessage, fields: object) => {
-    const route = routeOf(req);
+    const route = routePattern(req);
     return route ? { ...fields, route } : fields;
   };
   return pinoHttp({

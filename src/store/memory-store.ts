@@ -118,7 +118,7 @@ class MemoryTransaction implements StoreTransaction {
 
 export interface MemoryStoreOptions {
   /** How long booking idempotency keys and webhook ids are kept; the contract asks for at least 24 hours. */
-  bookingKeyRetentionMs?: number;
+  retentionMs?: number;
 }
 
 /**
@@ -141,7 +141,7 @@ export class MemoryStore implements Store {
   private readonly retentionMs: number;
 
   constructor(options: MemoryStoreOptions = {}) {
-    this.retentionMs = options.bookingKeyRetentionMs ?? DAY_MS;
+    this.retentionMs = options.retentionMs ?? DAY_MS;
   }
 
   private assertOpen(): void {
@@ -173,7 +173,8 @@ export class MemoryStore implements Store {
 
   async findWebhookDelivery(webhookId: string) {
     this.assertOpen();
-    return this.webhookDeliveries.get(webhookId);
+    const delivery = this.webhookDeliveries.get(webhookId);
+    return delivery && copy(delivery);
   }
 
   async recordWebhookDelivery(delivery: WebhookDelivery) {
@@ -193,7 +194,6 @@ export class MemoryStore implements Store {
     this.queue = run.catch(() => undefined);
     return run;
   }
-
 
   async loadSeed(seed: SeedData) {
     this.assertOpen();

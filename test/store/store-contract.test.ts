@@ -140,7 +140,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
 
 describe('MemoryStore retention', () => {
   it('forgets booking keys older than the retention once newer keys arrive', async () => {
-    const store = new MemoryStore({ bookingKeyRetentionMs: 60_000 });
+    const store = new MemoryStore({ retentionMs: 60_000 });
     await store.loadSeed(fixtureSeed());
     const booking = (await store.transaction((tx) => tx.bookingForUpdate('ACME', '1396')))!;
     const record = (key: string, createdAt: string) =>
