@@ -1,22 +1,22 @@
-import express, { type Express } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import express from 'express';
 import type { Config } from './config';
 import { EventLog } from './event-log';
+import { commonHeaders, startRequestState } from './exchange';
 import type { Logger } from './logger';
 import { Metrics } from './metrics';
-import { errorHandler, notFound, rejectWhileShuttingDown } from './middleware/errors';
-import { securityHeaders } from './middleware/security-headers';
-import { jsonBody } from './middleware/json-body';
+import { errorHandler, methodNotAllowed, notFound } from './middleware/errors';
 import { observeRequests } from './middleware/observe';
 import { rateLimitPerCaller } from './middleware/rate-limit';
 import { requestLogger } from './middleware/request-logger';
 import { adminRouter } from './routes/admin';
-import { bookingRouter } from './routes/bookings';
+import { bookingRoutes } from './routes/bookings';
 import { docsRouter } from './routes/docs';
 import { healthRouter } from './routes/health';
 import { metricsRouter } from './routes/metrics';
 import { openApiRouter } from './routes/openapi';
-import { replayWebhookDelivery } from './routes/respond';
-import { tokenRouter } from './routes/tokens';
+import { operationDispatcher } from './routes/operations';
+import { tokenRoutes } from './routes/tokens';
 import type { Store } from './store/store';
 import { createSignatureCheck } from './webhooks';
 
@@ -33,6 +33,9 @@ export interface AppDeps {
 
 const DEFAULT_EVENT_LOG_SIZE = 1000;
 
+/** A Node request listener: what server.ts hands to http.createServer and tests hand to supertest. */
+export type App = (req: IncomingMessage, res: ServerResponse) => void;
+
 /** Builds the receiver from its parts. It never listens: server.ts does, and tests use supertest. */
 export function createApp({
   config,
@@ -41,34 +44,38 @@ export function createApp({
   metrics = new Metrics(),
   isShuttingDown = () => false,
   now = () => new Date(),
-}: AppDeps): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.disable('etag');
+}: AppDeps): App {
   const events = new EventLog(config.eventLogSize ?? DEFAULT_EVENT_LOG_SIZE);
+  const logRequest = requestLogger(logger);
+  const observe = observeRequests(metrics, events);
 
-  app.use(requestLogger(logger));
-  app.use(securityHeaders());
-  app.use(observeRequests(metrics, events));
-  // Operations first: they are the traffic, and each router in front of them costs every request a match.
-  // Every operation takes its body the same way: refused while draining; present, JSON, within the limit, signed
-  // when signatures are on, parsed, rate limited by caller; a repeated signed delivery is answered as the first time.
-  const signature = config.webhook && createSignatureCheck(config.webhook.secrets, config.webhook.toleranceSeconds);
-  const intake = [
-    rejectWhileShuttingDown(isShuttingDown),
-    jsonBody(config.bodyLimitBytes, signature),
-    rateLimitPerCaller(config.rateLimitPerMinute),
-    ...(signature ? [replayWebhookDelivery(store)] : []),
-  ];
-  app.use(tokenRouter({ store, intake, now }));
-  app.use(bookingRouter({ store, intake, now }));
-  app.use(healthRouter(store, isShuttingDown));
-  app.use(metricsRouter(metrics));
-  app.use(openApiRouter());
-  app.use(docsRouter());
-  if (config.adminToken) app.use(adminRouter({ store, events, adminToken: config.adminToken }));
+  const operations = [...tokenRoutes({ store, now }), ...bookingRoutes({ store, now })];
+  const serveOperation = operationDispatcher(operations, {
+    store,
+    bodyLimitBytes: config.bodyLimitBytes,
+    signature: config.webhook && createSignatureCheck(config.webhook.secrets, config.webhook.toleranceSeconds),
+    rateLimit: rateLimitPerCaller(config.rateLimitPerMinute),
+    isShuttingDown,
+  });
 
-  app.use(notFound);
-  app.use(errorHandler);
-  return app;
+  // Everything else goes through Express: health, metrics, documents, admin, and the operations' other methods.
+  const web = express();
+  web.disable('x-powered-by');
+  web.disable('etag');
+  web.use(commonHeaders);
+  for (const route of operations) web.all(route.path, methodNotAllowed(route.methods));
+  web.use(healthRouter(store, isShuttingDown));
+  web.use(metricsRouter(metrics));
+  web.use(openApiRouter());
+  web.use(docsRouter());
+  if (config.adminToken) web.use(adminRouter({ store, events, adminToken: config.adminToken }));
+  web.use(notFound);
+  web.use(errorHandler);
+
+  return (req, res) => {
+    startRequestState(res);
+    logRequest(req, res);
+    observe(req, res);
+    if (!serveOperation(req, res)) web(req, res);
+  };
 }

@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app';
 import { ConfigError, loadConfig, loadEnvFile, type DatabaseConfig } from './config';
@@ -38,7 +39,7 @@ async function main(): Promise<void> {
   const drain = createDrain(store, logger, config.shutdownTimeoutMs);
   const metrics = new Metrics({ processMetrics: true });
   const app = createApp({ config, store, logger, metrics, isShuttingDown: drain.isShuttingDown });
-  const server = app.listen(config.port, config.host, () => {
+  const server = createServer(app).listen(config.port, config.host, () => {
     const { port } = server.address() as AddressInfo;
     logger.info({ host: config.host, port, seedFile, store: config.database ? 'postgres' : 'memory' }, 'listening');
   });

@@ -1,5 +1,7 @@
+import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { MethodNotAllowedError, NotFoundError, ServiceUnavailableError, toErrorResponse } from '../errors';
+import { MethodNotAllowedError, NotFoundError, toErrorResponse } from '../errors';
+import { sendJson, stateOf } from '../exchange';
 
 /** Any path no router claimed. */
 export const notFound: RequestHandler = () => {
@@ -17,21 +19,16 @@ export function methodNotAllowed(allowed: readonly string[]): RequestHandler {
   };
 }
 
-/** While draining, operations answer 503 and the connection is closed after the answer. */
-export function rejectWhileShuttingDown(isShuttingDown: () => boolean): RequestHandler {
-  return (_req, res, next) => {
-    if (!isShuttingDown()) return next();
-    res.set('Connection', 'close');
-    throw new ServiceUnavailableError('shutting_down');
-  };
-}
-
-/** The one place where errors become HTTP: the envelope, never HTML, never a stack. */
-export const errorHandler: ErrorRequestHandler = (error: unknown, _req, res, next) => {
-  if (res.headersSent) return next(error);
+/** The one place where errors become HTTP, on either path: the envelope, never HTML, never a stack. */
+export function sendError(res: ServerResponse, error: unknown): void {
   const response = toErrorResponse(error);
   // pino-http logs res.err, with its stack, on the request's log line; the client sees only the envelope.
   if (response.unexpected) (res as { err?: unknown }).err = error;
-  res.locals.errorReason = response.reason;
-  res.status(response.status).set(response.headers).json(response.body);
+  stateOf(res).errorReason = response.reason;
+  sendJson(res, response.status, JSON.stringify(response.body), response.headers);
+}
+
+export const errorHandler: ErrorRequestHandler = (error: unknown, _req, res, next) => {
+  if (res.headersSent) return next(error);
+  sendError(res, error);
 };

@@ -1,5 +1,5 @@
 import contentType from 'content-type';
-import type { Request, RequestHandler } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors';
 import type { SignatureCheck } from '../webhooks';
 
@@ -9,7 +9,7 @@ function hasBody(headers: NodeJS.Dict<string | string[]>): boolean {
 }
 
 /** The media type and charset of the body, or undefined when the header is missing or malformed. */
-function mediaType(req: Request): { type: string; charset: string | undefined } | undefined {
+function mediaType(req: IncomingMessage): { type: string; charset: string | undefined } | undefined {
   try {
     const parsed = contentType.parse(req);
     return { type: parsed.type, charset: parsed.parameters.charset?.toLowerCase() };
@@ -22,7 +22,7 @@ function mediaType(req: Request): { type: string; charset: string | undefined } 
  * Reads the whole body, within the limit: a lean reader in place of Express's body parser, which was a
  * measurable part of the hot path (docs/BENCHMARKS.md). Bodies are identity-encoded UTF-8 JSON.
  */
-function readBody(req: Request, limitBytes: number): Promise<Buffer> {
+function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const encoding = req.headers['content-encoding'];
     if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
@@ -61,23 +61,26 @@ function parseJson(body: Buffer): unknown {
   }
 }
 
+export interface JsonBody {
+  body: unknown;
+  /** The webhook-id of a signed notification, once its signature has been verified. */
+  webhookId?: string;
+}
+
 /**
- * The intake of every operation route, in the contract's order: a body must
- * be present (400), be JSON (415), fit the limit (413) and parse (400).
- * With a signature check, the raw bytes are verified (401) before they are parsed.
+ * The body of every operation, in the contract's order: it must be present
+ * (400), be JSON (415), fit the limit (413) and parse (400). With a signature
+ * check, the raw bytes are verified (401) before they are parsed.
  */
-export function jsonBody(limitBytes: number, signature?: SignatureCheck): RequestHandler {
-  return async (req, res, next) => {
-    if (!hasBody(req.headers)) throw new ValidationError('Request body is required: send a JSON object');
-    const media = mediaType(req);
-    if (media?.type !== 'application/json') throw new UnsupportedMediaTypeError('Content-Type must be application/json');
-    // Partners send UTF-8; nobody should rely on UTF-16 or UTF-32 being decoded.
-    if (media.charset !== undefined && media.charset !== 'utf-8') {
-      throw new UnsupportedMediaTypeError('Unsupported charset: send the body as UTF-8 JSON');
-    }
-    const body = await readBody(req, limitBytes);
-    if (signature) res.locals.webhookId = signature.verify(body, req.headers);
-    req.body = parseJson(body);
-    next();
-  };
+export async function readJsonBody(req: IncomingMessage, limitBytes: number, signature?: SignatureCheck): Promise<JsonBody> {
+  if (!hasBody(req.headers)) throw new ValidationError('Request body is required: send a JSON object');
+  const media = mediaType(req);
+  if (media?.type !== 'application/json') throw new UnsupportedMediaTypeError('Content-Type must be application/json');
+  // Partners send UTF-8; nobody should rely on UTF-16 or UTF-32 being decoded.
+  if (media.charset !== undefined && media.charset !== 'utf-8') {
+    throw new UnsupportedMediaTypeError('Unsupported charset: send the body as UTF-8 JSON');
+  }
+  const raw = await readBody(req, limitBytes);
+  const webhookId = signature?.verify(raw, req.headers);
+  return { body: parseJson(raw), webhookId };
 }

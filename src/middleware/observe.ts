@@ -1,18 +1,11 @@
-import type { RequestHandler, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventLog, OperationEvent } from '../event-log';
+import { requestIdOf, stateOf } from '../exchange';
 import type { Metrics, Operation, Outcome } from '../metrics';
 import { routePattern } from './request-logger';
 
 const COUNTED_OPERATIONS: ReadonlySet<string> = new Set<Operation>(['withdraw', 'status_change', 'booking_change']);
 const MAX_FIELD_LENGTH = 128;
-
-/** Names the operation a route serves, for metrics and the event log; the dispatcher refines it. */
-export function operation(name: string): RequestHandler {
-  return (_req, res, next) => {
-    res.locals.operation = name;
-    next();
-  };
-}
 
 /** Identifying fields of the raw body, only when they are short strings or numbers: never keys, never whole bodies. */
 function identifiers(body: unknown): Partial<OperationEvent> {
@@ -25,37 +18,38 @@ function identifiers(body: unknown): Partial<OperationEvent> {
   return fields;
 }
 
-function outcomeOf(res: Response): Outcome {
+function outcomeOf(res: ServerResponse): Outcome {
   if (res.statusCode !== 200) return 'rejected';
-  return res.getHeader('Idempotent-Replayed') === 'true' ? 'replayed' : 'accepted';
+  return stateOf(res).replayed ? 'replayed' : 'accepted';
 }
 
 /** When a response is finished: request metrics for every route, and for operations a count and an event. */
-export function observeRequests(metrics: Metrics, events: EventLog): RequestHandler {
-  return (req, res, next) => {
+export function observeRequests(metrics: Metrics, events: EventLog): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
     const started = process.hrtime.bigint();
+    const method = String(req.method);
     res.on('finish', () => {
-      const route = routePattern(req) ?? 'unmatched';
-      metrics.observeRequest(req.method, route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
-      const reason = res.locals.errorReason as string | undefined;
+      const state = stateOf(res);
+      const route = routePattern(req, res) ?? 'unmatched';
+      metrics.observeRequest(method, route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+      const reason = state.errorReason;
       if (reason === 'store_unavailable') metrics.countStoreError('unavailable');
       if (reason === 'store_timeout') metrics.countStoreError('timeout');
-      const name = res.locals.operation as string | undefined;
+      const name = state.operation;
       if (!name) return;
       const outcome = outcomeOf(res);
       if (COUNTED_OPERATIONS.has(name)) metrics.countOperation(name as Operation, outcome, outcome === 'rejected' ? reason : '');
       events.record({
         time: new Date().toISOString(),
-        request_id: String(req.id),
-        method: req.method,
+        request_id: requestIdOf(res),
+        method,
         route,
         operation: name,
-        ...identifiers(req.body),
+        ...identifiers(state.body),
         status: res.statusCode,
         outcome,
         ...(outcome === 'rejected' && reason ? { reason } : {}),
       });
     });
-    next();
   };
 }

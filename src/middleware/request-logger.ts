@@ -2,21 +2,20 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request } from 'express';
 import { pinoHttp } from 'pino-http';
+import { stateOf } from '../exchange';
 import type { Logger } from '../logger';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Honours a sane incoming X-Request-Id, otherwise makes one; either way it is echoed back. */
-function requestId(req: IncomingMessage, res: ServerResponse): string {
+/** Honours a sane incoming X-Request-Id, otherwise makes one; every answer echoes it (exchange.ts). */
+function requestId(req: IncomingMessage): string {
   const incoming = req.headers['x-request-id'];
-  const id = typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
-  res.setHeader('X-Request-Id', id);
-  return id;
+  return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
 }
 
-/** The pattern of the route that answered (`/:version/booking/:partnerid/:randomkey`), once routing has matched. */
-export function routePattern(req: IncomingMessage): string | undefined {
-  return ((req as Request).route as { path?: string } | undefined)?.path;
+/** The pattern of the route that answered (`/:version/booking/:partnerid/:randomkey`), once a route has matched. */
+export function routePattern(req: IncomingMessage, res: ServerResponse): string | undefined {
+  return ((req as Request).route as { path?: string } | undefined)?.path ?? stateOf(res).route;
 }
 
 /**
@@ -25,8 +24,8 @@ export function routePattern(req: IncomingMessage): string | undefined {
  * child logger per request, and the serializers get the raw request instead of a full copy of it.
  */
 export function requestLogger(logger: Logger) {
-  const withRoute = (req: IncomingMessage, fields: object) => {
-    const route = routePattern(req);
+  const withRoute = (req: IncomingMessage, res: ServerResponse, fields: object) => {
+    const route = routePattern(req, res);
     return route ? { ...fields, route } : fields;
   };
   return pinoHttp({
@@ -37,8 +36,8 @@ export function requestLogger(logger: Logger) {
       if (error || res.statusCode >= 500) return 'error';
       return res.statusCode >= 400 ? 'warn' : 'info';
     },
-    customSuccessObject: (req, _res, fields) => withRoute(req, fields),
-    customErrorObject: (req, _res, _error, fields) => withRoute(req, fields),
+    customSuccessObject: (req, res, fields) => withRoute(req, res, fields),
+    customErrorObject: (req, res, _error, fields) => withRoute(req, res, fields),
     serializers: {
       req: (req: IncomingMessage & { id: string }) => ({ id: req.id, method: req.method, url: req.url }),
       res: (res: ServerResponse) => ({ statusCode: res.statusCode }),

@@ -1,32 +1,38 @@
-import type { RequestHandler, Response } from 'express';
+import type { ServerResponse } from 'node:http';
+import { sendJson, stateOf } from '../exchange';
 import type { Store } from '../store/store';
 
-const SUCCESS = { success: true, message: 'Success' } as const;
+/** What an operation's handler reports: whether it repeated an applied request, and what else the answer carries. */
+export interface Answer {
+  replayed: boolean;
+  extra?: object;
+}
 
-/** Written directly: res.send's content negotiation and freshness checks buy nothing for these answers. */
-function sendJson(res: Response, body: string, replayed: boolean): void {
-  if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
-  res.end(body);
+const SUCCESS = { success: true, message: 'Success' } as const;
+const SUCCESS_BODY = JSON.stringify(SUCCESS);
+const REPLAYED_HEADERS = { 'Idempotent-Replayed': 'true' } as const;
+
+function sendSuccess(res: ServerResponse, body: string, replayed: boolean): void {
+  stateOf(res).replayed = replayed;
+  sendJson(res, 200, body, replayed ? REPLAYED_HEADERS : undefined);
 }
 
 /**
  * Answers success. A signed notification's answer is recorded under its
  * webhook-id first, so that a repeated delivery gets these same bytes.
  */
-export async function answer(res: Response, store: Store, replayed: boolean, extra: object = {}): Promise<void> {
-  const body = JSON.stringify({ ...SUCCESS, ...extra });
-  const webhookId = res.locals.webhookId as string | undefined;
+export async function answer(res: ServerResponse, store: Store, { replayed, extra }: Answer): Promise<void> {
+  const body = extra ? JSON.stringify({ ...SUCCESS, ...extra }) : SUCCESS_BODY;
+  const { webhookId } = stateOf(res);
   if (webhookId) await store.recordWebhookDelivery({ webhookId, response: body, receivedAt: new Date() });
-  sendJson(res, body, replayed);
+  sendSuccess(res, body, replayed);
 }
 
-/** A signed notification already answered 200 is answered again with the same bytes, and not applied again. */
-export function replayWebhookDelivery(store: Store): RequestHandler {
-  return async (_req, res, next) => {
-    const webhookId = res.locals.webhookId as string | undefined;
-    const delivered = webhookId === undefined ? undefined : await store.findWebhookDelivery(webhookId);
-    if (delivered) sendJson(res, delivered.response, true);
-    else next();
-  };
+/** A signed notification already answered 200 is answered again with the same bytes, and not applied again: true then. */
+export async function replayWebhookDelivery(res: ServerResponse, store: Store): Promise<boolean> {
+  const { webhookId } = stateOf(res);
+  const delivered = webhookId === undefined ? undefined : await store.findWebhookDelivery(webhookId);
+  if (!delivered) return false;
+  sendSuccess(res, delivered.response, true);
+  return true;
 }

@@ -1,5 +1,4 @@
-import type { Express } from 'express';
-import { createApp, type AppDeps } from '../../src/app';
+import { createApp, type App, type AppDeps } from '../../src/app';
 import { MemoryStore } from '../../src/store/memory-store';
 import type { Store } from '../../src/store/store';
 import { capturingBodies, capturingLogger } from './capture';
@@ -25,7 +24,7 @@ export function storeKinds(): StoreKind[] {
 }
 
 export interface TestApp {
-  app: Express;
+  app: App;
   store: Store;
 }
 

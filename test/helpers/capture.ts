@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import express, { type Express } from 'express';
+import type { App } from '../../src/app';
 import { createLogger, type Logger } from '../../src/logger';
 
 export interface CapturedResponse {
@@ -29,21 +29,28 @@ export function capturingLogger(): Logger {
   );
 }
 
-/** Wraps an app so every response it sends is captured too. */
-export function capturingBodies(app: Express): Express {
-  const outer = express();
-  outer.disable('x-powered-by');
-  outer.disable('etag');
-  outer.use((req, res, next) => {
+/**
+ * Wraps an app so every response it sends is captured too, headers included:
+ * those passed to writeHead as well as those set before.
+ */
+export function capturingBodies(app: App): App {
+  return (req, res) => {
+    const path = (req.url ?? '').split('?')[0];
+    const passed: Record<string, unknown> = {};
+    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => typeof res;
+    res.writeHead = ((status: number, ...rest: unknown[]) => {
+      const headers = rest.find((arg) => typeof arg === 'object' && arg !== null);
+      const pairs = Array.isArray(headers) ? headers : Object.entries(headers ?? {}).flat();
+      for (let i = 0; i < pairs.length; i += 2) passed[String(pairs[i]).toLowerCase()] = pairs[i + 1];
+      return writeHead(status, ...rest);
+    }) as typeof res.writeHead;
     const end = res.end.bind(res) as (...args: unknown[]) => typeof res;
     res.end = ((...args: unknown[]) => {
       const body = args[0] !== undefined && typeof args[0] !== 'function' ? String(args[0]) : '';
       if (body) captured.bodies.push(body);
-      captured.responses.push({ method: req.method, path: req.originalUrl.split('?')[0], status: res.statusCode, headers: res.getHeaders(), body });
+      captured.responses.push({ method: req.method ?? '', path, status: res.statusCode, headers: { ...res.getHeaders(), ...passed }, body });
       return end(...args);
     }) as typeof res.end;
-    next();
-  });
-  outer.use(app);
-  return outer;
+    app(req, res);
+  };
 }
