@@ -17,9 +17,13 @@ const SMOKE = process.argv.includes('--smoke');
 const SETTINGS = SMOKE
   ? { rounds: 1, warmupSeconds: 1, seconds: 1, tokens: 20_000, scaleTokens: [1_000, 5_000], appliedWithdrawals: 2_000, pgSeconds: 1, pgTokens: 2_000 }
   : { rounds: 3, warmupSeconds: 2, seconds: 8, tokens: 300_000, scaleTokens: [1_000, 100_000, 1_000_000], appliedWithdrawals: 1_000_000, pgSeconds: 10, pgTokens: 50_000 };
-/** For quick iterations while profiling: BENCH_ROUNDS, BENCH_SECONDS, BENCH_WORKLOADS=withdraw,status, BENCH_SKIP_SCALE=1. */
+/**
+ * For quick iterations while profiling: BENCH_ROUNDS, BENCH_SECONDS, BENCH_WORKLOADS=withdraw,status (empty: none),
+ * BENCH_SKIP_SCALE=1, BENCH_SCALE_TOKENS=1000000.
+ */
 if (process.env.BENCH_ROUNDS) SETTINGS.rounds = Number(process.env.BENCH_ROUNDS);
 if (process.env.BENCH_SECONDS) SETTINGS.seconds = Number(process.env.BENCH_SECONDS);
+if (process.env.BENCH_SCALE_TOKENS) SETTINGS.scaleTokens = process.env.BENCH_SCALE_TOKENS.split(',').map(Number);
 const CONNECTIONS = 10;
 const CLOCK_TICK_US = 1_000_000 / 100;
 
@@ -217,6 +221,13 @@ async function compareServers(seedFile: string) {
 
 const round2 = (value: number) => Math.round(value * 100) / 100;
 
+/** The receiver's own count of accepted withdrawals, from its metrics. */
+async function appliedWithdrawals(port: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const sample = text.split('\n').find((line) => line.startsWith('receiver_withdrawals_total{outcome="accepted",reason=""}'));
+  return Number(sample?.split(' ').pop() ?? 0);
+}
+
 async function scale(directory: string) {
   const results: Array<Record<string, number>> = [];
   let runId = 900;
@@ -230,10 +241,10 @@ async function scale(directory: string) {
     const result = await measure(server, request, SETTINGS.seconds);
     const row: Record<string, number> = { tokens, startSeconds: round2(server.startMs / 1000), startRssMb, rps: result.rps, p99: result.p99, cpuUsPerRequest: result.cpuUsPerRequest, non200: result.non200 };
     if (tokens === SETTINGS.scaleTokens[SETTINGS.scaleTokens.length - 1]) {
-      // Apply withdrawals until the ledger holds SETTINGS.appliedWithdrawals, then read the memory.
-      const remaining = SETTINGS.appliedWithdrawals - result.requests - SETTINGS.warmupSeconds * result.rps;
-      if (remaining > 0) await load(server.port, request, { amount: Math.round(remaining) });
-      row.appliedWithdrawals = SETTINGS.appliedWithdrawals;
+      // Apply withdrawals until the ledger holds SETTINGS.appliedWithdrawals, counted by the receiver itself, then read the memory.
+      const remaining = SETTINGS.appliedWithdrawals - (await appliedWithdrawals(server.port));
+      if (remaining > 0) await load(server.port, request, { amount: remaining });
+      row.appliedWithdrawals = await appliedWithdrawals(server.port);
       row.rssAfterWithdrawalsMb = memoryMb(server.child.pid as number, 'VmRSS');
       row.peakRssMb = memoryMb(server.child.pid as number, 'VmHWM');
     }

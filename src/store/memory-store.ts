@@ -1,4 +1,5 @@
 import { ServiceUnavailableError } from '../errors';
+import { MemoryLedger } from './memory-ledger';
 import type { Account, Booking, BookingChange, SeedData, Store, StoreTransaction, Token, WebhookDelivery, Withdrawal } from './store';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -27,92 +28,98 @@ function bookingKey(sourceId: string, bookingId: string): string {
   return `${sourceId}\u0000${bookingId}`;
 }
 
-/** How many ledger rows per token the memory store keeps at hand for inspection. */
-const RECENT_WITHDRAWALS_KEPT = 20;
-
-interface MemoryState {
-  tokens: Map<string, Token>;
-  withdrawals: Map<string, Withdrawal>;
+/** The memory store's tables. Tokens sit in rows so that ledger rows can name them by number. */
+interface MemoryTables {
+  tokens: Token[];
+  tokenRows: Map<string, number>;
+  ledger: MemoryLedger;
   bookings: Map<string, Booking>;
   bookingChanges: Map<string, BookingChange>;
 }
 
-/** Reads through staged writes; nothing reaches the shared state until commit. */
+/** Reads through staged writes; nothing reaches the tables until commit. */
 class MemoryTransaction implements StoreTransaction {
-  private readonly staged: MemoryState = {
-    tokens: new Map(),
-    withdrawals: new Map(),
-    bookings: new Map(),
-    bookingChanges: new Map(),
+  private readonly staged = {
+    tokens: new Map<string, Token>(),
+    withdrawals: new Map<string, Withdrawal>(),
+    bookings: new Map<string, Booking>(),
+    bookingChanges: new Map<string, BookingChange>(),
   };
 
   constructor(
-    private readonly state: MemoryState,
-    private readonly recentByToken: Map<string, string[]>,
+    private readonly tables: MemoryTables,
     private readonly bookingKeyRetentionMs: number,
   ) {}
 
-  private read<Value>(table: keyof MemoryState, key: string): Value | undefined {
-    const value = (this.staged[table].get(key) ?? this.state[table].get(key)) as Value | undefined;
-    return value === undefined ? undefined : copy(value);
-  }
-
-  private stage<Value>(table: keyof MemoryState, key: string, value: Value): void {
-    (this.staged[table] as Map<string, Value>).set(key, copy(value));
+  private storedToken(tokenId: string): Token | undefined {
+    const row = this.tables.tokenRows.get(tokenId);
+    return row === undefined ? undefined : this.tables.tokens[row];
   }
 
   async tokenForUpdate(tokenId: string) {
-    return this.read<Token>('tokens', tokenId);
+    const token = this.staged.tokens.get(tokenId) ?? this.storedToken(tokenId);
+    return token && copy(token);
   }
 
   async findWithdrawal(transactionId: string) {
-    return this.read<Withdrawal>('withdrawals', transactionId);
+    const staged = this.staged.withdrawals.get(transactionId);
+    if (staged) return copy(staged);
+    const row = this.tables.ledger.find(transactionId);
+    return row < 0 ? undefined : this.tables.ledger.read(row, (tokenRow) => this.tables.tokens[tokenRow].tokenId);
   }
 
   async saveToken(token: Token) {
-    this.stage('tokens', token.tokenId, token);
+    this.staged.tokens.set(token.tokenId, copy(token));
   }
 
   async recordWithdrawal(withdrawal: Withdrawal) {
-    if (this.read('withdrawals', withdrawal.transactionId)) {
+    if (await this.findWithdrawal(withdrawal.transactionId)) {
       throw new Error(`transaction_id ${withdrawal.transactionId} is already in the ledger`);
     }
-    this.stage('withdrawals', withdrawal.transactionId, withdrawal);
+    // As the database's foreign key: a ledger row belongs to a token the store holds.
+    if (!this.staged.tokens.has(withdrawal.tokenId) && !this.tables.tokenRows.has(withdrawal.tokenId)) {
+      throw new Error(`token ${withdrawal.tokenId} is not in the store`);
+    }
+    this.staged.withdrawals.set(withdrawal.transactionId, copy(withdrawal));
   }
 
   async bookingForUpdate(sourceId: string, bookingId: string) {
-    return this.read<Booking>('bookings', bookingKey(sourceId, bookingId));
+    const key = bookingKey(sourceId, bookingId);
+    const booking = this.staged.bookings.get(key) ?? this.tables.bookings.get(key);
+    return booking && copy(booking);
   }
 
   async findBookingChange(sourceId: string, key: string) {
-    return this.read<BookingChange>('bookingChanges', bookingKey(sourceId, key));
+    const changeKey = bookingKey(sourceId, key);
+    const change = this.staged.bookingChanges.get(changeKey) ?? this.tables.bookingChanges.get(changeKey);
+    return change && copy(change);
   }
 
   async saveBooking(booking: Booking) {
-    this.stage('bookings', bookingKey(booking.sourceId, booking.bookingId), booking);
+    this.staged.bookings.set(bookingKey(booking.sourceId, booking.bookingId), copy(booking));
   }
 
   async recordBookingChange(change: BookingChange) {
-    this.stage('bookingChanges', bookingKey(change.sourceId, change.key), change);
+    this.staged.bookingChanges.set(bookingKey(change.sourceId, change.key), copy(change));
   }
 
   /** Applies every staged write in one synchronous step, so no other unit sees half of them. */
   commit(): void {
-    for (const table of Object.keys(this.staged) as Array<keyof MemoryState>) {
-      for (const [key, value] of this.staged[table]) (this.state[table] as Map<string, unknown>).set(key, value);
+    const { tokens, tokenRows, ledger, bookings, bookingChanges } = this.tables;
+    // A stored token is updated in place: replacing it would leave a dead record in the old generation per write.
+    for (const token of this.staged.tokens.values()) {
+      const row = tokenRows.get(token.tokenId);
+      if (row === undefined) tokenRows.set(token.tokenId, tokens.push(token) - 1);
+      else Object.assign(tokens[row], token);
     }
-    for (const change of this.staged.bookingChanges.values()) this.forgetBookingKeysOlderThan(change.createdAt);
     for (const withdrawal of this.staged.withdrawals.values()) {
-      const recent = this.recentByToken.get(withdrawal.tokenId) ?? [];
-      recent.push(withdrawal.transactionId);
-      if (recent.length > RECENT_WITHDRAWALS_KEPT) recent.shift();
-      this.recentByToken.set(withdrawal.tokenId, recent);
+      ledger.append({ ...withdrawal, tokenRow: tokenRows.get(withdrawal.tokenId) as number });
     }
-  }
-
-  /** Age is measured on the clock that stamped the keys (the service's), not the store's. */
-  private forgetBookingKeysOlderThan(newest: Date): void {
-    forgetOlderThan(this.state.bookingChanges, newest.getTime() - this.bookingKeyRetentionMs, (change) => change.createdAt);
+    for (const [key, booking] of this.staged.bookings) bookings.set(key, booking);
+    for (const [key, change] of this.staged.bookingChanges) {
+      bookingChanges.set(key, change);
+      forgetOlderThan(bookingChanges, change.createdAt.getTime() - this.bookingKeyRetentionMs, (kept) => kept.createdAt);
+    }
   }
 }
 
@@ -126,16 +133,15 @@ export interface MemoryStoreOptions {
  * makes each operation atomic and makes concurrent duplicates apply once.
  */
 export class MemoryStore implements Store {
-  private readonly state: MemoryState = {
-    tokens: new Map(),
-    withdrawals: new Map(),
+  private readonly tables: MemoryTables = {
+    tokens: [],
+    tokenRows: new Map(),
+    ledger: new MemoryLedger(),
     bookings: new Map(),
     bookingChanges: new Map(),
   };
   private readonly accounts = new Map<string, Account>();
   private readonly webhookDeliveries = new Map<string, WebhookDelivery>();
-  /** Transaction ids of each token's latest withdrawals, oldest first. */
-  private readonly recentByToken = new Map<string, string[]>();
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   private readonly retentionMs: number;
@@ -155,19 +161,21 @@ export class MemoryStore implements Store {
 
   async findToken(tokenId: string) {
     this.assertOpen();
-    const token = this.state.tokens.get(tokenId);
-    return token && copy(token);
+    const row = this.tables.tokenRows.get(tokenId);
+    return row === undefined ? undefined : copy(this.tables.tokens[row]);
   }
 
   async recentWithdrawals(tokenId: string, limit: number) {
     this.assertOpen();
-    const ids = (this.recentByToken.get(tokenId) ?? []).slice(-limit).reverse();
-    return ids.map((id) => copy(this.state.withdrawals.get(id) as Withdrawal));
+    const { tokens, tokenRows, ledger } = this.tables;
+    const row = tokenRows.get(tokenId);
+    if (row === undefined) return [];
+    return ledger.latestRows(row, limit).map((ledgerRow) => ledger.read(ledgerRow, (tokenRow) => tokens[tokenRow].tokenId));
   }
 
   async findBooking(sourceId: string, bookingId: string) {
     this.assertOpen();
-    const booking = this.state.bookings.get(bookingKey(sourceId, bookingId));
+    const booking = this.tables.bookings.get(bookingKey(sourceId, bookingId));
     return booking && copy(booking);
   }
 
@@ -186,7 +194,7 @@ export class MemoryStore implements Store {
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     const run = this.queue.then(async () => {
       this.assertOpen();
-      const tx = new MemoryTransaction(this.state, this.recentByToken, this.retentionMs);
+      const tx = new MemoryTransaction(this.tables, this.retentionMs);
       const result = await work(tx);
       tx.commit();
       return result;
@@ -202,12 +210,13 @@ export class MemoryStore implements Store {
     }
     // The store takes the seed's records as they are (they are built for it by toSeedData): copying a
     // million tokens would double the memory at start.
+    const { tokens, tokenRows, bookings } = this.tables;
     for (const token of seed.tokens) {
-      if (!this.state.tokens.has(token.tokenId)) this.state.tokens.set(token.tokenId, token);
+      if (!tokenRows.has(token.tokenId)) tokenRows.set(token.tokenId, tokens.push(token) - 1);
     }
     for (const booking of seed.bookings) {
       const key = bookingKey(booking.sourceId, booking.bookingId);
-      if (!this.state.bookings.has(key)) this.state.bookings.set(key, booking);
+      if (!bookings.has(key)) bookings.set(key, booking);
     }
   }
 
