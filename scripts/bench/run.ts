@@ -281,7 +281,7 @@ async function postgres(directory: string) {
     spawnSync('pgbench', ['-i', '-q', '-s', '10', ...connection], { env: pgEnv, encoding: 'utf8' });
     const bench = spawnSync('pgbench', ['-N', '-n', '-c', '16', '-j', '2', '-T', String(SETTINGS.pgSeconds), ...connection], { env: pgEnv, encoding: 'utf8' });
     const tps = Number(/tps = ([\d.]+)/.exec(bench.stdout)?.[1] ?? 0);
-    const row = { connections: 16, withdrawalsPerSecond: result.rps, p99: result.p99, non200: result.non200, ledgerRows: ledger, pgbenchNTps: Math.round(tps), ratioToPgbench: round2(result.rps / Math.max(tps, 1)) };
+    const row = { connections: 16, withdrawalsPerSecond: result.rps, p99: result.p99, cpuUsPerRequest: result.cpuUsPerRequest, non200: result.non200, ledgerRows: ledger, pgbenchNTps: Math.round(tps), ratioToPgbench: round2(result.rps / Math.max(tps, 1)) };
     write(`  postgres ${JSON.stringify(row)}`);
     return row;
   } finally {

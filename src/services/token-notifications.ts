@@ -3,7 +3,7 @@ import { formatAmount } from '../money';
 import type { TokenStatus } from '../schemas/fields';
 import type { StatusChangeRequest } from '../schemas/status-change';
 import type { WithdrawRequest } from '../schemas/withdraw';
-import type { Account, Store, StoreTransaction, Token, Withdrawal } from '../store/store';
+import type { Account, Store, Token, Withdrawal } from '../store/store';
 import { authenticate } from './authenticate';
 
 export interface OperationOutcome {
@@ -15,9 +15,8 @@ function requireDestination(account: Account, destinationId: string): void {
   if (!account.destinations.has(destinationId)) throw new DestinationUnknownError();
 }
 
-/** Locks the token, which must be the caller's and at the named destination. */
-async function lockCallerToken(tx: StoreTransaction, account: Account, destinationId: string, tokenId: string): Promise<Token> {
-  const token = await tx.tokenForUpdate(tokenId);
+/** The locked token must exist, be the caller's and be at the named destination. */
+function requireCallerToken(token: Token | undefined, account: Account, destinationId: string): Token {
   if (!token || token.sourceId !== account.sourceId || token.destinationId !== destinationId) {
     throw new TokenMismatchError();
   }
@@ -33,7 +32,7 @@ export async function changeTokenStatus(store: Store, request: StatusChangeReque
   const account = await authenticate(store, request.source_id, request.share_public, 'publicKeyHash');
   requireDestination(account, request.destination_id);
   return store.transaction(async (tx) => {
-    const token = await lockCallerToken(tx, account, request.destination_id, request.token_id);
+    const token = requireCallerToken(await tx.tokenForUpdate(request.token_id), account, request.destination_id);
     const target = request.status;
     if (target === undefined || target === token.status) return { replayed: false };
     if (!canChangeStatus(token.status, target)) {
@@ -59,8 +58,8 @@ export async function withdraw(store: Store, request: WithdrawRequest, now: Date
   const account = await authenticate(store, request.source_id, request.share_public, 'publicKeyHash');
   requireDestination(account, request.destination_id);
   return store.transaction(async (tx) => {
-    const token = await lockCallerToken(tx, account, request.destination_id, request.token_id);
-    const recorded = await tx.findWithdrawal(request.transaction_id);
+    const [locked, recorded] = await tx.lockTokenAndFindWithdrawal(request.token_id, request.transaction_id);
+    const token = requireCallerToken(locked, account, request.destination_id);
     if (recorded) {
       if (sameWithdrawal(recorded, request)) return { replayed: true };
       throw new UnprocessableError('transaction_id was already used for a different withdrawal', 'key_reused');

@@ -68,6 +68,10 @@ class MemoryTransaction implements StoreTransaction {
     return row < 0 ? undefined : this.tables.ledger.read(row, (tokenRow) => this.tables.tokens[tokenRow].tokenId);
   }
 
+  async lockTokenAndFindWithdrawal(tokenId: string, transactionId: string): Promise<[Token | undefined, Withdrawal | undefined]> {
+    return [await this.tokenForUpdate(tokenId), await this.findWithdrawal(transactionId)];
+  }
+
   async saveToken(token: Token) {
     this.staged.tokens.set(token.tokenId, copy(token));
   }

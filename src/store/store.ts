@@ -75,6 +75,8 @@ export interface SeedData {
 export interface StoreTransaction {
   tokenForUpdate(tokenId: string): Promise<Token | undefined>;
   findWithdrawal(transactionId: string): Promise<Withdrawal | undefined>;
+  /** tokenForUpdate, then findWithdrawal once the lock is held: one step, so a store can save a round trip. */
+  lockTokenAndFindWithdrawal(tokenId: string, transactionId: string): Promise<[Token | undefined, Withdrawal | undefined]>;
   saveToken(token: Token): Promise<void>;
   recordWithdrawal(withdrawal: Withdrawal): Promise<void>;
   bookingForUpdate(sourceId: string, bookingId: string): Promise<Booking | undefined>;

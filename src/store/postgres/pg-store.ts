@@ -1,9 +1,10 @@
-import { Pool, type PoolClient } from 'pg';
+import { Pool, type PoolClient, type QueryResult } from 'pg';
 import type { Logger } from '../../logger';
 import { BOOKING_FIELDS, type BookingFields } from '../../schemas/booking';
 import type { TokenStatus } from '../../schemas/fields';
 import type { Account, Booking, BookingChange, SeedData, Store, StoreTransaction, Token, WebhookDelivery, Withdrawal } from '../store';
 import { isRetryable, toStoreError } from './errors';
+import { literal } from './literal';
 import { migrate } from './migrate';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -83,51 +84,124 @@ function toBooking(row: BookingRow): Booking {
   return { sourceId: row.source_id, bookingId: row.booking_id, fields: bookingFields(row.fields), updatedAt: row.updated_at };
 }
 
+/**
+ * The statements of units of work, prepared once per connection (PREPARE)
+ * and run with EXECUTE: the database then plans each only once, and EXECUTEs
+ * can still travel several to a round trip, which the driver's own prepared
+ * statements cannot.
+ */
+const UNIT_STATEMENTS = {
+  lock_token: ['text', 'SELECT token_id, source_id, destination_id, status, balance FROM tokens WHERE token_id = $1 FOR UPDATE'],
+  find_withdrawal: [
+    'text',
+    'SELECT transaction_id, source_id, destination_id, token_id, amount, token_balance, created_at FROM withdrawals WHERE transaction_id = $1',
+  ],
+  save_token: ['text, text, bigint', 'UPDATE tokens SET status = $2, balance = $3 WHERE token_id = $1'],
+  record_withdrawal: [
+    'text, text, text, text, bigint, bigint, timestamptz',
+    `INSERT INTO withdrawals (transaction_id, source_id, destination_id, token_id, amount, token_balance, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+  ],
+  lock_booking: ['text, text', 'SELECT source_id, booking_id, fields, updated_at FROM bookings WHERE source_id = $1 AND booking_id = $2 FOR UPDATE'],
+  find_booking_change: ['text, text', 'SELECT fingerprint, result, created_at FROM booking_changes WHERE source_id = $1 AND key = $2'],
+  save_booking: ['text, text, jsonb, timestamptz', 'UPDATE bookings SET fields = $3, updated_at = $4 WHERE source_id = $1 AND booking_id = $2'],
+  record_booking_change: [
+    'text, text, text, jsonb, timestamptz',
+    'INSERT INTO booking_changes (source_id, key, fingerprint, result, created_at) VALUES ($1, $2, $3, $4, $5)',
+  ],
+  forget_booking_changes: ['timestamptz', 'DELETE FROM booking_changes WHERE created_at < $1'],
+} as const;
+
+type UnitStatement = keyof typeof UNIT_STATEMENTS;
+
+const PREPARE_UNIT_STATEMENTS = Object.entries(UNIT_STATEMENTS)
+  .map(([name, [types, text]]) => `PREPARE ${name} (${types}) AS ${text}`)
+  .join(';\n');
+
+function execute(name: UnitStatement, values: readonly unknown[]): string {
+  return `EXECUTE ${name} (${values.map(literal).join(', ')})`;
+}
+
+/**
+ * One unit of work on one connection, in as few round trips as its reads
+ * allow: round trips, each a write to the socket and a wake-up of the
+ * database, were most of the receiver's CPU per withdrawal
+ * (docs/BENCHMARKS.md). BEGIN goes with the unit's first read; writes wait
+ * and go with the next read or with COMMIT. Statements sent together run one
+ * after the other in the same transaction, each seeing what the ones before
+ * it did, so a withdrawal is two round trips: BEGIN, lock the token, look up
+ * the transaction id; then update the token, record the row, COMMIT.
+ * Values travel as literals (see literal()); the statements are prepared.
+ */
 class PgTransaction implements StoreTransaction {
+  private begun = false;
+  private readonly pending: string[] = [];
+
   constructor(
     private readonly client: PoolClient,
     private readonly retentionMs: number,
   ) {}
 
+  /** Sends BEGIN (once), the waiting writes and these statements as one query; returns these statements' results. */
+  private async send(statements: string[]): Promise<QueryResult[]> {
+    const all = [...(this.begun ? [] : ['BEGIN']), ...this.pending.splice(0), ...statements];
+    this.begun = true;
+    const result = (await this.client.query(all.join(';\n'))) as QueryResult | QueryResult[];
+    const results = Array.isArray(result) ? result : [result];
+    return results.slice(results.length - statements.length);
+  }
+
+  private async readOne<Row>(name: UnitStatement, values: readonly unknown[]): Promise<Row | undefined> {
+    const [result] = await this.send([execute(name, values)]);
+    return result.rows[0] as Row | undefined;
+  }
+
+  private write(name: UnitStatement, values: readonly unknown[]): void {
+    this.pending.push(execute(name, values));
+  }
+
+  /** COMMIT with whatever writes are still waiting; nothing at all when the unit neither read nor wrote. */
+  async commit(): Promise<void> {
+    if (this.begun || this.pending.length > 0) await this.send(['COMMIT']);
+  }
+
+  /** True when the database holds a transaction for this unit that must be rolled back. */
+  get started(): boolean {
+    return this.begun;
+  }
+
   async tokenForUpdate(tokenId: string) {
-    const { rows } = await this.client.query<TokenRow>(
-      'SELECT token_id, source_id, destination_id, status, balance FROM tokens WHERE token_id = $1 FOR UPDATE',
-      [tokenId],
-    );
-    return rows[0] && toToken(rows[0]);
+    const row = await this.readOne<TokenRow>('lock_token', [tokenId]);
+    return row && toToken(row);
   }
 
   async findWithdrawal(transactionId: string) {
-    const { rows } = await this.client.query<WithdrawalRow>('SELECT * FROM withdrawals WHERE transaction_id = $1', [transactionId]);
-    return rows[0] && toWithdrawal(rows[0]);
+    const row = await this.readOne<WithdrawalRow>('find_withdrawal', [transactionId]);
+    return row && toWithdrawal(row);
+  }
+
+  async lockTokenAndFindWithdrawal(tokenId: string, transactionId: string): Promise<[Token | undefined, Withdrawal | undefined]> {
+    const [token, withdrawal] = await this.send([execute('lock_token', [tokenId]), execute('find_withdrawal', [transactionId])]);
+    const tokenRow = token.rows[0] as TokenRow | undefined;
+    const withdrawalRow = withdrawal.rows[0] as WithdrawalRow | undefined;
+    return [tokenRow && toToken(tokenRow), withdrawalRow && toWithdrawal(withdrawalRow)];
   }
 
   async saveToken(token: Token) {
-    await this.client.query('UPDATE tokens SET status = $2, balance = $3 WHERE token_id = $1', [token.tokenId, token.status, token.balance]);
+    this.write('save_token', [token.tokenId, token.status, token.balance]);
   }
 
   async recordWithdrawal(w: Withdrawal) {
-    await this.client.query(
-      `INSERT INTO withdrawals (transaction_id, source_id, destination_id, token_id, amount, token_balance, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [w.transactionId, w.sourceId, w.destinationId, w.tokenId, w.amount, w.tokenBalance, w.createdAt],
-    );
+    this.write('record_withdrawal', [w.transactionId, w.sourceId, w.destinationId, w.tokenId, w.amount, w.tokenBalance, w.createdAt]);
   }
 
   async bookingForUpdate(sourceId: string, bookingId: string) {
-    const { rows } = await this.client.query<BookingRow>(
-      'SELECT * FROM bookings WHERE source_id = $1 AND booking_id = $2 FOR UPDATE',
-      [sourceId, bookingId],
-    );
-    return rows[0] && toBooking(rows[0]);
+    const row = await this.readOne<BookingRow>('lock_booking', [sourceId, bookingId]);
+    return row && toBooking(row);
   }
 
   async findBookingChange(sourceId: string, key: string) {
-    const { rows } = await this.client.query<{ fingerprint: string; result: StoredBooking; created_at: Date }>(
-      'SELECT fingerprint, result, created_at FROM booking_changes WHERE source_id = $1 AND key = $2',
-      [sourceId, key],
-    );
-    const row = rows[0];
+    const row = await this.readOne<{ fingerprint: string; result: StoredBooking; created_at: Date }>('find_booking_change', [sourceId, key]);
     if (!row) return undefined;
     const result: Booking = {
       sourceId: row.result.sourceId,
@@ -139,12 +213,7 @@ class PgTransaction implements StoreTransaction {
   }
 
   async saveBooking(booking: Booking) {
-    await this.client.query('UPDATE bookings SET fields = $3, updated_at = $4 WHERE source_id = $1 AND booking_id = $2', [
-      booking.sourceId,
-      booking.bookingId,
-      booking.fields,
-      booking.updatedAt,
-    ]);
+    this.write('save_booking', [booking.sourceId, booking.bookingId, { ...booking.fields }, booking.updatedAt]);
   }
 
   /** Also forgets keys past their retention, measured on the clock that stamped them (the service's). */
@@ -155,13 +224,8 @@ class PgTransaction implements StoreTransaction {
       fields: change.result.fields,
       updatedAt: change.result.updatedAt.toISOString(),
     };
-    await this.client.query(
-      'INSERT INTO booking_changes (source_id, key, fingerprint, result, created_at) VALUES ($1, $2, $3, $4, $5)',
-      [change.sourceId, change.key, change.fingerprint, result, change.createdAt],
-    );
-    await this.client.query('DELETE FROM booking_changes WHERE created_at < $1', [
-      new Date(change.createdAt.getTime() - this.retentionMs),
-    ]);
+    this.write('record_booking_change', [change.sourceId, change.key, change.fingerprint, result, change.createdAt]);
+    this.write('forget_booking_changes', [new Date(change.createdAt.getTime() - this.retentionMs)]);
   }
 }
 
@@ -175,6 +239,8 @@ export class PgStore implements Store {
   private readonly pool: Pool;
   private readonly retentionMs: number;
   private readonly accounts = new Map<string, { account: Account; until: number }>();
+  /** Connections on which UNIT_STATEMENTS have been prepared. */
+  private readonly prepared = new WeakSet<PoolClient>();
 
   private constructor(options: PgStoreOptions) {
     this.retentionMs = options.retentionMs ?? DAY_MS;
@@ -268,10 +334,38 @@ export class PgStore implements Store {
   async transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.inTransaction((client) => work(new PgTransaction(client, this.retentionMs)));
+        return await this.unitOfWork(work);
       } catch (error) {
         if (!(isRetryable(error) && attempt < MAX_ATTEMPTS)) throw toStoreError(error);
       }
+    }
+  }
+
+  /** The work on one connection, then COMMIT; ROLLBACK when it throws. A connection that cannot roll back is discarded. */
+  private async unitOfWork<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    if (!this.prepared.has(client)) {
+      await client.query(PREPARE_UNIT_STATEMENTS).catch((error: unknown) => {
+        client.release(true);
+        throw error;
+      });
+      this.prepared.add(client);
+    }
+    const tx = new PgTransaction(client, this.retentionMs);
+    let broken = false;
+    try {
+      const result = await work(tx);
+      await tx.commit();
+      return result;
+    } catch (error) {
+      if (tx.started) {
+        await client.query('ROLLBACK').catch(() => {
+          broken = true;
+        });
+      }
+      throw error;
+    } finally {
+      client.release(broken);
     }
   }
 
