@@ -17,13 +17,31 @@ const REDACTED_PATHS = [
   'req.headers.cookie',
 ];
 
+let stampedAt = -1;
+let stamp = '';
+
+/**
+ * The current time in ISO 8601, made once per millisecond: toISOString on
+ * every log line and event was about 4% of a request's CPU, and at thousands
+ * of requests a second most lines share their millisecond.
+ */
+export function isoTimeNow(): string {
+  const now = Date.now();
+  if (now !== stampedAt) {
+    stampedAt = now;
+    stamp = new Date(now).toISOString();
+  }
+  return stamp;
+}
+
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
     {
       level,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       base: undefined,
-      timestamp: pino.stdTimeFunctions.isoTime,
+      // As pino.stdTimeFunctions.isoTime, from the per-millisecond stamp.
+      timestamp: () => `,"time":"${isoTimeNow()}"`,
     },
     destination,
   );

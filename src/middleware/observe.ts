@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventLog, OperationEvent } from '../event-log';
 import { requestIdOf, stateOf } from '../exchange';
+import { isoTimeNow } from '../logger';
 import type { Metrics, Operation, Outcome } from '../metrics';
 import { routePattern } from './request-logger';
 
@@ -40,7 +41,7 @@ export function observeRequests(metrics: Metrics, events: EventLog): (req: Incom
       const outcome = outcomeOf(res);
       if (COUNTED_OPERATIONS.has(name)) metrics.countOperation(name as Operation, outcome, outcome === 'rejected' ? reason : '');
       events.record({
-        time: new Date().toISOString(),
+        time: isoTimeNow(),
         request_id: requestIdOf(res),
         method,
         route,

@@ -1,12 +1,20 @@
 import type { Withdrawal } from './store';
 
-const TRANSACTION_ID_PATTERN = /^\d{20}$/;
+const DIGIT_0 = 48;
 const FIRST_CAPACITY = 1024;
 
 /** A transaction id's 20 digits as two exact numbers of 10 digits each; undefined for anything else. */
 function splitTransactionId(transactionId: string): [number, number] | undefined {
-  if (!TRANSACTION_ID_PATTERN.test(transactionId)) return undefined;
-  return [Number(transactionId.slice(0, 10)), Number(transactionId.slice(10))];
+  if (transactionId.length !== 20) return undefined;
+  let high = 0;
+  let low = 0;
+  for (let i = 0; i < 20; i += 1) {
+    const digit = transactionId.charCodeAt(i) - DIGIT_0;
+    if (digit < 0 || digit > 9) return undefined;
+    if (i < 10) high = high * 10 + digit;
+    else low = low * 10 + digit;
+  }
+  return [high, low];
 }
 
 function joinTransactionId(high: number, low: number): string {

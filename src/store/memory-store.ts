@@ -37,14 +37,17 @@ interface MemoryTables {
   bookingChanges: Map<string, BookingChange>;
 }
 
+interface StagedWrites {
+  tokens: Map<string, Token>;
+  withdrawals: Map<string, Withdrawal>;
+  bookings: Map<string, Booking>;
+  bookingChanges: Map<string, BookingChange>;
+}
+
 /** Reads through staged writes; nothing reaches the tables until commit. */
 class MemoryTransaction implements StoreTransaction {
-  private readonly staged = {
-    tokens: new Map<string, Token>(),
-    withdrawals: new Map<string, Withdrawal>(),
-    bookings: new Map<string, Booking>(),
-    bookingChanges: new Map<string, BookingChange>(),
-  };
+  /** Made on a unit's first write to each table: most units write to one or two. */
+  private readonly staged: Partial<StagedWrites> = {};
 
   constructor(
     private readonly tables: MemoryTables,
@@ -57,12 +60,12 @@ class MemoryTransaction implements StoreTransaction {
   }
 
   async tokenForUpdate(tokenId: string) {
-    const token = this.staged.tokens.get(tokenId) ?? this.storedToken(tokenId);
+    const token = this.staged.tokens?.get(tokenId) ?? this.storedToken(tokenId);
     return token && copy(token);
   }
 
   async findWithdrawal(transactionId: string) {
-    const staged = this.staged.withdrawals.get(transactionId);
+    const staged = this.staged.withdrawals?.get(transactionId);
     if (staged) return copy(staged);
     const row = this.tables.ledger.find(transactionId);
     return row < 0 ? undefined : this.tables.ledger.read(row, (tokenRow) => this.tables.tokens[tokenRow].tokenId);
@@ -73,7 +76,7 @@ class MemoryTransaction implements StoreTransaction {
   }
 
   async saveToken(token: Token) {
-    this.staged.tokens.set(token.tokenId, copy(token));
+    (this.staged.tokens ??= new Map()).set(token.tokenId, copy(token));
   }
 
   async recordWithdrawal(withdrawal: Withdrawal) {
@@ -81,46 +84,47 @@ class MemoryTransaction implements StoreTransaction {
       throw new Error(`transaction_id ${withdrawal.transactionId} is already in the ledger`);
     }
     // As the database's foreign key: a ledger row belongs to a token the store holds.
-    if (!this.staged.tokens.has(withdrawal.tokenId) && !this.tables.tokenRows.has(withdrawal.tokenId)) {
+    if (!this.staged.tokens?.has(withdrawal.tokenId) && !this.tables.tokenRows.has(withdrawal.tokenId)) {
       throw new Error(`token ${withdrawal.tokenId} is not in the store`);
     }
-    this.staged.withdrawals.set(withdrawal.transactionId, copy(withdrawal));
+    (this.staged.withdrawals ??= new Map()).set(withdrawal.transactionId, copy(withdrawal));
   }
 
   async bookingForUpdate(sourceId: string, bookingId: string) {
     const key = bookingKey(sourceId, bookingId);
-    const booking = this.staged.bookings.get(key) ?? this.tables.bookings.get(key);
+    const booking = this.staged.bookings?.get(key) ?? this.tables.bookings.get(key);
     return booking && copy(booking);
   }
 
   async findBookingChange(sourceId: string, key: string) {
     const changeKey = bookingKey(sourceId, key);
-    const change = this.staged.bookingChanges.get(changeKey) ?? this.tables.bookingChanges.get(changeKey);
+    const change = this.staged.bookingChanges?.get(changeKey) ?? this.tables.bookingChanges.get(changeKey);
     return change && copy(change);
   }
 
   async saveBooking(booking: Booking) {
-    this.staged.bookings.set(bookingKey(booking.sourceId, booking.bookingId), copy(booking));
+    (this.staged.bookings ??= new Map()).set(bookingKey(booking.sourceId, booking.bookingId), copy(booking));
   }
 
   async recordBookingChange(change: BookingChange) {
-    this.staged.bookingChanges.set(bookingKey(change.sourceId, change.key), copy(change));
+    (this.staged.bookingChanges ??= new Map()).set(bookingKey(change.sourceId, change.key), copy(change));
   }
 
   /** Applies every staged write in one synchronous step, so no other unit sees half of them. */
   commit(): void {
     const { tokens, tokenRows, ledger, bookings, bookingChanges } = this.tables;
     // A stored token is updated in place: replacing it would leave a dead record in the old generation per write.
-    for (const token of this.staged.tokens.values()) {
+    const { tokens: stagedTokens = [], withdrawals = [], bookings: stagedBookings = [], bookingChanges: changes = [] } = this.staged;
+    for (const [, token] of stagedTokens) {
       const row = tokenRows.get(token.tokenId);
       if (row === undefined) tokenRows.set(token.tokenId, tokens.push(token) - 1);
       else Object.assign(tokens[row], token);
     }
-    for (const withdrawal of this.staged.withdrawals.values()) {
+    for (const [, withdrawal] of withdrawals) {
       ledger.append({ ...withdrawal, tokenRow: tokenRows.get(withdrawal.tokenId) as number });
     }
-    for (const [key, booking] of this.staged.bookings) bookings.set(key, booking);
-    for (const [key, change] of this.staged.bookingChanges) {
+    for (const [key, booking] of stagedBookings) bookings.set(key, booking);
+    for (const [key, change] of changes) {
       bookingChanges.set(key, change);
       forgetOlderThan(bookingChanges, change.createdAt.getTime() - this.bookingKeyRetentionMs, (kept) => kept.createdAt);
     }
