@@ -15,8 +15,8 @@ import { BENCH_ACCOUNT, BOOKINGS, bookingIdOf, START_BALANCE_CENTS, tokenIdOf, w
 const ROOT = path.resolve(__dirname, '..', '..');
 const SMOKE = process.argv.includes('--smoke');
 const SETTINGS = SMOKE
-  ? { rounds: 1, warmupSeconds: 1, seconds: 1, tokens: 20_000, scaleTokens: [1_000, 5_000], appliedWithdrawals: 2_000, pgSeconds: 1, pgTokens: 2_000 }
-  : { rounds: 3, warmupSeconds: 2, seconds: 8, tokens: 300_000, scaleTokens: [1_000, 100_000, 1_000_000], appliedWithdrawals: 1_000_000, pgSeconds: 10, pgTokens: 50_000 };
+  ? { rounds: 1, warmupSeconds: 1, seconds: 1, tokens: 20_000, scaleTokens: [1_000, 5_000], appliedWithdrawals: 2_000, settleSeconds: 1, pgSeconds: 1, pgTokens: 2_000 }
+  : { rounds: 3, warmupSeconds: 2, seconds: 8, tokens: 300_000, scaleTokens: [1_000, 100_000, 1_000_000], appliedWithdrawals: 1_000_000, settleSeconds: 10, pgSeconds: 10, pgTokens: 50_000 };
 /**
  * For quick iterations while profiling: BENCH_ROUNDS, BENCH_SECONDS, BENCH_WORKLOADS=withdraw,status (empty: none),
  * BENCH_SKIP_SCALE=1, BENCH_SCALE_TOKENS=1000000.
@@ -221,11 +221,20 @@ async function compareServers(seedFile: string) {
 
 const round2 = (value: number) => Math.round(value * 100) / 100;
 
-/** The receiver's own count of accepted withdrawals, from its metrics. */
-async function appliedWithdrawals(port: number): Promise<number> {
+/** One sample of the receiver's metrics, by its name and labels as printed. */
+async function metricSample(port: number, series: string): Promise<number> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const sample = text.split('\n').find((line) => line.startsWith('receiver_withdrawals_total{outcome="accepted",reason=""}'));
+  const sample = text.split('\n').find((line) => line.startsWith(`${series} `));
   return Number(sample?.split(' ').pop() ?? 0);
+}
+
+/** The receiver's own count of accepted withdrawals. */
+const appliedWithdrawals = (port: number) => metricSample(port, 'receiver_withdrawals_total{outcome="accepted",reason=""}');
+
+/** Where the memory is: V8's heap (used, and held) and memory outside it (the ledger's typed arrays), in MB. */
+async function heapMb(port: number) {
+  const mb = async (series: string) => Math.round((await metricSample(port, series)) / 1024 / 1024);
+  return { heapUsedMb: await mb('nodejs_heap_size_used_bytes'), heapTotalMb: await mb('nodejs_heap_size_total_bytes'), externalMb: await mb('nodejs_external_memory_bytes') };
 }
 
 async function scale(directory: string) {
@@ -246,6 +255,10 @@ async function scale(directory: string) {
       if (remaining > 0) await load(server.port, request, { amount: remaining });
       row.appliedWithdrawals = await appliedWithdrawals(server.port);
       row.rssAfterWithdrawalsMb = memoryMb(server.child.pid as number, 'VmRSS');
+      Object.assign(row, await heapMb(server.port));
+      // And once the collector has had a few idle seconds, as a service between bursts would.
+      await new Promise((resolve) => setTimeout(resolve, SETTINGS.settleSeconds * 1000));
+      row.rssSettledMb = memoryMb(server.child.pid as number, 'VmRSS');
       row.peakRssMb = memoryMb(server.child.pid as number, 'VmHWM');
     }
     await stop(server);

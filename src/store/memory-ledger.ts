@@ -1,3 +1,4 @@
+import { grown, NameTable } from './memory-columns';
 import type { Withdrawal } from './store';
 
 const DIGIT_0 = 48;
@@ -24,12 +25,6 @@ function joinTransactionId(high: number, low: number): string {
 function hashOf(high: number, low: number): number {
   const mixed = Math.imul(low % 0x40000000 ^ Math.floor(low / 0x40000000), 0x9e3779b1) ^ Math.imul(high % 0x40000000 ^ Math.floor(high / 0x40000000), 0x85ebca6b);
   return (mixed ^ (mixed >>> 15)) >>> 0;
-}
-
-function grown<Column extends Float64Array | Int32Array>(column: Column, capacity: number): Column {
-  const next = new (column.constructor as new (length: number) => Column)(capacity);
-  next.set(column);
-  return next;
 }
 
 /** One ledger row as the memory store hands it in: the token by its row in the store's token table. */
@@ -61,9 +56,7 @@ export class MemoryLedger {
   private slots = new Int32Array(FIRST_CAPACITY * 2);
   /** Each token row's latest ledger row, or -1. */
   private latestOfToken = new Int32Array(FIRST_CAPACITY).fill(-1);
-  /** Sources and destinations are few: each row holds a number for them. */
-  private readonly names: string[] = [];
-  private readonly nameRefs = new Map<string, number>();
+  private readonly names = new NameTable();
 
   get size(): number {
     return this.rows;
@@ -92,8 +85,8 @@ export class MemoryLedger {
     this.idHigh[row] = high;
     this.idLow[row] = low;
     this.tokenRows[row] = entry.tokenRow;
-    this.sourceRefs[row] = this.nameRef(entry.sourceId);
-    this.destinationRefs[row] = this.nameRef(entry.destinationId);
+    this.sourceRefs[row] = this.names.refOf(entry.sourceId);
+    this.destinationRefs[row] = this.names.refOf(entry.destinationId);
     this.amounts[row] = entry.amount;
     this.tokenBalances[row] = entry.tokenBalance;
     this.createdAt[row] = entry.createdAt.getTime();
@@ -111,8 +104,8 @@ export class MemoryLedger {
   read(row: number, tokenIdOf: (tokenRow: number) => string): Withdrawal {
     return {
       transactionId: joinTransactionId(this.idHigh[row], this.idLow[row]),
-      sourceId: this.names[this.sourceRefs[row]],
-      destinationId: this.names[this.destinationRefs[row]],
+      sourceId: this.names.nameOf(this.sourceRefs[row]),
+      destinationId: this.names.nameOf(this.destinationRefs[row]),
       tokenId: tokenIdOf(this.tokenRows[row]),
       amount: this.amounts[row],
       tokenBalance: this.tokenBalances[row],
@@ -129,15 +122,6 @@ export class MemoryLedger {
       row = this.previousOfToken[row];
     }
     return found;
-  }
-
-  private nameRef(name: string): number {
-    let ref = this.nameRefs.get(name);
-    if (ref === undefined) {
-      ref = this.names.push(name) - 1;
-      this.nameRefs.set(name, ref);
-    }
-    return ref;
   }
 
   private index(row: number): void {

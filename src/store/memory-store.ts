@@ -1,5 +1,6 @@
 import { ServiceUnavailableError } from '../errors';
 import { MemoryLedger } from './memory-ledger';
+import { MemoryTokenTable } from './memory-tokens';
 import type { Account, Booking, BookingChange, SeedData, Store, StoreTransaction, Token, WebhookDelivery, Withdrawal } from './store';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -30,8 +31,7 @@ function bookingKey(sourceId: string, bookingId: string): string {
 
 /** The memory store's tables. Tokens sit in rows so that ledger rows can name them by number. */
 interface MemoryTables {
-  tokens: Token[];
-  tokenRows: Map<string, number>;
+  tokens: MemoryTokenTable;
   ledger: MemoryLedger;
   bookings: Map<string, Booking>;
   bookingChanges: Map<string, BookingChange>;
@@ -55,20 +55,20 @@ class MemoryTransaction implements StoreTransaction {
   ) {}
 
   private storedToken(tokenId: string): Token | undefined {
-    const row = this.tables.tokenRows.get(tokenId);
-    return row === undefined ? undefined : this.tables.tokens[row];
+    const row = this.tables.tokens.rowOf(tokenId);
+    return row === undefined ? undefined : this.tables.tokens.read(row);
   }
 
   async tokenForUpdate(tokenId: string) {
-    const token = this.staged.tokens?.get(tokenId) ?? this.storedToken(tokenId);
-    return token && copy(token);
+    const staged = this.staged.tokens?.get(tokenId);
+    return staged ? copy(staged) : this.storedToken(tokenId);
   }
 
   async findWithdrawal(transactionId: string) {
     const staged = this.staged.withdrawals?.get(transactionId);
     if (staged) return copy(staged);
     const row = this.tables.ledger.find(transactionId);
-    return row < 0 ? undefined : this.tables.ledger.read(row, (tokenRow) => this.tables.tokens[tokenRow].tokenId);
+    return row < 0 ? undefined : this.tables.ledger.read(row, (tokenRow) => this.tables.tokens.idOf(tokenRow));
   }
 
   async lockTokenAndFindWithdrawal(tokenId: string, transactionId: string): Promise<[Token | undefined, Withdrawal | undefined]> {
@@ -84,7 +84,7 @@ class MemoryTransaction implements StoreTransaction {
       throw new Error(`transaction_id ${withdrawal.transactionId} is already in the ledger`);
     }
     // As the database's foreign key: a ledger row belongs to a token the store holds.
-    if (!this.staged.tokens?.has(withdrawal.tokenId) && !this.tables.tokenRows.has(withdrawal.tokenId)) {
+    if (!this.staged.tokens?.has(withdrawal.tokenId) && this.tables.tokens.rowOf(withdrawal.tokenId) === undefined) {
       throw new Error(`token ${withdrawal.tokenId} is not in the store`);
     }
     (this.staged.withdrawals ??= new Map()).set(withdrawal.transactionId, copy(withdrawal));
@@ -112,16 +112,11 @@ class MemoryTransaction implements StoreTransaction {
 
   /** Applies every staged write in one synchronous step, so no other unit sees half of them. */
   commit(): void {
-    const { tokens, tokenRows, ledger, bookings, bookingChanges } = this.tables;
-    // A stored token is updated in place: replacing it would leave a dead record in the old generation per write.
+    const { tokens, ledger, bookings, bookingChanges } = this.tables;
     const { tokens: stagedTokens = [], withdrawals = [], bookings: stagedBookings = [], bookingChanges: changes = [] } = this.staged;
-    for (const [, token] of stagedTokens) {
-      const row = tokenRows.get(token.tokenId);
-      if (row === undefined) tokenRows.set(token.tokenId, tokens.push(token) - 1);
-      else Object.assign(tokens[row], token);
-    }
+    for (const [, token] of stagedTokens) tokens.put(token);
     for (const [, withdrawal] of withdrawals) {
-      ledger.append({ ...withdrawal, tokenRow: tokenRows.get(withdrawal.tokenId) as number });
+      ledger.append({ ...withdrawal, tokenRow: tokens.rowOf(withdrawal.tokenId) as number });
     }
     for (const [key, booking] of stagedBookings) bookings.set(key, booking);
     for (const [key, change] of changes) {
@@ -142,8 +137,7 @@ export interface MemoryStoreOptions {
  */
 export class MemoryStore implements Store {
   private readonly tables: MemoryTables = {
-    tokens: [],
-    tokenRows: new Map(),
+    tokens: new MemoryTokenTable(),
     ledger: new MemoryLedger(),
     bookings: new Map(),
     bookingChanges: new Map(),
@@ -169,16 +163,16 @@ export class MemoryStore implements Store {
 
   async findToken(tokenId: string) {
     this.assertOpen();
-    const row = this.tables.tokenRows.get(tokenId);
-    return row === undefined ? undefined : copy(this.tables.tokens[row]);
+    const row = this.tables.tokens.rowOf(tokenId);
+    return row === undefined ? undefined : this.tables.tokens.read(row);
   }
 
   async recentWithdrawals(tokenId: string, limit: number) {
     this.assertOpen();
-    const { tokens, tokenRows, ledger } = this.tables;
-    const row = tokenRows.get(tokenId);
+    const { tokens, ledger } = this.tables;
+    const row = tokens.rowOf(tokenId);
     if (row === undefined) return [];
-    return ledger.latestRows(row, limit).map((ledgerRow) => ledger.read(ledgerRow, (tokenRow) => tokens[tokenRow].tokenId));
+    return ledger.latestRows(row, limit).map((ledgerRow) => ledger.read(ledgerRow, (tokenRow) => tokens.idOf(tokenRow)));
   }
 
   async findBooking(sourceId: string, bookingId: string) {
@@ -216,11 +210,10 @@ export class MemoryStore implements Store {
     for (const account of seed.accounts) {
       if (!this.accounts.has(account.sourceId)) this.accounts.set(account.sourceId, account);
     }
-    // The store takes the seed's records as they are (they are built for it by toSeedData): copying a
-    // million tokens would double the memory at start.
-    const { tokens, tokenRows, bookings } = this.tables;
+    // Tokens go into the columns; bookings are kept as the seed's records (built for the store by toSeedData).
+    const { tokens, bookings } = this.tables;
     for (const token of seed.tokens) {
-      if (!tokenRows.has(token.tokenId)) tokenRows.set(token.tokenId, tokens.push(token) - 1);
+      if (tokens.rowOf(token.tokenId) === undefined) tokens.put(token);
     }
     for (const booking of seed.bookings) {
       const key = bookingKey(booking.sourceId, booking.bookingId);
