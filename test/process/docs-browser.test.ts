@@ -45,7 +45,8 @@ if (!existsSync(CHROMIUM)) {
 
     const withdraw = page.locator('#operations-Tokens-withdraw');
     await withdraw.locator('.opblock-summary').click();
-    await withdraw.locator('.opblock-body').waitFor();
+    // Swagger UI opens the block first and fills it in after: wait for the responses, which come last.
+    await withdraw.locator('.opblock-body .responses-table').first().waitFor();
     const body = await withdraw.locator('.opblock-body').innerText();
     expect(body).toContain('transaction_id');
     expect(body).toContain('422');
