@@ -19,7 +19,7 @@ const SETTINGS = SMOKE
   : { rounds: 3, warmupSeconds: 2, seconds: 8, tokens: 300_000, scaleTokens: [1_000, 100_000, 1_000_000], appliedWithdrawals: 1_000_000, settleSeconds: 10, pgSeconds: 10, pgTokens: 50_000 };
 /**
  * For quick iterations while profiling: BENCH_ROUNDS, BENCH_SECONDS, BENCH_WORKLOADS=withdraw,status (empty: none),
- * BENCH_SKIP_SCALE=1, BENCH_SCALE_TOKENS=1000000.
+ * BENCH_SKIP_SCALE=1, BENCH_SCALE_TOKENS=1000000; BENCH_LOG_LEVEL=warn to see what the per-request log line costs.
  */
 if (process.env.BENCH_ROUNDS) SETTINGS.rounds = Number(process.env.BENCH_ROUNDS);
 if (process.env.BENCH_SECONDS) SETTINGS.seconds = Number(process.env.BENCH_SECONDS);
@@ -118,7 +118,7 @@ async function startServer(name: ServerName, env: Record<string, string> = {}): 
   const child = spawn(process.execPath, [...profile, script], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'inherit'],
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', ...env },
   });
   await waitUntilServing(port, child);
   return { child, port, startMs: performance.now() - started };
