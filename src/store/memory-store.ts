@@ -1,6 +1,6 @@
 import { ServiceUnavailableError } from '../errors';
 import { MemoryLedger } from './memory-ledger';
-import { MemoryTokenTable } from './memory-tokens';
+import { MemoryTokenTable, statusCode } from './memory-tokens';
 import type { Account, Booking, BookingChange, SeedData, Store, StoreTransaction, Token, WebhookDelivery, Withdrawal } from './store';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -76,6 +76,8 @@ class MemoryTransaction implements StoreTransaction {
   }
 
   async saveToken(token: Token) {
+    // Checked here, so that commit cannot fail halfway through a unit's writes.
+    statusCode(token.status);
     (this.staged.tokens ??= new Map()).set(token.tokenId, copy(token));
   }
 

@@ -5,6 +5,13 @@ import type { Token } from './store';
 const FIRST_CAPACITY = 1024;
 const STATUS_CODES = new Map<TokenStatus, number>(TOKEN_STATUSES.map((status, code) => [status, code]));
 
+/** The column's code of a status; anything else is refused rather than stored as another status. */
+export function statusCode(status: TokenStatus): number {
+  const code = STATUS_CODES.get(status);
+  if (code === undefined) throw new Error(`token status ${status} is not one of ${TOKEN_STATUSES.join(', ')}`);
+  return code;
+}
+
 /**
  * The memory store's tokens, in columns: a million tokens as objects were
  * about 140 MB of V8 heap and a million objects for every full collection to
@@ -42,8 +49,7 @@ export class MemoryTokenTable {
 
   /** Writes the token into its row, adding a row for a token the table does not hold yet. */
   put(token: Token): void {
-    const status = STATUS_CODES.get(token.status);
-    if (status === undefined) throw new Error(`token status ${token.status} is not one of ${TOKEN_STATUSES.join(', ')}`);
+    const status = statusCode(token.status);
     let row = this.rowById.get(token.tokenId);
     if (row === undefined) {
       row = this.ids.push(token.tokenId) - 1;

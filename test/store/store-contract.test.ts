@@ -1,4 +1,5 @@
 import { MemoryStore } from '../../src/store/memory-store';
+import type { TokenStatus } from '../../src/schemas/fields';
 import type { Store, Withdrawal } from '../../src/store/store';
 import { storeKinds } from '../helpers/app';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
@@ -54,6 +55,18 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     ).rejects.toThrow('rolled back');
     expect(await balance()).toBe(100000);
     expect(await store.transaction((tx) => tx.findWithdrawal('00000000000000000002'))).toBeUndefined();
+  });
+
+  it('refuses a token status it cannot hold, and applies nothing of that unit', async () => {
+    await expect(
+      store.transaction(async (tx) => {
+        const token = await tx.tokenForUpdate(TOKENS.active.token_id);
+        await tx.recordWithdrawal(ledgerRow('00000000000000000004'));
+        await tx.saveToken({ ...token!, balance: 1, status: 'closed' as TokenStatus });
+      }),
+    ).rejects.toThrow();
+    expect(await store.findToken(TOKENS.active.token_id)).toMatchObject({ balance: 100000, status: 'active' });
+    expect(await store.transaction((tx) => tx.findWithdrawal('00000000000000000004'))).toBeUndefined();
   });
 
   it('refuses a second ledger row with the same transaction id', async () => {
