@@ -2,8 +2,8 @@ import { NotFoundError } from '../errors';
 import { BOOKING_FIELDS, bookingChangeSchema, bookingPathSchema } from '../schemas/booking';
 import { fieldProblems, validationError } from '../schemas/validate';
 import { modifyBooking } from '../services/booking-changes';
-import type { Booking, Store } from '../store/store';
-import type { OperationRoute } from './operations';
+import type { Booking } from '../store/store';
+import type { OperationRoute, OperationRouteDeps } from './operations';
 
 const SUPPORTED_VERSIONS: ReadonlySet<string> = new Set(['v1']);
 
@@ -15,13 +15,8 @@ export function bookingView(booking: Booking): Record<string, string> {
   return view;
 }
 
-export interface BookingRouteDeps {
-  store: Store;
-  now: () => Date;
-}
-
 /** Modify Booking: the version is checked on the path alone, before the body is read. */
-export function bookingRoutes({ store, now }: BookingRouteDeps): OperationRoute[] {
+export function bookingRoutes({ store, now }: OperationRouteDeps): OperationRoute[] {
   return [
     {
       path: '/:version/booking/:partnerid/:randomkey',

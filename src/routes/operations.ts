@@ -12,6 +12,12 @@ import { answer, replayWebhookDelivery, type Answer } from './respond';
 
 export type PathParams = Record<string, string>;
 
+/** What the operation routes' handlers need. */
+export interface OperationRouteDeps {
+  store: Store;
+  now: () => Date;
+}
+
 /**
  * One operation route. Operations are the traffic, so they are served here,
  * ahead of Express: its router and request set-up were most of what the

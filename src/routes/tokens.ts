@@ -3,16 +3,10 @@ import { tokenEventSchema } from '../schemas/token-event';
 import { parsePayload } from '../schemas/validate';
 import { withdrawSchema } from '../schemas/withdraw';
 import { changeTokenStatus, withdraw } from '../services/token-notifications';
-import type { Store } from '../store/store';
-import type { OperationRoute } from './operations';
-
-export interface TokenRouteDeps {
-  store: Store;
-  now: () => Date;
-}
+import type { OperationRoute, OperationRouteDeps } from './operations';
 
 /** Status Change, Withdraw (POST, and GET with a body as in the published samples) and the one-URL dispatcher. */
-export function tokenRoutes({ store, now }: TokenRouteDeps): OperationRoute[] {
+export function tokenRoutes({ store, now }: OperationRouteDeps): OperationRoute[] {
   const statusChange = (body: unknown) => changeTokenStatus(store, parsePayload(statusChangeSchema, body));
   const withdrawal = (body: unknown) => withdraw(store, parsePayload(withdrawSchema, body), now());
   return [

@@ -82,7 +82,7 @@ class MemoryTransaction implements StoreTransaction {
   }
 
   async recordWithdrawal(withdrawal: Withdrawal) {
-    if (await this.findWithdrawal(withdrawal.transactionId)) {
+    if (this.staged.withdrawals?.has(withdrawal.transactionId) || this.tables.ledger.find(withdrawal.transactionId) >= 0) {
       throw new Error(`transaction_id ${withdrawal.transactionId} is already in the ledger`);
     }
     // As the database's foreign key: a ledger row belongs to a token the store holds.

@@ -341,51 +341,60 @@ export class PgStore implements Store {
     }
   }
 
-  /** The work on one connection, then COMMIT; ROLLBACK when it throws. A connection that cannot roll back is discarded. */
-  private async unitOfWork<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    if (!this.prepared.has(client)) {
-      await client.query(PREPARE_UNIT_STATEMENTS).catch((error: unknown) => {
-        client.release(true);
-        throw error;
-      });
-      this.prepared.add(client);
-    }
-    const tx = new PgTransaction(client, this.retentionMs);
-    let broken = false;
-    try {
-      const result = await work(tx);
-      await tx.commit();
-      return result;
-    } catch (error) {
-      if (tx.started) {
-        await client.query('ROLLBACK').catch(() => {
-          broken = true;
-        });
-      }
-      throw error;
-    } finally {
-      client.release(broken);
-    }
-  }
-
-  /** BEGIN, the work, COMMIT; ROLLBACK when the work throws. A connection that cannot roll back is discarded. */
-  private async inTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * Runs work on a pooled connection. When the work throws, `recover` must make the connection fit for
+   * reuse (ROLLBACK, say); if it cannot, the connection is discarded rather than returned to the pool.
+   */
+  private async onConnection<T>(work: (client: PoolClient) => Promise<T>, recover: (client: PoolClient) => Promise<unknown>): Promise<T> {
     const client = await this.pool.connect();
     let broken = false;
     try {
-      await client.query('BEGIN');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
+      return await work(client);
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => {
+      await recover(client).catch(() => {
         broken = true;
       });
       throw error;
     } finally {
       client.release(broken);
     }
+  }
+
+  /**
+   * The work as one unit on one connection, then COMMIT; ROLLBACK when it throws. A connection whose
+   * statements could not be prepared is discarded: some of them may exist, and preparing again would fail.
+   */
+  private async unitOfWork<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    let tx: PgTransaction | undefined;
+    return this.onConnection(
+      async (client) => {
+        if (!this.prepared.has(client)) {
+          await client.query(PREPARE_UNIT_STATEMENTS);
+          this.prepared.add(client);
+        }
+        tx = new PgTransaction(client, this.retentionMs);
+        const result = await work(tx);
+        await tx.commit();
+        return result;
+      },
+      async (client) => {
+        if (!tx) throw new Error('statements not prepared');
+        if (tx.started) await client.query('ROLLBACK');
+      },
+    );
+  }
+
+  /** BEGIN, the work, COMMIT; ROLLBACK when the work throws. */
+  private inTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    return this.onConnection(
+      async (client) => {
+        await client.query('BEGIN');
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      },
+      (client) => client.query('ROLLBACK'),
+    );
   }
 
   /** Inserts what is missing, in batches, in one transaction; existing rows are left as operations made them. */
