@@ -1,10 +1,12 @@
 /** @type {import('jest').Config} */
-module.exports = {
+const shared = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/src', '<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
-  setupFilesAfterEnv: ['<rootDir>/test/helpers/after-each-file.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
+};
+
+/** One project per kind of test; `npm run test:fast` runs unit and api (on the memory store unless TEST_DATABASE_URL is set). */
+module.exports = {
+  projects: ['unit', 'api', 'store', 'process'].map((name) => ({ ...shared, displayName: name, testMatch: [`<rootDir>/test/${name}/**/*.test.ts`] })),
   collectCoverageFrom: ['src/**/*.ts'],
   coverageReporters: ['text-summary', 'json-summary'],
 };

@@ -1,27 +1,33 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import express from 'express';
+import express, { type Express } from 'express';
 import type { Config } from './config';
 import { EventLog } from './event-log';
-import { commonHeaders, startRequestState } from './exchange';
+import './locals';
 import type { Logger } from './logger';
 import { Metrics } from './metrics';
-import { errorHandler, methodNotAllowed, notFound } from './middleware/errors';
+import { errorHandler, notFound } from './middleware/errors';
+import { refuseWhileDraining, verifySignature } from './middleware/intake';
+import { jsonBody } from './middleware/json-body';
 import { observeRequests } from './middleware/observe';
-import { rateLimitPerCaller } from './middleware/rate-limit';
+import { limitPerAccount, limitPerAddress } from './middleware/rate-limit';
 import { requestLogger } from './middleware/request-logger';
+import { commonHeaders } from './middleware/send-json';
 import { adminRouter } from './routes/admin';
-import { bookingRoutes } from './routes/bookings';
 import { docsRouter } from './routes/docs';
+import { eventsRouter } from './routes/events';
 import { healthRouter } from './routes/health';
 import { metricsRouter } from './routes/metrics';
+import { modifyBookingRouter } from './routes/modify-booking';
+import type { OperationRouterDeps } from './routes/operation-deps';
 import { openApiRouter } from './routes/openapi';
-import { operationDispatcher } from './routes/operations';
-import { tokenRoutes } from './routes/tokens';
+import { replaySignedDelivery } from './routes/respond';
+import { statusChangeRouter } from './routes/status-change';
+import { withdrawRouter } from './routes/withdraw';
 import type { Store } from './store/store';
 import { createSignatureCheck } from './webhooks';
 
 export interface AppDeps {
-  config: Pick<Config, 'bodyLimitBytes' | 'rateLimitPerMinute'> & Partial<Pick<Config, 'adminToken' | 'eventLogSize' | 'webhook'>>;
+  config: Pick<Config, 'bodyLimitBytes' | 'rateLimitPerMinute'> &
+    Partial<Pick<Config, 'rateLimitPerAddressPerMinute' | 'adminToken' | 'eventLogSize' | 'webhook'>>;
   store: Store;
   logger: Logger;
   /** Default: a registry of the app's own, without process metrics. */
@@ -33,49 +39,48 @@ export interface AppDeps {
 
 const DEFAULT_EVENT_LOG_SIZE = 1000;
 
-/** A Node request listener: what server.ts hands to http.createServer and tests hand to supertest. */
-export type App = (req: IncomingMessage, res: ServerResponse) => void;
-
-/** Builds the receiver from its parts. It never listens: server.ts does, and tests use supertest. */
-export function createApp({
-  config,
-  store,
-  logger,
-  metrics = new Metrics(),
-  isShuttingDown = () => false,
-  now = () => new Date(),
-}: AppDeps): App {
+/**
+ * Builds the receiver from its parts and returns the Express app itself. It
+ * never listens: server.ts serves it through createHttpServer, and so do the tests.
+ */
+export function createApp({ config, store, logger, metrics = new Metrics(), isShuttingDown = () => false, now = () => new Date() }: AppDeps): Express {
   const events = new EventLog(config.eventLogSize ?? DEFAULT_EVENT_LOG_SIZE);
-  const logRequest = requestLogger(logger);
-  const observe = observeRequests(metrics, events);
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
 
-  const operations = [...tokenRoutes({ store, now }), ...bookingRoutes({ store, now })];
-  const serveOperation = operationDispatcher(operations, {
+  // Every request: one log line and its metrics when it finishes.
+  app.use(requestLogger(logger), observeRequests(metrics, events));
+
+  // The operations. Each router's chain is: operation name, intake, schema, authenticate, what follows it, the service.
+  const operations: OperationRouterDeps = {
     store,
-    bodyLimitBytes: config.bodyLimitBytes,
-    signature: config.webhook && createSignatureCheck(config.webhook.secrets, config.webhook.toleranceSeconds),
-    rateLimit: rateLimitPerCaller(config.rateLimitPerMinute),
-    isShuttingDown,
-  });
-
-  // Everything else goes through Express: health, metrics, documents, admin, and the operations' other methods.
-  const web = express();
-  web.disable('x-powered-by');
-  web.disable('etag');
-  web.use(commonHeaders);
-  for (const route of operations) web.all(route.path, methodNotAllowed(route.methods));
-  web.use(healthRouter(store, isShuttingDown));
-  web.use(metricsRouter(metrics));
-  web.use(openApiRouter());
-  web.use(docsRouter());
-  if (config.adminToken) web.use(adminRouter({ store, events, adminToken: config.adminToken }));
-  web.use(notFound);
-  web.use(errorHandler);
-
-  return (req, res) => {
-    startRequestState(res);
-    logRequest(req, res);
-    observe(req, res);
-    if (!serveOperation(req, res)) web(req, res);
+    now,
+    intake: [
+      refuseWhileDraining(isShuttingDown), // 503
+      ...limitPerAddress(config.rateLimitPerAddressPerMinute ?? 0), // 429
+      jsonBody(config.bodyLimitBytes), // 415, 413, 400
+      verifySignature(config.webhook && createSignatureCheck(config.webhook.secrets, config.webhook.toleranceSeconds)), // 401
+    ],
+    afterAuthentication: [
+      ...limitPerAccount(config.rateLimitPerMinute), // 429
+      replaySignedDelivery(store), // 200, Idempotent-Replayed
+    ],
   };
+  app.use(statusChangeRouter(operations)); // POST /v1/tokens/status-change
+  app.use(withdrawRouter(operations)); // GET, POST /v1/tokens/withdraw
+  app.use(eventsRouter(operations)); // POST /v1/events
+  app.use(modifyBookingRouter(operations)); // PATCH /:version/booking/:partnerid/:randomkey
+
+  // Health, metrics, documents and the admin API.
+  app.use(commonHeaders);
+  app.use(healthRouter(store, isShuttingDown));
+  app.use(metricsRouter(metrics));
+  app.use(openApiRouter());
+  app.use(docsRouter());
+  if (config.adminToken) app.use(adminRouter({ store, events, adminToken: config.adminToken }));
+
+  app.use(notFound);
+  app.use(errorHandler);
+  return app;
 }

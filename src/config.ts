@@ -32,6 +32,7 @@ const environmentSchema = z.object({
       return limit;
     }),
   RATE_LIMIT_PER_MINUTE: wholeNumber(0).default(6000),
+  RATE_LIMIT_PER_ADDRESS_PER_MINUTE: wholeNumber(0).default(600),
   SHUTDOWN_TIMEOUT_MS: wholeNumber(1).default(10000),
   DATABASE_URL: z
     .string()
@@ -65,8 +66,10 @@ export interface Config {
   /** Unset: the demo seed shipped in the repository. */
   seedFile: string | undefined;
   bodyLimitBytes: number;
-  /** Per source_id (else per client address); 0 turns the limit off. */
+  /** Requests per authenticated account; 0 turns the limit off. */
   rateLimitPerMinute: number;
+  /** Failed requests per client address, counted before the body is read; 0 turns the limit off. */
+  rateLimitPerAddressPerMinute: number;
   shutdownTimeoutMs: number;
   /** Unset: the memory store. */
   database: DatabaseConfig | undefined;
@@ -109,6 +112,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
     seedFile: settings.SEED_FILE,
     bodyLimitBytes: settings.BODY_LIMIT,
     rateLimitPerMinute: settings.RATE_LIMIT_PER_MINUTE,
+    rateLimitPerAddressPerMinute: settings.RATE_LIMIT_PER_ADDRESS_PER_MINUTE,
     shutdownTimeoutMs: settings.SHUTDOWN_TIMEOUT_MS,
     database: settings.DATABASE_URL
       ? {

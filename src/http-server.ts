@@ -1,13 +1,47 @@
-import { STATUS_CODES, type Server, type ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, STATUS_CODES, ServerResponse, type Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import type { Express } from 'express';
 import { envelope } from './errors';
 
 /** Slow clients must not hold connections forever; values sit below typical load-balancer idle timeouts. */
-const SERVER_TIME_LIMITS = {
+export interface ServerTimeLimits {
+  headersTimeout: number;
+  requestTimeout: number;
+  keepAliveTimeout: number;
+  /** How often Node checks the two limits above: a limit holds to within this. */
+  connectionsCheckingInterval: number;
+}
+
+export const SERVER_TIME_LIMITS: ServerTimeLimits = {
   headersTimeout: 10_000,
   requestTimeout: 30_000,
   keepAliveTimeout: 5_000,
-} as const;
+  connectionsCheckingInterval: 1_000,
+};
+
+/**
+ * Request and response classes whose prototypes are the app's own
+ * `app.request` and `app.response`. Express's `app.handle` sets those
+ * prototypes on every request (Object.setPrototypeOf), which was most of its
+ * per-request cost (expressjs/express#5998); objects made by these already
+ * have them, so the swap changes nothing. Node's http module calls its
+ * classes as plain functions, so these are too.
+ */
+function messageClasses(app: Express): { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse } {
+  function AppRequest(this: IncomingMessage, socket: Socket) {
+    IncomingMessage.call(this, socket);
+  }
+  AppRequest.prototype = app.request;
+  function AppResponse(this: ServerResponse, ...args: ConstructorParameters<typeof ServerResponse>) {
+    ServerResponse.call(this, ...args);
+  }
+  AppResponse.prototype = app.response;
+  return {
+    IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
+    ServerResponse: AppResponse as unknown as typeof ServerResponse,
+  };
+}
 
 /** What Node's HTTP parser reports, as the contract's envelope rather than Node's plain-text default. */
 function clientErrorStatus(code: string | undefined): { status: number; message: string } {
@@ -16,12 +50,8 @@ function clientErrorStatus(code: string | undefined): { status: number; message:
   return { status: 400, message: 'Malformed HTTP request' };
 }
 
-/**
- * Sets the time limits and answers requests that never reach Express
- * (unparseable bytes, headers too large, too slow) with a JSON envelope.
- */
-export function configureServer(server: Server): void {
-  Object.assign(server, SERVER_TIME_LIMITS);
+/** Answers requests that never reach Express (unparseable bytes, headers too large, too slow) with the JSON envelope. */
+function answerClientErrors(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
@@ -41,4 +71,17 @@ export function configureServer(server: Server): void {
         `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
     );
   });
+}
+
+/**
+ * The one way the app is served, by server.ts and by the tests alike: the
+ * Express app on its own prototypes, with the time limits and JSON answers
+ * for malformed HTTP. It does not listen.
+ */
+export function createHttpServer(app: Express, limits: Partial<ServerTimeLimits> = {}): Server {
+  const { connectionsCheckingInterval, ...timeouts } = { ...SERVER_TIME_LIMITS, ...limits };
+  const server = createServer({ ...messageClasses(app), connectionsCheckingInterval }, app);
+  Object.assign(server, timeouts);
+  answerClientErrors(server);
+  return server;
 }

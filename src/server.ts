@@ -1,8 +1,8 @@
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pino from 'pino';
 import { createApp } from './app';
 import { ConfigError, loadConfig, loadEnvFile, type DatabaseConfig } from './config';
-import { configureServer } from './http-server';
+import { createHttpServer } from './http-server';
 import { createLogger, type Logger } from './logger';
 import { Metrics } from './metrics';
 import { DEMO_SEED_FILE, readSeedFile, SeedFileError } from './seed';
@@ -30,7 +30,9 @@ async function openDatabase(database: DatabaseConfig, logger: Logger): Promise<P
 async function main(): Promise<void> {
   loadEnvFile();
   const config = loadConfig(process.env);
-  const logger = createLogger(config.logLevel);
+  // Asynchronous writes: lines that arrive while one write is in flight go out together with the next, so a busy
+  // service makes far fewer write calls (docs/BENCHMARKS.md). pino flushes what is left when the process exits.
+  const logger = createLogger(config.logLevel, pino.destination({ dest: 1, sync: false }));
   const seedFile = config.seedFile ?? DEMO_SEED_FILE;
   const seed = readSeedFile(seedFile);
   const store = config.database ? await openDatabase(config.database, logger) : new MemoryStore();
@@ -39,11 +41,10 @@ async function main(): Promise<void> {
   const drain = createDrain(store, logger, config.shutdownTimeoutMs);
   const metrics = new Metrics({ processMetrics: true });
   const app = createApp({ config, store, logger, metrics, isShuttingDown: drain.isShuttingDown });
-  const server = createServer(app).listen(config.port, config.host, () => {
+  const server = createHttpServer(app).listen(config.port, config.host, () => {
     const { port } = server.address() as AddressInfo;
     logger.info({ host: config.host, port, seedFile, store: config.database ? 'postgres' : 'memory' }, 'listening');
   });
-  configureServer(server);
   server.on('error', (error) => {
     logger.fatal({ err: error }, 'server error');
     process.exit(1);

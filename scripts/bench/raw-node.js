@@ -2,7 +2,7 @@
 const http = require('node:http');
 
 const ANSWER = JSON.stringify({ success: true, message: 'Success' });
-http
+const server = http
   .createServer((req, res) => {
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
@@ -12,4 +12,6 @@ http
       res.end(ANSWER);
     });
   })
-  .listen(Number(process.env.PORT), '127.0.0.1');
+  .listen(Number(process.env.PORT), '127.0.0.1', () => {
+    process.stdout.write(`${JSON.stringify({ msg: 'listening', port: server.address().port })}\n`);
+  });

@@ -1,11 +1,15 @@
 /**
- * npm run bench: the receiver against a bare Express 5 app and raw node:http,
+ * npm run bench: the receiver against bare Express 5 (as usually written, and
+ * on the receiver's server options) and raw node:http,
  * each server alone in its process and autocannon in this one, interleaved
  * over rounds; then the receiver at scale, and on PostgreSQL when
  * DATABASE_URL is set. `--smoke` runs a few seconds of it, to prove it works.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -18,7 +22,7 @@ const SETTINGS = SMOKE
   ? { rounds: 1, warmupSeconds: 1, seconds: 1, tokens: 20_000, scaleTokens: [1_000, 5_000], appliedWithdrawals: 2_000, settleSeconds: 1, pgSeconds: 1, pgTokens: 2_000 }
   : { rounds: 3, warmupSeconds: 2, seconds: 8, tokens: 300_000, scaleTokens: [1_000, 100_000, 1_000_000], appliedWithdrawals: 1_000_000, settleSeconds: 10, pgSeconds: 10, pgTokens: 50_000 };
 /**
- * For quick iterations while profiling: BENCH_ROUNDS, BENCH_SECONDS, BENCH_WORKLOADS=withdraw,status (empty: none),
+ * For quick iterations while profiling: BENCH_ROUNDS, BENCH_SECONDS, BENCH_WORKLOADS=withdraw,status (empty: none), BENCH_SERVERS=receiver,express,
  * BENCH_SKIP_SCALE=1, BENCH_SCALE_TOKENS=1000000; BENCH_LOG_LEVEL=warn to see what the per-request log line costs.
  */
 if (process.env.BENCH_ROUNDS) SETTINGS.rounds = Number(process.env.BENCH_ROUNDS);
@@ -27,7 +31,7 @@ if (process.env.BENCH_SCALE_TOKENS) SETTINGS.scaleTokens = process.env.BENCH_SCA
 const CONNECTIONS = 10;
 const CLOCK_TICK_US = 1_000_000 / 100;
 
-type ServerName = 'receiver' | 'express' | 'node';
+type ServerName = 'receiver' | 'express' | 'express-prototypes' | 'node';
 type WorkloadName = 'withdraw' | 'status' | 'booking';
 
 const write = (text: string) => process.stdout.write(`${text}\n`);
@@ -88,7 +92,16 @@ function workload(name: WorkloadName, tokens: number, runId: number): autocannon
 
 // ---------------------------------------------------------------- servers
 
-let nextPort = 41_000;
+const SCRIPTS: Record<ServerName, string> = {
+  receiver: 'dist/server.js',
+  express: 'scripts/bench/bare-express.js',
+  'express-prototypes': 'scripts/bench/bare-express-prototypes.js',
+  node: 'scripts/bench/raw-node.js',
+};
+
+/** Where each server's output goes: a file, so the harness spends nothing reading it, and a failed start can show it. */
+const serverLogDirectory = mkdtempSync(path.join(tmpdir(), 'receiver-bench-logs-'));
+let serversStarted = 0;
 
 interface Running {
   child: ChildProcess;
@@ -96,31 +109,54 @@ interface Running {
   startMs: number;
 }
 
-async function waitUntilServing(port: number, child: ChildProcess): Promise<void> {
+const lastLines = (file: string, count = 20) => (existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-count).join('\n') : '');
+
+/** A port the kernel just handed out and took back: for a receiver that will not log its port (BENCH_LOG_LEVEL above info). */
+async function provenFreePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+async function waitUntilServing(port: number, child: ChildProcess, logFile: string): Promise<number> {
   for (let attempt = 0; attempt < 1200; attempt += 1) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    try {
-      await fetch(`http://127.0.0.1:${port}/healthz`);
-      return;
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}; its last lines:\n${lastLines(logFile)}`);
+    if (await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false)) return port;
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  throw new Error('server did not start within 30 s');
+  throw new Error(`server did not start within 30 s; its last lines:\n${lastLines(logFile)}`);
+}
+
+/** Servers listen on port 0 and log {"msg":"listening","port":…}: no fixed port that a client socket could hold. */
+async function listeningPort(child: ChildProcess, logFile: string): Promise<number> {
+  for (let attempt = 0; attempt < 1200; attempt += 1) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}; its last lines:\n${lastLines(logFile)}`);
+    const line = readFileSync(logFile, 'utf8')
+      .split('\n')
+      .find((text) => text.includes('"msg":"listening"'));
+    if (line) return (JSON.parse(line) as { port: number }).port;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`server did not start within 30 s; its last lines:\n${lastLines(logFile)}`);
 }
 
 async function startServer(name: ServerName, env: Record<string, string> = {}): Promise<Running> {
-  const port = nextPort++;
-  const script = { receiver: 'dist/server.js', express: 'scripts/bench/bare-express.js', node: 'scripts/bench/raw-node.js' }[name];
+  const logFile = path.join(serverLogDirectory, `${(serversStarted += 1)}-${name}.log`);
+  const output = openSync(logFile, 'w');
   const started = performance.now();
   // BENCH_PROFILE=1: the receiver writes a CPU profile to bench-results/profile when it stops.
   const profile = process.env.BENCH_PROFILE && name === 'receiver' ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench-results', 'profile')}`] : [];
-  const child = spawn(process.execPath, [...profile, script], {
+  const quiet = name === 'receiver' && process.env.BENCH_LOG_LEVEL !== undefined && process.env.BENCH_LOG_LEVEL !== 'info';
+  const fixedPort = quiet ? await provenFreePort() : 0;
+  const child = spawn(process.execPath, [...profile, SCRIPTS[name]], {
     cwd: ROOT,
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', ...env },
+    stdio: ['ignore', output, output],
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', PORT: String(fixedPort), HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', ...env },
   });
-  await waitUntilServing(port, child);
+  closeSync(output);
+  const port = quiet ? await waitUntilServing(fixedPort, child, logFile) : await listeningPort(child, logFile);
   return { child, port, startMs: performance.now() - started };
 }
 
@@ -182,13 +218,13 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 // ---------------------------------------------------------------- the runs
 
 async function compareServers(seedFile: string) {
-  const servers: ServerName[] = ['receiver', 'express', 'node'];
+  const servers = (process.env.BENCH_SERVERS?.split(',') ?? ['receiver', 'express', 'express-prototypes', 'node']) as ServerName[];
   const workloads = (process.env.BENCH_WORKLOADS?.split(',').filter(Boolean) ?? ['withdraw', 'status', 'booking']) as WorkloadName[];
   const samples: Record<string, Measurement[]> = {};
   let runId = 1;
   for (let round = 0; round < SETTINGS.rounds; round += 1) {
     for (const name of workloads) {
-      // Interleaved: the order of the servers turns every round, so drift on a shared machine spreads over all three.
+      // Interleaved: the order of the servers turns every round, so drift on a shared machine spreads over all of them.
       const order = servers.map((_, i) => servers[(i + round) % servers.length]);
       for (const serverName of order) {
         const server = await startServer(serverName, serverName === 'receiver' ? { SEED_FILE: seedFile } : {});
@@ -213,7 +249,7 @@ async function compareServers(seedFile: string) {
     ) as Record<ServerName, Measurement>;
     for (const serverName of servers) {
       const m = medians[serverName];
-      summary[name][serverName] = { ...m, vsExpress: round2(m.rps / medians.express.rps), vsNode: round2(m.rps / medians.node.rps) };
+      summary[name][serverName] = { ...m, vsExpress: round2(m.rps / (medians.express?.rps ?? NaN)), vsNode: round2(m.rps / (medians.node?.rps ?? NaN)) };
     }
   }
   return summary;

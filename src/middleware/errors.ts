@@ -1,7 +1,6 @@
-import type { ServerResponse } from 'node:http';
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { MethodNotAllowedError, NotFoundError, toErrorResponse } from '../errors';
-import { sendJson, stateOf } from '../exchange';
+import { sendJson, sendNoContent } from './send-json';
 
 /** Any path no router claimed. */
 export const notFound: RequestHandler = () => {
@@ -12,19 +11,19 @@ export const notFound: RequestHandler = () => {
 export function methodNotAllowed(allowed: readonly string[]): RequestHandler {
   return (req, res) => {
     if (req.method === 'OPTIONS') {
-      res.set('Allow', allowed.join(', ')).status(204).end();
+      sendNoContent(res, { Allow: allowed.join(', ') });
       return;
     }
     throw new MethodNotAllowedError(allowed);
   };
 }
 
-/** The one place where errors become HTTP, on either path: the envelope, never HTML, never a stack. */
-export function sendError(res: ServerResponse, error: unknown): void {
+/** The one place where errors become HTTP: the envelope, never HTML, never a stack. */
+export function sendError(res: Response, error: unknown): void {
   const response = toErrorResponse(error);
   // pino-http logs res.err, with its stack, on the request's log line; the client sees only the envelope.
-  if (response.unexpected) (res as { err?: unknown }).err = error;
-  stateOf(res).errorReason = response.reason;
+  if (response.unexpected) res.err = error instanceof Error ? error : new Error(String(error));
+  res.locals.errorReason = response.reason;
   sendJson(res, response.status, JSON.stringify(response.body), response.headers);
 }
 

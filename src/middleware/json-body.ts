@@ -1,7 +1,7 @@
 import contentType from 'content-type';
 import type { IncomingMessage } from 'node:http';
+import type { RequestHandler } from 'express';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors';
-import type { SignatureCheck } from '../webhooks';
 
 function hasBody(headers: NodeJS.Dict<string | string[]>): boolean {
   const length = headers['content-length'];
@@ -18,10 +18,7 @@ function mediaType(req: IncomingMessage): { type: string; charset: string | unde
   }
 }
 
-/**
- * Reads the whole body, within the limit: a lean reader in place of Express's body parser, which was a
- * measurable part of the hot path (docs/BENCHMARKS.md). Bodies are identity-encoded UTF-8 JSON.
- */
+/** Reads the whole body, within the limit. Bodies are identity-encoded UTF-8 JSON. */
 function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const encoding = req.headers['content-encoding'];
@@ -30,7 +27,6 @@ function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
       return;
     }
     if (Number(req.headers['content-length']) > limitBytes) {
-      req.resume();
       reject(new PayloadTooLargeError());
       return;
     }
@@ -43,7 +39,6 @@ function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
         return;
       }
       req.off('data', onData);
-      req.resume();
       reject(new PayloadTooLargeError());
     };
     req.on('data', onData);
@@ -61,26 +56,30 @@ function parseJson(body: Buffer): unknown {
   }
 }
 
-export interface JsonBody {
-  body: unknown;
-  /** The webhook-id of a signed notification, once its signature has been verified. */
-  webhookId?: string;
-}
-
 /**
  * The body of every operation, in the contract's order: it must be present
- * (400), be JSON (415), fit the limit (413) and parse (400). With a signature
- * check, the raw bytes are verified (401) before they are parsed.
+ * (400), be JSON (415), fit the limit (413) and parse (400). A lean reader in
+ * place of express.json(), whose per-request work (type-is, raw-body,
+ * iconv) was a measurable part of the profile (docs/BENCHMARKS.md). The raw
+ * bytes stay on res.locals for the signature check.
  */
-export async function readJsonBody(req: IncomingMessage, limitBytes: number, signature?: SignatureCheck): Promise<JsonBody> {
-  if (!hasBody(req.headers)) throw new ValidationError('Request body is required: send a JSON object');
-  const media = mediaType(req);
-  if (media?.type !== 'application/json') throw new UnsupportedMediaTypeError('Content-Type must be application/json');
-  // Partners send UTF-8; nobody should rely on UTF-16 or UTF-32 being decoded.
-  if (media.charset !== undefined && media.charset !== 'utf-8') {
-    throw new UnsupportedMediaTypeError('Unsupported charset: send the body as UTF-8 JSON');
-  }
-  const raw = await readBody(req, limitBytes);
-  const webhookId = signature?.verify(raw, req.headers);
-  return { body: parseJson(raw), webhookId };
+export function jsonBody(limitBytes: number): RequestHandler {
+  return async (req, res, next) => {
+    if (!hasBody(req.headers)) throw new ValidationError('Request body is required: send a JSON object');
+    const media = mediaType(req);
+    if (media?.type !== 'application/json') throw new UnsupportedMediaTypeError('Content-Type must be application/json');
+    // Partners send UTF-8; nobody should rely on UTF-16 or UTF-32 being decoded.
+    if (media.charset !== undefined && media.charset !== 'utf-8') {
+      throw new UnsupportedMediaTypeError('Unsupported charset: send the body as UTF-8 JSON');
+    }
+    try {
+      res.locals.rawBody = await readBody(req, limitBytes);
+    } catch (error) {
+      // The rest of an oversized body is never read: one answer, then the connection closes.
+      if (error instanceof PayloadTooLargeError) res.setHeader('Connection', 'close');
+      throw error;
+    }
+    res.locals.body = parseJson(res.locals.rawBody);
+    next();
+  };
 }

@@ -1,6 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestHandler, Response } from 'express';
 import type { EventLog, OperationEvent } from '../event-log';
-import { requestIdOf, stateOf } from '../exchange';
 import { isoTimeNow } from '../logger';
 import type { Metrics, Operation, Outcome } from '../metrics';
 import { routePattern } from './request-logger';
@@ -19,19 +18,19 @@ function identifiers(body: unknown): Partial<OperationEvent> {
   return fields;
 }
 
-function outcomeOf(res: ServerResponse): Outcome {
+function outcomeOf(res: Response): Outcome {
   if (res.statusCode !== 200) return 'rejected';
-  return stateOf(res).replayed ? 'replayed' : 'accepted';
+  return res.locals.replayed ? 'replayed' : 'accepted';
 }
 
 /** When a response is finished: request metrics for every route, and for operations a count and an event. */
-export function observeRequests(metrics: Metrics, events: EventLog): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => {
+export function observeRequests(metrics: Metrics, events: EventLog): RequestHandler {
+  return (req, res, next) => {
     const started = process.hrtime.bigint();
     const method = String(req.method);
     res.on('finish', () => {
-      const state = stateOf(res);
-      const route = routePattern(req, res) ?? 'unmatched';
+      const state = res.locals;
+      const route = routePattern(req) ?? 'unmatched';
       metrics.observeRequest(method, route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
       const reason = state.errorReason;
       if (reason === 'store_unavailable') metrics.countStoreError('unavailable');
@@ -42,7 +41,7 @@ export function observeRequests(metrics: Metrics, events: EventLog): (req: Incom
       if (COUNTED_OPERATIONS.has(name)) metrics.countOperation(name as Operation, outcome, outcome === 'rejected' ? reason : '');
       events.record({
         time: isoTimeNow(),
-        request_id: requestIdOf(res),
+        request_id: String(req.id),
         method,
         route,
         operation: name,
@@ -52,5 +51,6 @@ export function observeRequests(metrics: Metrics, events: EventLog): (req: Incom
         ...(outcome === 'rejected' && reason ? { reason } : {}),
       });
     });
+    next();
   };
 }

@@ -1,35 +1,53 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Request, Response } from 'express';
-import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
+import type { RequestHandler } from 'express';
+import { rateLimit, type AugmentedRequest } from 'express-rate-limit';
 import { TooManyRequestsError } from '../errors';
-import { stateOf } from '../exchange';
+import { authenticatedAccount } from './authenticate';
+
+const WINDOW_MS = 60_000;
+
+const refuse: RequestHandler = (_req, _res, next) => next(new TooManyRequestsError());
 
 /**
- * The caller's account when the body names one, else its address: the
- * socket's peer, which is what Express's req.ip is with "trust proxy" off.
+ * Before the body is read: failed requests per client address (Express's
+ * req.ip, so "trust proxy" decides which address). Answers below 400 never
+ * count, so legitimate traffic behind one proxy is not throttled; an address
+ * over the limit is refused everything until its window passes. It says
+ * nothing of its count but Retry-After: it is not an account's budget.
  */
-function callerKey(req: IncomingMessage, res: ServerResponse): string {
-  const sourceId: unknown = (stateOf(res).body as { source_id?: unknown } | undefined)?.source_id;
-  if (typeof sourceId === 'string' && sourceId.length > 0) return `source:${sourceId}`;
-  return `address:${ipKeyGenerator(req.socket.remoteAddress ?? 'unknown')}`;
+export function limitPerAddress(perMinute: number): RequestHandler[] {
+  if (perMinute === 0) return [];
+  return [
+    rateLimit({
+      windowMs: WINDOW_MS,
+      limit: perMinute,
+      skipSuccessfulRequests: true,
+      standardHeaders: false,
+      legacyHeaders: false,
+      handler: (req, res, next) => {
+        // The library's own type for the request it has counted (requestPropertyName defaults to rateLimit).
+        const resetMs = (req as AugmentedRequest).rateLimit?.resetTime?.getTime() ?? Date.now() + WINDOW_MS;
+        res.setHeader('Retry-After', String(Math.max(1, Math.ceil((resetMs - Date.now()) / 1000))));
+        refuse(req, res, next);
+      },
+    }),
+  ];
 }
 
-export type RateLimit = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-
-/** Runs after the body is read, so it can key on source_id; 0 requests a minute turns it off (undefined). */
-export function rateLimitPerCaller(perMinute: number): RateLimit | undefined {
-  if (perMinute === 0) return undefined;
-  const limiter = rateLimit({
-    windowMs: 60_000,
-    limit: perMinute,
-    keyGenerator: (req, res) => callerKey(req, res),
-    standardHeaders: false,
-    legacyHeaders: true,
-    handler: (_req, _res, next) => next(new TooManyRequestsError()),
-  });
-  // express-rate-limit only reads headers and the socket here, and sets headers: a plain request will do.
-  return (req, res) =>
-    new Promise((resolve, reject) => {
-      void limiter(req as Request, res as Response, (error?: unknown) => (error === undefined ? resolve() : reject(error)));
-    });
+/**
+ * After authentication: requests per account. A request that failed
+ * authentication never reaches it, so nobody can spend another account's
+ * budget, and its RateLimit headers describe the caller's own.
+ */
+export function limitPerAccount(perMinute: number): RequestHandler[] {
+  if (perMinute === 0) return [];
+  return [
+    rateLimit({
+      windowMs: WINDOW_MS,
+      limit: perMinute,
+      keyGenerator: (_req, res) => `account:${authenticatedAccount(res).sourceId}`,
+      standardHeaders: 'draft-7',
+      legacyHeaders: false,
+      handler: refuse,
+    }),
+  ];
 }

@@ -1,21 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
+import type { Request, Response } from 'express';
 import { pinoHttp } from 'pino-http';
-import { stateOf } from '../exchange';
 import type { Logger } from '../logger';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** Honours a sane incoming X-Request-Id, otherwise makes one; every answer echoes it (exchange.ts). */
+/** Honours a sane incoming X-Request-Id, otherwise makes one; every answer echoes it (send-json.ts). */
 function requestId(req: IncomingMessage): string {
   const incoming = req.headers['x-request-id'];
   return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
 }
 
 /** The pattern of the route that answered (`/:version/booking/:partnerid/:randomkey`), once a route has matched. */
-export function routePattern(req: IncomingMessage, res: ServerResponse): string | undefined {
-  return ((req as Request).route as { path?: string } | undefined)?.path ?? stateOf(res).route;
+export function routePattern(req: Request): string | undefined {
+  return (req.route as { path?: string } | undefined)?.path;
 }
 
 /**
@@ -24,11 +23,11 @@ export function routePattern(req: IncomingMessage, res: ServerResponse): string 
  * child logger per request, and the serializers get the raw request instead of a full copy of it.
  */
 export function requestLogger(logger: Logger) {
-  const withRoute = (req: IncomingMessage, res: ServerResponse, fields: object) => {
-    const route = routePattern(req, res);
+  const withRoute = (req: Request, fields: object) => {
+    const route = routePattern(req);
     return route ? { ...fields, route } : fields;
   };
-  return pinoHttp({
+  return pinoHttp<Request, Response>({
     logger,
     genReqId: requestId,
     wrapSerializers: false,
@@ -36,11 +35,11 @@ export function requestLogger(logger: Logger) {
       if (error || res.statusCode >= 500) return 'error';
       return res.statusCode >= 400 ? 'warn' : 'info';
     },
-    customSuccessObject: (req, res, fields) => withRoute(req, res, fields),
-    customErrorObject: (req, res, _error, fields) => withRoute(req, res, fields),
+    customSuccessObject: (req, _res, fields) => withRoute(req, fields),
+    customErrorObject: (req, _res, _error, fields) => withRoute(req, fields),
     serializers: {
-      req: (req: IncomingMessage & { id: string }) => ({ id: req.id, method: req.method, url: req.url }),
-      res: (res: ServerResponse) => ({ statusCode: res.statusCode }),
+      req: (req: Request) => ({ id: req.id, method: req.method, url: req.url }),
+      res: (res: Response) => ({ statusCode: res.statusCode }),
     },
     customSuccessMessage: () => 'request completed',
     customErrorMessage: () => 'request failed',

@@ -9,7 +9,7 @@ import { text, tokenId } from '../schemas/fields';
 import { parsePayload } from '../schemas/validate';
 import { hashKey, keyMatches } from '../secrets';
 import type { Store } from '../store/store';
-import { bookingView } from './bookings';
+import { bookingView } from './booking-view';
 
 const RECENT_WITHDRAWALS = 10;
 

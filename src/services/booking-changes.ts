@@ -1,8 +1,7 @@
 import { ForbiddenError, NotFoundError, UnprocessableError } from '../errors';
 import { BOOKING_FIELDS, bookingRuleProblems, type BookingChangeRequest } from '../schemas/booking';
 import { validationError } from '../schemas/validate';
-import type { Booking, Store } from '../store/store';
-import { authenticate } from './authenticate';
+import type { Account, Booking, Store } from '../store/store';
 
 export interface BookingChangeOutcome {
   booking: Booking;
@@ -23,15 +22,15 @@ export async function modifyBooking(
   partnerId: string,
   key: string,
   request: BookingChangeRequest,
+  account: Account,
   now: Date,
 ): Promise<BookingChangeOutcome> {
-  await authenticate(store, request.source_id, request.share_secret, 'secretKeyHash');
-  if (partnerId !== request.source_id) throw new ForbiddenError('partnerid in the path does not match source_id');
+  if (partnerId !== account.sourceId) throw new ForbiddenError('partnerid in the path does not match source_id');
   return store.transaction(async (tx) => {
-    const booking = await tx.bookingForUpdate(request.source_id, request.booking_id);
+    const booking = await tx.bookingForUpdate(account.sourceId, request.booking_id);
     if (!booking) throw new NotFoundError('Booking not found', 'booking_not_found');
     const requestFingerprint = fingerprint(request);
-    const earlier = await tx.findBookingChange(request.source_id, key);
+    const earlier = await tx.findBookingChange(account.sourceId, key);
     if (earlier) {
       if (earlier.fingerprint === requestFingerprint) return { booking: earlier.result, replayed: true };
       throw new UnprocessableError('randomkey was already used for a different booking change', 'key_reused');
@@ -42,7 +41,7 @@ export async function modifyBooking(
     const changed = BOOKING_FIELDS.some((field) => fields[field] !== booking.fields[field]);
     const result: Booking = { ...booking, fields, updatedAt: changed ? now : booking.updatedAt };
     if (changed) await tx.saveBooking(result);
-    await tx.recordBookingChange({ sourceId: request.source_id, key, fingerprint: requestFingerprint, result, createdAt: now });
+    await tx.recordBookingChange({ sourceId: account.sourceId, key, fingerprint: requestFingerprint, result, createdAt: now });
     return { booking: result, replayed: false };
   });
 }

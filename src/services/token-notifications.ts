@@ -4,7 +4,6 @@ import type { TokenStatus } from '../schemas/fields';
 import type { StatusChangeRequest } from '../schemas/status-change';
 import type { WithdrawRequest } from '../schemas/withdraw';
 import type { Account, Store, Token, Withdrawal } from '../store/store';
-import { authenticate } from './authenticate';
 
 export interface OperationOutcome {
   /** True when the request repeated one already applied: nothing was applied again. */
@@ -28,8 +27,7 @@ function canChangeStatus(from: TokenStatus, to: TokenStatus): boolean {
   return from === to || from !== 'deleted';
 }
 
-export async function changeTokenStatus(store: Store, request: StatusChangeRequest): Promise<OperationOutcome> {
-  const account = await authenticate(store, request.source_id, request.share_public, 'publicKeyHash');
+export async function changeTokenStatus(store: Store, request: StatusChangeRequest, account: Account): Promise<OperationOutcome> {
   requireDestination(account, request.destination_id);
   return store.transaction(async (tx) => {
     const token = requireCallerToken(await tx.tokenForUpdate(request.token_id), account, request.destination_id);
@@ -54,8 +52,7 @@ function sameWithdrawal(recorded: Withdrawal, request: WithdrawRequest): boolean
   );
 }
 
-export async function withdraw(store: Store, request: WithdrawRequest, now: Date): Promise<OperationOutcome> {
-  const account = await authenticate(store, request.source_id, request.share_public, 'publicKeyHash');
+export async function withdraw(store: Store, request: WithdrawRequest, account: Account, now: Date): Promise<OperationOutcome> {
   requireDestination(account, request.destination_id);
   return store.transaction(async (tx) => {
     const [locked, recorded] = await tx.lockTokenAndFindWithdrawal(request.token_id, request.transaction_id);

@@ -4,12 +4,13 @@ import { ACME, BOOKING, OTHER } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
 import { bookingChange, bookingPath } from '../helpers/payloads';
 import { readBooking, readState } from '../helpers/state';
+import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 const { updated_at: seededUpdatedAt, ...seededRecord } = BOOKING;
 
 describeOnEveryStore('Modify Booking', (current) => {
 
-  const patch = (body: object, path = bookingPath()) => request(current().app).patch(path).send(body);
+  const patch = (body: object, path = bookingPath()) => request(current().server).patch(path).send(body);
 
   async function expectRejected(body: object, status: number, expectedBody: object, path = bookingPath()) {
     const key = path.split('/').pop() as string;
@@ -70,7 +71,7 @@ describeOnEveryStore('Modify Booking', (current) => {
     it('a repeated request replays the first response byte for byte, with Idempotent-Replayed', async () => {
       const body = bookingChange();
       const first = await patch(body);
-      const replay = await request(current().app).patch(bookingPath()).set('Content-Type', 'application/json').send(`  ${JSON.stringify({ unknown: 1, ...body })}  `);
+      const replay = await request(current().server).patch(bookingPath()).set('Content-Type', 'application/json').send(`  ${JSON.stringify({ unknown: 1, ...body })}  `);
       expect(replay.status).toBe(200);
       expect(replay.text).toBe(first.text);
       expect(replay.headers['idempotent-replayed']).toBe('true');
@@ -238,7 +239,7 @@ describeOnEveryStore('Modify Booking', (current) => {
 
   describe('order of checks', () => {
     it('version (404) before content type (415)', async () => {
-      const response = await request(current().app).patch(bookingPath('key-00000001', 'ACME', 'v9')).set('Content-Type', 'text/plain').send('x');
+      const response = await request(current().server).patch(bookingPath('key-00000001', 'ACME', 'v9')).set('Content-Type', 'text/plain').send('x');
       expect(response.status).toBe(404);
     });
     it('schema (400) before secret (401)', async () => {
@@ -260,3 +261,5 @@ describeOnEveryStore('Modify Booking', (current) => {
     });
   });
 });
+
+checkCapturedTraffic();

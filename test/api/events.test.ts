@@ -4,10 +4,11 @@ import { TOKENS } from '../helpers/fixtures';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
 import { statusChange, withdrawal } from '../helpers/payloads';
 import { readState, readToken } from '../helpers/state';
+import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 describeOnEveryStore('POST /v1/events', (current) => {
 
-  const post = (body: object) => request(current().app).post('/v1/events').send(body);
+  const post = (body: object) => request(current().server).post('/v1/events').send(body);
 
   it('dispatches token.status_changed to Status Change', async () => {
     const response = await post(statusChange());
@@ -18,7 +19,7 @@ describeOnEveryStore('POST /v1/events', (current) => {
   it('dispatches token.withdrawn_created to Withdraw, with the same idempotency', async () => {
     const body = withdrawal();
     await post(body).expect(200);
-    const replay = await request(current().app).post('/v1/tokens/withdraw').send(body);
+    const replay = await request(current().server).post('/v1/tokens/withdraw').send(body);
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect((await readToken(current().store, TOKENS.active.token_id))?.balance).toBe(90000);
   });
@@ -45,3 +46,5 @@ describeOnEveryStore('POST /v1/events', (current) => {
     expect(await readState(current().store)).toEqual(before);
   });
 });
+
+checkCapturedTraffic();

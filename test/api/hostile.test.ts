@@ -3,6 +3,7 @@ import request from 'supertest';
 import { describeOnEveryStore, type TestApp } from '../helpers/app';
 import { bookingChange, bookingPath, statusChange, withdrawal } from '../helpers/payloads';
 import { readState } from '../helpers/state';
+import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 jest.setTimeout(120_000);
 
@@ -15,11 +16,11 @@ interface Route {
 }
 
 const ROUTES: Route[] = [
-  { name: 'POST /v1/tokens/status-change', send: (t) => request(t.app).post('/v1/tokens/status-change'), valid: () => statusChange() },
-  { name: 'POST /v1/tokens/withdraw', send: (t) => request(t.app).post('/v1/tokens/withdraw'), valid: () => withdrawal() },
-  { name: 'GET /v1/tokens/withdraw', send: (t) => request(t.app).get('/v1/tokens/withdraw'), valid: () => withdrawal() },
-  { name: 'POST /v1/events', send: (t) => request(t.app).post('/v1/events'), valid: () => withdrawal() },
-  { name: 'PATCH /v1/booking/…', send: (t) => request(t.app).patch(bookingPath(`key-${Math.random().toString(36).slice(2, 12)}`)), valid: () => bookingChange() },
+  { name: 'POST /v1/tokens/status-change', send: (t) => request(t.server).post('/v1/tokens/status-change'), valid: () => statusChange() },
+  { name: 'POST /v1/tokens/withdraw', send: (t) => request(t.server).post('/v1/tokens/withdraw'), valid: () => withdrawal() },
+  { name: 'GET /v1/tokens/withdraw', send: (t) => request(t.server).get('/v1/tokens/withdraw'), valid: () => withdrawal() },
+  { name: 'POST /v1/events', send: (t) => request(t.server).post('/v1/events'), valid: () => withdrawal() },
+  { name: 'PATCH /v1/booking/…', send: (t) => request(t.server).patch(bookingPath(`key-${Math.random().toString(36).slice(2, 12)}`)), valid: () => bookingChange() },
 ];
 
 let generatedCases = 0;
@@ -124,7 +125,7 @@ describeOnEveryStore(
       await fc.assert(fc.asyncProperty(segment, segment, async (a, b) => {
         for (const path of [`/admin/tokens/${encodeURIComponent(a)}`, `/admin/bookings/${encodeURIComponent(a)}/${encodeURIComponent(b)}`, `/admin/events?source_id=${encodeURIComponent(a)}&token_id=${encodeURIComponent(b)}&limit=${encodeURIComponent(b)}`]) {
           generatedCases += 1;
-          const response = await request(current().app).get(path).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+          const response = await request(current().server).get(path).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
           if (response.status !== 200) expectClearAnswer(response);
         }
       }), { numRuns: 30 });
@@ -132,10 +133,12 @@ describeOnEveryStore(
 
     it('raw %00 and malformed escapes in the path answer 4xx', async () => {
       for (const path of ['/v1/booking/AC%00ME/key-00000001', '/v1/booking/ACME/key-%ZZ', '/%E0%A4%A', `/v1/tokens/withdraw%00`]) {
-        await probe(current(), () => request(current().app).patch(path).send(bookingChange()));
+        await probe(current(), () => request(current().server).patch(path).send(bookingChange()));
       }
     });
 
   },
   { config: { adminToken: ADMIN_TOKEN } },
 );
+
+checkCapturedTraffic();

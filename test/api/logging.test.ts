@@ -5,6 +5,7 @@ import { buildTestApp, type TestApp } from '../helpers/app';
 import { FailingStore } from '../helpers/failing-store';
 import { ACME, fixtureSeed, OTHER } from '../helpers/fixtures';
 import { bookingChange, bookingPath, statusChange, withdrawal } from '../helpers/payloads';
+import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 function captureLogs() {
   const lines: string[] = [];
@@ -28,7 +29,7 @@ describe('request logs', () => {
   });
 
   it('writes one JSON line per request with request id, method, route, status and duration', async () => {
-    const response = await request(t.app).post('/v1/tokens/withdraw').set('X-Request-Id', 'req-123').send(withdrawal());
+    const response = await request(t.server).post('/v1/tokens/withdraw').set('X-Request-Id', 'req-123').send(withdrawal());
     expect(response.status).toBe(200);
     expect(logs.entries()).toEqual([
       {
@@ -44,7 +45,7 @@ describe('request logs', () => {
   });
 
   it('logs client errors at warn and names the route pattern, not the key, for bookings', async () => {
-    await request(t.app).patch(bookingPath('key-00000001', 'OTHER')).send(bookingChange());
+    await request(t.server).patch(bookingPath('key-00000001', 'OTHER')).send(bookingChange());
     const [entry] = logs.entries();
     expect(entry).toMatchObject({ level: 40, route: '/:version/booking/:partnerid/:randomkey', res: { statusCode: 403 } });
   });
@@ -54,7 +55,7 @@ describe('request logs', () => {
     await store.loadSeed(fixtureSeed());
     store.failure = new Error('store exploded');
     const crashing = await buildTestApp(undefined, { store, logger: logs.logger });
-    const response = await request(crashing.app).post('/v1/tokens/withdraw').send(withdrawal());
+    const response = await request(crashing.server).post('/v1/tokens/withdraw').send(withdrawal());
     expect(response.text).not.toContain('store exploded');
     const [entry] = logs.entries();
     expect(entry).toMatchObject({ level: 50, res: { statusCode: 500 }, err: { message: 'store exploded' } });
@@ -63,15 +64,15 @@ describe('request logs', () => {
 
   it('never writes a key or secret, whatever the requests and their outcomes', async () => {
     const requests = [
-      () => request(t.app).post('/v1/tokens/withdraw').send(withdrawal()),
-      () => request(t.app).post('/v1/tokens/withdraw').send(withdrawal({ share_public: OTHER.share_public })),
-      () => request(t.app).get('/v1/tokens/withdraw').send(withdrawal({ withdrawn_amount: 'bad' })),
-      () => request(t.app).post('/v1/tokens/status-change').send(statusChange()),
-      () => request(t.app).post('/v1/events').send(statusChange({ read_event: 'nope' })),
-      () => request(t.app).patch(bookingPath()).send(bookingChange()),
-      () => request(t.app).patch(bookingPath()).send(bookingChange({ share_secret: OTHER.share_secret })),
-      () => request(t.app).patch(bookingPath()).set('Content-Type', 'application/json').send(`{"share_secret":"${ACME.share_secret}",`),
-      () => request(t.app).post('/v1/tokens/withdraw').set('Authorization', `Bearer ${ACME.share_secret}`).send(withdrawal()),
+      () => request(t.server).post('/v1/tokens/withdraw').send(withdrawal()),
+      () => request(t.server).post('/v1/tokens/withdraw').send(withdrawal({ share_public: OTHER.share_public })),
+      () => request(t.server).get('/v1/tokens/withdraw').send(withdrawal({ withdrawn_amount: 'bad' })),
+      () => request(t.server).post('/v1/tokens/status-change').send(statusChange()),
+      () => request(t.server).post('/v1/events').send(statusChange({ read_event: 'nope' })),
+      () => request(t.server).patch(bookingPath()).send(bookingChange()),
+      () => request(t.server).patch(bookingPath()).send(bookingChange({ share_secret: OTHER.share_secret })),
+      () => request(t.server).patch(bookingPath()).set('Content-Type', 'application/json').send(`{"share_secret":"${ACME.share_secret}",`),
+      () => request(t.server).post('/v1/tokens/withdraw').set('Authorization', `Bearer ${ACME.share_secret}`).send(withdrawal()),
     ];
     const bodies: string[] = [];
     for (const send of requests) bodies.push((await send()).text);
@@ -86,3 +87,5 @@ describe('request logs', () => {
     expect(logs.lines.join('\n')).not.toMatch(/pk_test|sk_test/);
   });
 });
+
+checkCapturedTraffic();

@@ -6,6 +6,7 @@ import { FailingStore } from '../helpers/failing-store';
 import { ACME, fixtureSeed, OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
 import { bookingChange, bookingPath, statusChange, withdrawal } from '../helpers/payloads';
+import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 const ADMIN_TOKEN = 'admin-test-token-0123456789';
 const bearer = { Authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -21,16 +22,16 @@ describe('GET /metrics', () => {
   it('counts requests by route and status, latency, and operations by outcome and reason', async () => {
     const t = await buildTestApp();
     const body = withdrawal();
-    await request(t.app).post('/v1/tokens/withdraw').send(body).expect(200);
-    await request(t.app).post('/v1/tokens/withdraw').send(body).expect(200);
-    await request(t.app).post('/v1/tokens/withdraw').send(withdrawal({ token_id: TOKENS.freezed.token_id, withdrawn_amount: '1.00', token_balance: '49.00' })).expect(409);
-    await request(t.app).post('/v1/events').send(withdrawal({ withdrawn_amount: '5000.00', token_balance: '0.00' })).expect(422);
-    await request(t.app).post('/v1/tokens/status-change').send(statusChange()).expect(200);
-    await request(t.app).patch(bookingPath()).send(bookingChange()).expect(200);
-    await request(t.app).patch(bookingPath()).send(bookingChange({ booking_id: 'nope' })).expect(404);
-    await request(t.app).get('/nowhere').expect(404);
+    await request(t.server).post('/v1/tokens/withdraw').send(body).expect(200);
+    await request(t.server).post('/v1/tokens/withdraw').send(body).expect(200);
+    await request(t.server).post('/v1/tokens/withdraw').send(withdrawal({ token_id: TOKENS.freezed.token_id, withdrawn_amount: '1.00', token_balance: '49.00' })).expect(409);
+    await request(t.server).post('/v1/events').send(withdrawal({ withdrawn_amount: '5000.00', token_balance: '0.00' })).expect(422);
+    await request(t.server).post('/v1/tokens/status-change').send(statusChange()).expect(200);
+    await request(t.server).patch(bookingPath()).send(bookingChange()).expect(200);
+    await request(t.server).patch(bookingPath()).send(bookingChange({ booking_id: 'nope' })).expect(404);
+    await request(t.server).get('/nowhere').expect(404);
 
-    const response = await request(t.app).get('/metrics');
+    const response = await request(t.server).get('/metrics');
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = response.text;
@@ -51,10 +52,10 @@ describe('GET /metrics', () => {
     await store.loadSeed(fixtureSeed());
     const t = await buildTestApp(undefined, { store });
     store.failure = new ServiceUnavailableError();
-    await request(t.app).post('/v1/tokens/withdraw').send(withdrawal()).expect(503);
+    await request(t.server).post('/v1/tokens/withdraw').send(withdrawal()).expect(503);
     store.failure = new StoreTimeoutError();
-    await request(t.app).post('/v1/tokens/withdraw').send(withdrawal()).expect(504);
-    const text = (await request(t.app).get('/metrics')).text;
+    await request(t.server).post('/v1/tokens/withdraw').send(withdrawal()).expect(504);
+    const text = (await request(t.server).get('/metrics')).text;
     expect(sample(text, 'receiver_store_errors_total', 'kind="unavailable"')).toBe(1);
     expect(sample(text, 'receiver_store_errors_total', 'kind="timeout"')).toBe(1);
     expect(sample(text, 'receiver_withdrawals_total', 'outcome="rejected",reason="store_timeout"')).toBe(1);
@@ -62,8 +63,8 @@ describe('GET /metrics', () => {
 
   it('includes the process metrics when asked, and is never rate limited', async () => {
     const t = await buildTestApp(undefined, { metrics: new Metrics({ processMetrics: true }), config: { rateLimitPerMinute: 1 } });
-    for (let i = 0; i < 5; i += 1) await request(t.app).get('/metrics').expect(200);
-    const text = (await request(t.app).get('/metrics')).text;
+    for (let i = 0; i < 5; i += 1) await request(t.server).get('/metrics').expect(200);
+    const text = (await request(t.server).get('/metrics')).text;
     expect(text).toContain('process_cpu_user_seconds_total');
     expect(text).toContain('nodejs_eventloop_lag_seconds');
   });
@@ -72,7 +73,7 @@ describe('GET /metrics', () => {
 describe('admin routes without ADMIN_TOKEN', () => {
   it('do not exist', async () => {
     const t = await buildTestApp();
-    const response = await request(t.app).get(`/admin/tokens/${TOKENS.active.token_id}`).set(bearer);
+    const response = await request(t.server).get(`/admin/tokens/${TOKENS.active.token_id}`).set(bearer);
     expect({ status: response.status, body: response.body }).toEqual({ status: 404, body: errorBody(404, 'Not Found') });
   });
 });
@@ -85,7 +86,7 @@ describeOnEveryStore(
       ['a wrong token', { Authorization: 'Bearer wrong-token-0000000000' }],
       ['another scheme', { Authorization: `Basic ${ADMIN_TOKEN}` }],
     ])('answers 401 with WWW-Authenticate for %s', async (_what, headers) => {
-      const response = await request(current().app).get('/admin/events').set(headers);
+      const response = await request(current().server).get('/admin/events').set(headers);
       expect({ status: response.status, body: response.body, challenge: response.headers['www-authenticate'] }).toEqual({
         status: 401,
         body: errorBody(401, 'Unauthorized'),
@@ -96,9 +97,9 @@ describeOnEveryStore(
     it('shows a token with its status, balance and latest withdrawals, newest first', async () => {
       const first = withdrawal({ withdrawn_amount: '100.00', token_balance: '900.00' });
       const second = withdrawal({ withdrawn_amount: '0.50', token_balance: '899.50' });
-      await request(current().app).post('/v1/tokens/withdraw').send(first).expect(200);
-      await request(current().app).post('/v1/tokens/withdraw').send(second).expect(200);
-      const response = await request(current().app).get(`/admin/tokens/${TOKENS.active.token_id}`).set(bearer);
+      await request(current().server).post('/v1/tokens/withdraw').send(first).expect(200);
+      await request(current().server).post('/v1/tokens/withdraw').send(second).expect(200);
+      const response = await request(current().server).get(`/admin/tokens/${TOKENS.active.token_id}`).set(bearer);
       expect({ status: response.status, body: response.body }).toEqual({
         status: 200,
         body: {
@@ -116,26 +117,26 @@ describeOnEveryStore(
     });
 
     it('answers 404 for an unknown token and 400 for a malformed id', async () => {
-      const missing = await request(current().app).get('/admin/tokens/424242').set(bearer);
+      const missing = await request(current().server).get('/admin/tokens/424242').set(bearer);
       expect({ status: missing.status, body: missing.body }).toEqual({ status: 404, body: errorBody(404, 'Token not found') });
-      expect((await request(current().app).get('/admin/tokens/0abc').set(bearer)).status).toBe(400);
+      expect((await request(current().server).get('/admin/tokens/0abc').set(bearer)).status).toBe(400);
     });
 
     it('shows a booking as Modify Booking answers it, and 404 for another account\'s', async () => {
-      const response = await request(current().app).get('/admin/bookings/ACME/1396').set(bearer);
+      const response = await request(current().server).get('/admin/bookings/ACME/1396').set(bearer);
       expect(response.status).toBe(200);
       expect(response.body.booking).toMatchObject({ source_id: 'ACME', booking_id: '1396', guests_count: '2' });
-      expect((await request(current().app).get('/admin/bookings/OTHER/1396').set(bearer)).status).toBe(404);
+      expect((await request(current().server).get('/admin/bookings/OTHER/1396').set(bearer)).status).toBe(404);
     });
 
     it('lists recent operations, accepted, replayed and rejected, newest first, with filters; never a key', async () => {
       const body = withdrawal();
-      await request(current().app).post('/v1/tokens/withdraw').set('X-Request-Id', 'req-a').send(body).expect(200);
-      await request(current().app).post('/v1/tokens/withdraw').set('X-Request-Id', 'req-b').send(body).expect(200);
-      await request(current().app).post('/v1/tokens/status-change').set('X-Request-Id', 'req-c').send(statusChange({ tokes_status: undefined, source_id: 'OTHER', share_public: undefined, destination_id: 'X1', token_id: TOKENS.others.token_id })).expect(200);
-      await request(current().app).patch(bookingPath()).set('X-Request-Id', 'req-d').send(bookingChange({ share_secret: 'wrong' })).expect(401);
+      await request(current().server).post('/v1/tokens/withdraw').set('X-Request-Id', 'req-a').send(body).expect(200);
+      await request(current().server).post('/v1/tokens/withdraw').set('X-Request-Id', 'req-b').send(body).expect(200);
+      await request(current().server).post('/v1/tokens/status-change').set('X-Request-Id', 'req-c').send(statusChange({ tokes_status: undefined, source_id: 'OTHER', share_public: undefined, destination_id: 'X1', token_id: TOKENS.others.token_id })).expect(200);
+      await request(current().server).patch(bookingPath()).set('X-Request-Id', 'req-d').send(bookingChange({ share_secret: 'wrong' })).expect(401);
 
-      const all = await request(current().app).get('/admin/events').set(bearer);
+      const all = await request(current().server).get('/admin/events').set(bearer);
       expect(all.status).toBe(200);
       expect(all.body.events.map((e: { request_id: string }) => e.request_id)).toEqual(['req-d', 'req-c', 'req-b', 'req-a']);
       expect(all.body.events[0]).toEqual({
@@ -153,16 +154,16 @@ describeOnEveryStore(
       expect(all.body.events[2]).toMatchObject({ operation: 'withdraw', outcome: 'replayed', token_id: TOKENS.active.token_id, transaction_id: body.transaction_id });
       for (const key of KEYS) expect(all.text).not.toContain(key);
 
-      const bySource = await request(current().app).get('/admin/events?source_id=OTHER').set(bearer);
+      const bySource = await request(current().server).get('/admin/events?source_id=OTHER').set(bearer);
       expect(bySource.body.events.map((e: { request_id: string }) => e.request_id)).toEqual(['req-c']);
-      const byToken = await request(current().app).get(`/admin/events?token_id=${TOKENS.active.token_id}&outcome=accepted`).set(bearer);
+      const byToken = await request(current().server).get(`/admin/events?token_id=${TOKENS.active.token_id}&outcome=accepted`).set(bearer);
       expect(byToken.body.events.map((e: { request_id: string }) => e.request_id)).toEqual(['req-a']);
-      const limited = await request(current().app).get('/admin/events?limit=1').set(bearer);
+      const limited = await request(current().server).get('/admin/events?limit=1').set(bearer);
       expect(limited.body.events).toHaveLength(1);
     });
 
     it('answers 400 naming bad filters', async () => {
-      const response = await request(current().app).get('/admin/events?outcome=maybe&limit=0').set(bearer);
+      const response = await request(current().server).get('/admin/events?outcome=maybe&limit=0').set(bearer);
       expect({ status: response.status, body: response.body }).toEqual({
         status: 400,
         body: errorBody(400, 'Invalid fields: outcome, limit', [
@@ -174,3 +175,5 @@ describeOnEveryStore(
   },
   { config: { adminToken: ADMIN_TOKEN } },
 );
+
+checkCapturedTraffic();

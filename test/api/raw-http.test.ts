@@ -1,10 +1,10 @@
 import http from 'node:http';
 import net from 'node:net';
-import { configureServer } from '../../src/http-server';
 import { buildTestApp, type TestApp } from '../helpers/app';
 import { TOKENS } from '../helpers/fixtures';
 import { withdrawal } from '../helpers/payloads';
 import { readState } from '../helpers/state';
+import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 /** Sends bytes on a raw socket and collects everything the server answers until it closes (or the wait ends). */
 function rawExchange(port: number, bytes: string, options: { endAfterWrite?: boolean; waitMs?: number } = {}): Promise<string> {
@@ -32,12 +32,9 @@ describe('raw HTTP: wrong Content-Length and malformed requests', () => {
   let server: http.Server;
   let port: number;
   beforeEach(async () => {
-    t = await buildTestApp();
-    // Node enforces requestTimeout on a periodic check (30 s apart by default): tighten both for the test.
-    server = http.createServer({ connectionsCheckingInterval: 100 }, t.app);
-    configureServer(server);
-    server.headersTimeout = 500;
-    server.requestTimeout = 1000;
+    // Node enforces the time limits on a periodic check: tighten all three for the test.
+    t = await buildTestApp(undefined, { limits: { connectionsCheckingInterval: 100, headersTimeout: 500, requestTimeout: 1000 } });
+    server = t.server;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as net.AddressInfo).port;
   });
@@ -88,3 +85,5 @@ describe('raw HTTP: wrong Content-Length and malformed requests', () => {
     expect(answer).toContain('"code":"431"');
   });
 });
+
+checkCapturedTraffic();

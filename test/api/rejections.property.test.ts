@@ -5,6 +5,7 @@ import { buildTestApp, storeKinds, type TestApp } from '../helpers/app';
 import { ACME, OTHER, TOKENS } from '../helpers/fixtures';
 import { bookingChange, bookingPath, statusChange, withdrawal } from '../helpers/payloads';
 import { readState } from '../helpers/state';
+import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 const tokenIds = Object.values(TOKENS).map((token) => token.token_id);
 
@@ -71,7 +72,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))(
           const body = withdrawal({ ...fields, token_balance: tokenBalance });
           const ids = typeof body.transaction_id === 'string' ? [body.transaction_id] : [];
           const before = await readState(t.store, ids);
-          const response = await request(t.app).post('/v1/tokens/withdraw').send(body);
+          const response = await request(t.server).post('/v1/tokens/withdraw').send(body);
           if (response.status !== 200) expect(await readState(t.store, ids)).toEqual(before);
           else expect(response.body).toEqual({ success: true, message: 'Success' });
         }),
@@ -85,7 +86,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))(
       await fc.assert(
         fc.asyncProperty(statusChanges, async (fields) => {
           const before = await readState(t.store);
-          const response = await request(t.app).post('/v1/tokens/status-change').send(statusChange(fields));
+          const response = await request(t.server).post('/v1/tokens/status-change').send(statusChange(fields));
           if (response.status !== 200) expect(await readState(t.store)).toEqual(before);
         }),
         { numRuns: 200 },
@@ -102,7 +103,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))(
           const key = reuseKey ? 'key-shared-0001' : `key-${String(counter).padStart(8, '0')}`;
           const before = await readState(t.store, [], [key]);
           const path = bookingPath(key, String(fields.source_id));
-          const response = await request(t.app).patch(path).send(bookingChange(fields));
+          const response = await request(t.server).patch(path).send(bookingChange(fields));
           if (response.status !== 200) expect(await readState(t.store, [], [key])).toEqual(before);
         }),
         { numRuns: 200 },
@@ -111,3 +112,5 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))(
     });
   },
 );
+
+checkCapturedTraffic();

@@ -4,10 +4,11 @@ import { OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
 import { statusChange } from '../helpers/payloads';
 import { readState, readToken } from '../helpers/state';
+import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 describeOnEveryStore('Status Change', (current) => {
 
-  const post = (body: object) => request(current().app).post('/v1/tokens/status-change').send(body);
+  const post = (body: object) => request(current().server).post('/v1/tokens/status-change').send(body);
   const statusOf = async (tokenId: string) => (await readToken(current().store, tokenId))?.status;
 
   async function expectRejected(body: object, status: number, expectedBody: object) {
@@ -128,3 +129,5 @@ describeOnEveryStore('Status Change', (current) => {
     expect(response.status).toBe(428);
   });
 });
+
+checkCapturedTraffic();

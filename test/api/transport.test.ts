@@ -6,6 +6,7 @@ import { fixtureSeed, TOKENS } from '../helpers/fixtures';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
 import { bookingChange, bookingPath, statusChange, withdrawal } from '../helpers/payloads';
 import { readState } from '../helpers/state';
+import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 const OPERATIONS = [
   ['POST', '/v1/tokens/status-change'],
@@ -16,7 +17,7 @@ const OPERATIONS = [
 ] as const;
 
 function send(t: TestApp, method: string, path: string) {
-  return request(t.app)[method.toLowerCase() as 'post' | 'get' | 'patch'](path);
+  return request(t.server)[method.toLowerCase() as 'post' | 'get' | 'patch'](path);
 }
 
 describe('transport rules, the same on every operation route', () => {
@@ -58,19 +59,19 @@ describe('transport rules, the same on every operation route', () => {
     ['a JSON string', '"hello"'],
     ['null', 'null'],
   ])('400 for %s as the body', async (_what, raw) => {
-    const response = await request(t.app).post('/v1/tokens/withdraw').set('Content-Type', 'application/json').send(raw);
+    const response = await request(t.server).post('/v1/tokens/withdraw').set('Content-Type', 'application/json').send(raw);
     expect(response.status).toBe(400);
     expect(response.body.success).toBe('false');
   });
 
   it('400 names the body when it is an array', async () => {
-    const response = await request(t.app).post('/v1/tokens/withdraw').set('Content-Type', 'application/json').send('[]');
+    const response = await request(t.server).post('/v1/tokens/withdraw').set('Content-Type', 'application/json').send('[]');
     expect(response.body).toEqual(errorBody(400, 'Invalid field: body', [{ field: 'body', message: 'must be a JSON object' }]));
   });
 
   it.each(['latin1', 'utf-16le', 'UTF-32'])('415 for the charset %s, and nothing changes', async (charset) => {
     const before = await readState(t.store);
-    const response = await request(t.app)
+    const response = await request(t.server)
       .post('/v1/tokens/withdraw')
       .set('Content-Type', `application/json; charset=${charset}`)
       .send(JSON.stringify(withdrawal()));
@@ -84,18 +85,18 @@ describe('transport rules, the same on every operation route', () => {
   it.each(['application/json; charset', 'application/json;;', 'application/json; charset="utf-8', 'application/jsonx', 'text/json'])(
     '415 for the content type %p',
     async (type) => {
-      const response = await request(t.app).post('/v1/tokens/withdraw').set('Content-Type', type).send(JSON.stringify(withdrawal()));
+      const response = await request(t.server).post('/v1/tokens/withdraw').set('Content-Type', type).send(JSON.stringify(withdrawal()));
       expect({ status: response.status, body: response.body }).toEqual({ status: 415, body: errorBody(415, 'Content-Type must be application/json') });
     },
   );
 
   it.each(['APPLICATION/JSON', 'application/json ; charset = utf-8', 'application/json; foo=bar'])('accepts the content type %p', async (type) => {
-    const response = await request(t.app).post('/v1/tokens/withdraw').set('Content-Type', type).send(JSON.stringify(withdrawal()));
+    const response = await request(t.server).post('/v1/tokens/withdraw').set('Content-Type', type).send(JSON.stringify(withdrawal()));
     expect(response.status).toBe(200);
   });
 
   it('accepts charset=UTF-8 in any case', async () => {
-    const response = await request(t.app)
+    const response = await request(t.server)
       .post('/v1/tokens/withdraw')
       .set('Content-Type', 'application/json; charset=UTF-8')
       .send(JSON.stringify(withdrawal()));
@@ -103,7 +104,7 @@ describe('transport rules, the same on every operation route', () => {
   });
 
   it('415 for an unsupported Content-Encoding', async () => {
-    const response = await request(t.app)
+    const response = await request(t.server)
       .post('/v1/tokens/withdraw')
       .set('Content-Type', 'application/json')
       .set('Content-Encoding', 'compress')
@@ -112,7 +113,7 @@ describe('transport rules, the same on every operation route', () => {
   });
 
   it('checks the content type (415) before the size (413)', async () => {
-    const response = await request(t.app).post('/v1/tokens/withdraw').set('Content-Type', 'text/plain').send('x'.repeat(40 * 1024));
+    const response = await request(t.server).post('/v1/tokens/withdraw').set('Content-Type', 'text/plain').send('x'.repeat(40 * 1024));
     expect(response.status).toBe(415);
   });
 
@@ -132,14 +133,14 @@ describe('transport rules, the same on every operation route', () => {
   it.each([
     ['PUT', '/v1/tokens/status-change', 'POST'],
     ['GET', '/v1/tokens/status-change', 'POST'],
-    ['DELETE', '/v1/tokens/withdraw', 'GET, HEAD, POST'],
+    ['DELETE', '/v1/tokens/withdraw', 'GET, POST'],
     ['PATCH', '/v1/events', 'POST'],
     ['POST', bookingPath(), 'PATCH'],
     ['GET', bookingPath('key-00000001', 'ACME', 'v2'), 'PATCH'],
     ['POST', '/healthz', 'GET, HEAD'],
     ['DELETE', '/readyz', 'GET, HEAD'],
   ])('405 with Allow for %s %s', async (method, path, allow) => {
-    const response = await request(t.app)[method.toLowerCase() as 'put'](path).set('Content-Type', 'application/json').send('{}');
+    const response = await request(t.server)[method.toLowerCase() as 'put'](path).set('Content-Type', 'application/json').send('{}');
     expect({ status: response.status, body: response.body, allow: response.headers.allow }).toEqual({
       status: 405,
       body: errorBody(405, 'Method Not Allowed'),
@@ -148,22 +149,36 @@ describe('transport rules, the same on every operation route', () => {
   });
 
   it('OPTIONS lists the allowed methods', async () => {
-    const response = await request(t.app).options('/v1/tokens/withdraw');
+    const response = await request(t.server).options('/v1/tokens/withdraw');
     expect(response.status).toBe(204);
-    expect(response.headers.allow).toBe('GET, HEAD, POST');
+    expect(response.headers.allow).toBe('GET, POST');
   });
 
+  it.each(['/v1/tokens/withdraw', '/v1/tokens/status-change', '/v1/events'])(
+    'HEAD on %s is a 405 and applies nothing, even with a valid withdrawal body',
+    async (path) => {
+      const body = withdrawal();
+      const before = await readState(t.store, [String(body.transaction_id)]);
+      const response = await request(t.server).head(path).set('Content-Type', 'application/json').send(JSON.stringify(body));
+      expect({ status: response.status, allow: response.headers.allow }).toEqual({
+        status: 405,
+        allow: path === '/v1/tokens/withdraw' ? 'GET, POST' : 'POST',
+      });
+      expect(await readState(t.store, [String(body.transaction_id)])).toEqual(before);
+    },
+  );
+
   it('never fingerprints the server and always returns a request id', async () => {
-    const response = await request(t.app).post('/v1/tokens/withdraw').send(withdrawal());
+    const response = await request(t.server).post('/v1/tokens/withdraw').send(withdrawal());
     expect(response.headers['x-powered-by']).toBeUndefined();
     expect(response.headers.server).toBeUndefined();
     expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it.each([
-    ['a success', (t: TestApp) => request(t.app).post('/v1/tokens/withdraw').send(withdrawal())],
-    ['an error', (t: TestApp) => request(t.app).post('/v1/tokens/withdraw').send({})],
-    ['an unknown route', (t: TestApp) => request(t.app).get('/nowhere')],
+    ['a success', (t: TestApp) => request(t.server).post('/v1/tokens/withdraw').send(withdrawal())],
+    ['an error', (t: TestApp) => request(t.server).post('/v1/tokens/withdraw').send({})],
+    ['an unknown route', (t: TestApp) => request(t.server).get('/nowhere')],
   ])('sends security headers on %s and forbids caching', async (_what, send) => {
     const response = await send(t);
     expect(response.headers).toMatchObject({
@@ -178,19 +193,19 @@ describe('transport rules, the same on every operation route', () => {
   });
 
   it('echoes a well-formed X-Request-Id and replaces a malformed one', async () => {
-    const kept = await request(t.app).get('/healthz').set('X-Request-Id', 'partner-req.42');
+    const kept = await request(t.server).get('/healthz').set('X-Request-Id', 'partner-req.42');
     expect(kept.headers['x-request-id']).toBe('partner-req.42');
-    const replaced = await request(t.app).get('/healthz').set('X-Request-Id', 'bad id with spaces');
+    const replaced = await request(t.server).get('/healthz').set('X-Request-Id', 'bad id with spaces');
     expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('GET /healthz answers 200', async () => {
-    const response = await request(t.app).get('/healthz');
+    const response = await request(t.server).get('/healthz');
     expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: { status: 'ok' } });
   });
 
   it('GET /readyz answers 200 when the store answers', async () => {
-    const response = await request(t.app).get('/readyz');
+    const response = await request(t.server).get('/readyz');
     expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: { status: 'ready' } });
   });
 });
@@ -227,15 +242,15 @@ describe('when the store or the process fails', () => {
 
   it('/readyz answers 503 while the store is unreachable, and recovers with it', async () => {
     store.failure = new ServiceUnavailableError();
-    const down = await request(t.app).get('/readyz');
+    const down = await request(t.server).get('/readyz');
     expect({ status: down.status, body: down.body }).toEqual({ status: 503, body: errorBody(503, 'Service Unavailable') });
     store.failure = undefined;
-    expect((await request(t.app).get('/readyz')).status).toBe(200);
+    expect((await request(t.server).get('/readyz')).status).toBe(200);
   });
 
   it('a closed store answers 503', async () => {
     await store.close();
-    const response = await request(t.app).post('/v1/tokens/withdraw').send(withdrawal());
+    const response = await request(t.server).post('/v1/tokens/withdraw').send(withdrawal());
     expect({ status: response.status, body: response.body }).toEqual({ status: 503, body: errorBody(503, 'Service Unavailable') });
   });
 });
@@ -243,37 +258,63 @@ describe('when the store or the process fails', () => {
 describe('while shutting down', () => {
   it('readiness and operations answer 503 with Connection: close; liveness still answers', async () => {
     const t = await buildTestApp(undefined, { isShuttingDown: () => true });
-    const ready = await request(t.app).get('/readyz');
+    const ready = await request(t.server).get('/readyz');
     expect({ status: ready.status, body: ready.body }).toEqual({ status: 503, body: errorBody(503, 'Service Unavailable') });
-    const operation = await request(t.app).post('/v1/tokens/withdraw').send(withdrawal());
+    const operation = await request(t.server).post('/v1/tokens/withdraw').send(withdrawal());
     expect({ status: operation.status, body: operation.body }).toEqual({ status: 503, body: errorBody(503, 'Service Unavailable') });
     expect(operation.headers.connection).toBe('close');
-    expect((await request(t.app).get('/healthz')).status).toBe(200);
+    expect((await request(t.server).get('/healthz')).status).toBe(200);
   });
 });
 
-describe('rate limit per source_id', () => {
+describe('rate limit per account, after authentication', () => {
   it('answers 429 with Retry-After past the limit, counting each account apart, and never limits health', async () => {
     const t = await buildTestApp(undefined, { config: { rateLimitPerMinute: 3 } });
-    for (let i = 0; i < 3; i += 1) await request(t.app).post('/v1/tokens/status-change').send(statusChange({ tokes_status: undefined })).expect(200);
-    const limited = await request(t.app).post('/v1/tokens/withdraw').send(withdrawal());
+    for (let i = 0; i < 3; i += 1) await request(t.server).post('/v1/tokens/status-change').send(statusChange({ tokes_status: undefined })).expect(200);
+    const limited = await request(t.server).post('/v1/tokens/withdraw').send(withdrawal());
     expect({ status: limited.status, body: limited.body }).toEqual({ status: 429, body: errorBody(429, 'Too Many Requests') });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
-    const other = await request(t.app)
+    const other = await request(t.server)
       .post('/v1/tokens/status-change')
       .send({ read_event: 'token.status_changed', source_id: 'OTHER', destination_id: 'X1', token_id: TOKENS.others.token_id });
     expect({ status: other.status, body: other.body }).toEqual({ status: 200, body: SUCCESS_BODY });
     for (let i = 0; i < 5; i += 1) {
-      await request(t.app).get('/healthz').expect(200);
-      await request(t.app).get('/readyz').expect(200);
-      await request(t.app).get('/metrics').expect(200);
+      await request(t.server).get('/healthz').expect(200);
+      await request(t.server).get('/readyz').expect(200);
+      await request(t.server).get('/metrics').expect(200);
     }
     expect((await readState(t.store)).tokens.find((token) => token?.tokenId === TOKENS.active.token_id)?.balance).toBe(100000);
   });
 
-  it('falls back to the client address when the body names no source_id', async () => {
-    const t = await buildTestApp(undefined, { config: { rateLimitPerMinute: 1 } });
-    await request(t.app).post('/v1/tokens/withdraw').send({}).expect(400);
-    expect((await request(t.app).post('/v1/tokens/withdraw').send({})).status).toBe(429);
+  it("requests that fail authentication never spend the account's budget, and its headers show only the caller's own", async () => {
+    const t = await buildTestApp(undefined, { config: { rateLimitPerMinute: 2 } });
+    for (let i = 0; i < 5; i += 1) {
+      const forged = await request(t.server).post('/v1/tokens/withdraw').send(withdrawal({ share_public: 'pk_guessed' }));
+      expect({ status: forged.status, rateLimit: forged.headers.ratelimit }).toEqual({ status: 401, rateLimit: undefined });
+    }
+    const genuine = await request(t.server).post('/v1/tokens/withdraw').send(withdrawal());
+    expect({ status: genuine.status, body: genuine.body }).toEqual({ status: 200, body: SUCCESS_BODY });
+    expect(genuine.headers.ratelimit).toBe('limit=2, remaining=1, reset=60');
   });
 });
+
+describe('rate limit per client address, before the body is read', () => {
+  it('counts only failed requests; past the limit the address is refused everything, and nothing is applied', async () => {
+    const t = await buildTestApp(undefined, { config: { rateLimitPerAddressPerMinute: 2 } });
+    for (let i = 1; i <= 4; i += 1) {
+      await request(t.server).post('/v1/tokens/withdraw').send(withdrawal({ token_balance: `${1000 - i * 100}.00` })).expect(200);
+    }
+    await request(t.server).post('/v1/tokens/withdraw').send({}).expect(400);
+    await request(t.server).post('/v1/tokens/withdraw').send(withdrawal({ share_public: 'pk_guessed' })).expect(401);
+    const valid = withdrawal({ token_balance: '500.00' });
+    const before = await readState(t.store, [String(valid.transaction_id)]);
+    const limited = await request(t.server).post('/v1/tokens/withdraw').send(valid);
+    expect({ status: limited.status, body: limited.body }).toEqual({ status: 429, body: errorBody(429, 'Too Many Requests') });
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited.headers.ratelimit).toBeUndefined();
+    expect(await readState(t.store, [String(valid.transaction_id)])).toEqual(before);
+    await request(t.server).get('/healthz').expect(200);
+  });
+});
+
+checkCapturedTraffic();

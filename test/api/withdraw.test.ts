@@ -4,10 +4,11 @@ import { ACME, OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
 import { newTransactionId, withdrawal } from '../helpers/payloads';
 import { readState, readToken, readWithdrawal } from '../helpers/state';
+import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 describeOnEveryStore('Withdraw', (current) => {
 
-  const post = (body: object) => request(current().app).post('/v1/tokens/withdraw').send(body);
+  const post = (body: object) => request(current().server).post('/v1/tokens/withdraw').send(body);
 
   /** Sends a request that must fail and checks it changed nothing. */
   async function expectRejected(body: Record<string, unknown>, status: number, expectedBody: object) {
@@ -38,7 +39,7 @@ describeOnEveryStore('Withdraw', (current) => {
     });
 
     it('accepts GET with a JSON body, as the published samples send it', async () => {
-      const response = await request(current().app).get('/v1/tokens/withdraw').send(withdrawal());
+      const response = await request(current().server).get('/v1/tokens/withdraw').send(withdrawal());
       expect(response.status).toBe(200);
       expect(response.body).toEqual(SUCCESS_BODY);
       expect((await readToken(current().store, TOKENS.active.token_id))?.balance).toBe(90000);
@@ -51,7 +52,7 @@ describeOnEveryStore('Withdraw', (current) => {
     });
 
     it('accepts a charset=utf-8 parameter on the content type', async () => {
-      const response = await request(current().app)
+      const response = await request(current().server)
         .post('/v1/tokens/withdraw')
         .set('Content-Type', 'application/json; charset=utf-8')
         .send(JSON.stringify(withdrawal()));
@@ -93,10 +94,10 @@ describeOnEveryStore('Withdraw', (current) => {
       const body = withdrawal();
       await post(body).expect(200);
       const sameByValue = { ...body, token_id: Number(TOKENS.active.token_id), withdrawn_amount: '100', token_balance: '900.0' };
-      const replay = await request(current().app).get('/v1/tokens/withdraw').send(sameByValue);
+      const replay = await request(current().server).get('/v1/tokens/withdraw').send(sameByValue);
       expect(replay.status).toBe(200);
       expect(replay.headers['idempotent-replayed']).toBe('true');
-      const viaEvents = await request(current().app).post('/v1/events').send(body);
+      const viaEvents = await request(current().server).post('/v1/events').send(body);
       expect(viaEvents.headers['idempotent-replayed']).toBe('true');
       expect((await readToken(current().store, TOKENS.active.token_id))?.balance).toBe(90000);
     });
@@ -104,7 +105,7 @@ describeOnEveryStore('Withdraw', (current) => {
     it('replays even when the token changed since (here: frozen after the withdrawal)', async () => {
       const body = withdrawal();
       await post(body).expect(200);
-      await request(current().app)
+      await request(current().server)
         .post('/v1/tokens/status-change')
         .send({ read_event: 'token.status_changed', source_id: 'ACME', destination_id: 'D1', token_id: TOKENS.active.token_id, tokes_status: 'freezed' })
         .expect(200);
@@ -235,7 +236,7 @@ describeOnEveryStore('Withdraw', (current) => {
       const before = await readState(current().store);
       const json = JSON.stringify({ ...body, ...Object.fromEntries(Object.keys(rawNumbers).map((field) => [field, `@${field}@`])) });
       const raw = Object.entries(rawNumbers).reduce((text, [field, digits]) => text.replace(`"@${field}@"`, digits), json);
-      const response = await request(current().app).post('/v1/tokens/withdraw').set('Content-Type', 'application/json').send(raw);
+      const response = await request(current().server).post('/v1/tokens/withdraw').set('Content-Type', 'application/json').send(raw);
       expect(await readState(current().store)).toEqual(before);
       return response;
     }
@@ -320,7 +321,7 @@ describeOnEveryStore('Withdraw', (current) => {
     it('replay before status (409): a key reused on a since-deleted token answers 422, not 409', async () => {
       const body = withdrawal();
       await post(body).expect(200);
-      await request(current().app)
+      await request(current().server)
         .post('/v1/tokens/status-change')
         .send({ read_event: 'token.status_changed', source_id: 'ACME', destination_id: 'D1', token_id: TOKENS.active.token_id, tokes_status: 'deleted' })
         .expect(200);
@@ -340,3 +341,5 @@ describeOnEveryStore('Withdraw', (current) => {
     expect(new Set(Array.from({ length: 1000 }, newTransactionId)).size).toBe(1000);
   });
 });
+
+checkCapturedTraffic();

@@ -1,7 +1,9 @@
-import { createApp, type App, type AppDeps } from '../../src/app';
+import type { Server } from 'node:http';
+import { createApp, type AppDeps } from '../../src/app';
+import { createHttpServer, type ServerTimeLimits } from '../../src/http-server';
 import { MemoryStore } from '../../src/store/memory-store';
 import type { Store } from '../../src/store/store';
-import { capturingBodies, capturingLogger } from './capture';
+import { captureResponses, capturingLogger } from './capture';
 import { fixtureSeed } from './fixtures';
 import { openEmptyPgStore, TEST_DATABASE_URL, warnIfNoDatabase } from './postgres';
 
@@ -24,15 +26,17 @@ export function storeKinds(): StoreKind[] {
 }
 
 export interface TestApp {
-  app: App;
+  /** The server production runs (createHttpServer), not listening: supertest starts and stops it per request. */
+  server: Server;
   store: Store;
 }
 
 export interface TestAppOptions extends Partial<Omit<AppDeps, 'config'>> {
   config?: Partial<AppDeps['config']>;
+  limits?: Partial<ServerTimeLimits>;
 }
 
-/** The app on a freshly seeded store, logs captured for the secret scan, no rate limit and a fixed clock unless a test says otherwise. */
+/** The app on a freshly seeded store, logs and responses captured for the traffic checks, no rate limits and a fixed clock unless a test says otherwise. */
 export async function buildTestApp(kind: StoreKind = memoryStoreKind, options: TestAppOptions = {}): Promise<TestApp> {
   const store = options.store ?? (await kind.create());
   if (!options.store) await store.loadSeed(fixtureSeed());
@@ -42,9 +46,9 @@ export async function buildTestApp(kind: StoreKind = memoryStoreKind, options: T
     isShuttingDown: options.isShuttingDown,
     metrics: options.metrics,
     store,
-    config: { bodyLimitBytes: 32 * 1024, rateLimitPerMinute: 0, ...options.config },
+    config: { bodyLimitBytes: 32 * 1024, rateLimitPerMinute: 0, rateLimitPerAddressPerMinute: 0, ...options.config },
   });
-  return { app: capturingBodies(app), store };
+  return { server: captureResponses(createHttpServer(app, options.limits)), store };
 }
 
 /**

@@ -1,5 +1,5 @@
+import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
-import type { App } from '../../src/app';
 import { createLogger, type Logger } from '../../src/logger';
 
 export interface CapturedResponse {
@@ -12,7 +12,7 @@ export interface CapturedResponse {
 
 /**
  * Every log line and response of this test file: for the secret scan and the
- * check against the OpenAPI document (test/helpers/after-each-file.ts).
+ * check against the OpenAPI document (test/helpers/traffic-checks.ts).
  */
 export const captured = { logLines: [] as string[], bodies: [] as string[], responses: [] as CapturedResponse[] };
 
@@ -30,11 +30,12 @@ export function capturingLogger(): Logger {
 }
 
 /**
- * Wraps an app so every response it sends is captured too, headers included:
- * those passed to writeHead as well as those set before.
+ * Captures every response the server sends, headers included: those passed
+ * to writeHead as well as those set before. A listener put ahead of the app's
+ * own, so the server stays the one production runs.
  */
-export function capturingBodies(app: App): App {
-  return (req, res) => {
+export function captureResponses(server: Server): Server {
+  server.prependListener('request', (req, res) => {
     const path = (req.url ?? '').split('?')[0];
     const passed: Record<string, unknown> = {};
     const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => typeof res;
@@ -51,6 +52,6 @@ export function capturingBodies(app: App): App {
       captured.responses.push({ method: req.method ?? '', path, status: res.statusCode, headers: { ...res.getHeaders(), ...passed }, body });
       return end(...args);
     }) as typeof res.end;
-    app(req, res);
-  };
+  });
+  return server;
 }

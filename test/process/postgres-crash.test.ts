@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { TEST_DATABASE_URL, sql, warnIfNoDatabase } from '../helpers/postgres';
 import { startServer, type ServerProcess } from '../helpers/server-process';
+import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 warnIfNoDatabase();
 jest.setTimeout(60_000);
@@ -112,3 +113,5 @@ function databaseUrl(): string {
     await sql(`DROP SCHEMA ${SCHEMA} CASCADE`);
   });
 });
+
+checkCapturedTraffic({ skip: !TEST_DATABASE_URL });

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql, TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
 import { startServer, type ServerProcess } from '../helpers/server-process';
+import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 jest.setTimeout(60_000);
 
@@ -105,3 +106,5 @@ function signedExample(): { script: string; secret: string; answer: string } {
     expect(withoutChangeTime(output)).toBe(withoutChangeTime(example.answer.trim()));
   });
 });
+
+checkCapturedTraffic({ skip: !hasCurl });

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import request from 'supertest';
 import { createApp } from '../../src/app';
+import { createHttpServer } from '../../src/http-server';
 import { createLogger } from '../../src/logger';
 import type { PgStore } from '../../src/store/postgres/pg-store';
 import { FIXED_NOW } from '../helpers/app';
@@ -14,7 +15,7 @@ warnIfNoDatabase();
 jest.setTimeout(20_000);
 
 function appOn(store: PgStore) {
-  return createApp({ store, logger: createLogger('silent'), now: () => FIXED_NOW, config: { bodyLimitBytes: 32 * 1024, rateLimitPerMinute: 0 } });
+  return createHttpServer(createApp({ store, logger: createLogger('silent'), now: () => FIXED_NOW, config: { bodyLimitBytes: 32 * 1024, rateLimitPerMinute: 0 } }));
 }
 
 /** Holds the token's row lock from another connection until released, so requests on it wait inside their transaction. */

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { createApp } from '../../src/app';
+import { createHttpServer } from '../../src/http-server';
 import { createLogger } from '../../src/logger';
 import { formatAmount } from '../../src/money';
 import { PgStore } from '../../src/store/postgres/pg-store';
@@ -12,7 +13,7 @@ warnIfNoDatabase();
 
 /** One app per store, as two replicas behind a load balancer would be. */
 function appOn(store: PgStore) {
-  return createApp({ store, logger: createLogger('silent'), now: () => FIXED_NOW, config: { bodyLimitBytes: 32 * 1024, rateLimitPerMinute: 0 } });
+  return createHttpServer(createApp({ store, logger: createLogger('silent'), now: () => FIXED_NOW, config: { bodyLimitBytes: 32 * 1024, rateLimitPerMinute: 0 } }));
 }
 
 (TEST_DATABASE_URL ? describe : describe.skip)('two instances on two pools sharing one database', () => {

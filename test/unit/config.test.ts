@@ -9,6 +9,7 @@ describe('loadConfig', () => {
       seedFile: undefined,
       bodyLimitBytes: 32 * 1024,
       rateLimitPerMinute: 6000,
+      rateLimitPerAddressPerMinute: 600,
       shutdownTimeoutMs: 10000,
       database: undefined,
       adminToken: undefined,

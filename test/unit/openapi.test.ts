@@ -23,7 +23,7 @@ describe('the OpenAPI document', () => {
 
   it('is served at GET /openapi.json', async () => {
     const t = await buildTestApp();
-    const response = await request(t.app).get('/openapi.json');
+    const response = await request(t.server).get('/openapi.json');
     expect(response.status).toBe(200);
     expect(response.body).toEqual(JSON.parse(JSON.stringify(document)));
   });

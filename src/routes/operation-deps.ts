@@ -1,0 +1,12 @@
+import type { RequestHandler } from 'express';
+import type { Store } from '../store/store';
+
+/** What every operation router is built from; app.ts makes the shared steps once, so their counters are shared too. */
+export interface OperationRouterDeps {
+  store: Store;
+  now: () => Date;
+  /** Draining, rate limit per address, JSON body, signature: the contract's order, before the schema. */
+  intake: RequestHandler[];
+  /** Rate limit per account, then a repeated signed delivery answered from its record. */
+  afterAuthentication: RequestHandler[];
+}

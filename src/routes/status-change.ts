@@ -1,0 +1,30 @@
+import { Router, type RequestHandler } from 'express';
+import { authenticate, authenticatedAccount } from '../middleware/authenticate';
+import { methodNotAllowed } from '../middleware/errors';
+import { validate } from '../middleware/validate';
+import { statusChangeSchema } from '../schemas/status-change';
+import { changeTokenStatus } from '../services/token-notifications';
+import type { OperationRouterDeps } from './operation-deps';
+import { operation, respond } from './respond';
+
+export const STATUS_CHANGE_PATH = '/v1/tokens/status-change';
+
+/** Status Change after the intake: schema, account and key, then the service. Also served by POST /v1/events. */
+export function statusChangeChain({ store, afterAuthentication }: OperationRouterDeps): RequestHandler[] {
+  const statusChange = validate(statusChangeSchema);
+  return [
+    statusChange,
+    authenticate(store, 'share_public', statusChange.input),
+    ...afterAuthentication,
+    respond(store, (res) => changeTokenStatus(store, statusChange.input(res), authenticatedAccount(res))),
+  ];
+}
+
+export function statusChangeRouter(deps: OperationRouterDeps): Router {
+  const router = Router();
+  router
+    .route(STATUS_CHANGE_PATH)
+    .post(operation('status_change'), ...deps.intake, ...statusChangeChain(deps))
+    .all(methodNotAllowed(['POST']));
+  return router;
+}

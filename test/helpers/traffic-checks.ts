@@ -1,0 +1,38 @@
+import { captured } from './capture';
+import { openApiProblems } from './openapi-check';
+
+/** Every key, secret and token the tests and the demo seed use. */
+const SECRETS = [
+  'pk_test_acme_1',
+  'sk_test_acme_1',
+  'pk_test_other_1',
+  'sk_test_other_1',
+  'pk_demo_PDR28_7f3a9c2e',
+  'sk_demo_PDR28_d41b8e60',
+  'pk_demo_HTL07_19be44a0',
+  'sk_demo_HTL07_a8c2f513',
+  'admin-test-token-0123456789',
+  'demo-admin-token-0001',
+];
+
+/**
+ * Call last in a suite that serves HTTP: two tests that run after every other
+ * test of the file and check all the traffic it captured: no key or secret in
+ * any log line or response body, and every response (but OPTIONS and HEAD)
+ * is what the OpenAPI document says. `skip` when the file's suites were skipped.
+ */
+export function checkCapturedTraffic({ skip = false }: { skip?: boolean } = {}): void {
+  (skip ? describe.skip : describe)('all traffic of this file', () => {
+    it('carries no key or secret in any log line or response body', () => {
+      const texts = [...captured.logLines, ...captured.bodies];
+      const leaks = texts.filter((text) => SECRETS.some((secret) => text.includes(secret))).map((text) => text.slice(0, 300));
+      expect(texts.length).toBeGreaterThan(0);
+      expect(leaks).toEqual([]);
+    });
+
+    it('answers only what the OpenAPI document describes', () => {
+      const checked = captured.responses.filter((response) => response.method !== 'OPTIONS' && response.method !== 'HEAD');
+      expect(checked.flatMap(openApiProblems).slice(0, 20)).toEqual([]);
+    });
+  });
+}
