@@ -23,7 +23,7 @@ const UNKNOWN_ACCOUNT_HASH = hashKey('\u0000unknown account\u0000');
  */
 export function authenticate(store: Store, field: KeyField, credentialsOf: (res: Response) => Credentials): RequestHandler {
   const storedHash = STORED_HASH[field];
-  return async (_req, res, next) => {
+  return async function authenticate(_req, res, next) {
     const credentials = credentialsOf(res);
     const key = credentials[field];
     const account = await store.findAccount(credentials.source_id);

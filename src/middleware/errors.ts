@@ -9,7 +9,7 @@ export const notFound: RequestHandler = () => {
 
 /** Mounted after a path's handlers: another method is a 405 naming the allowed ones; OPTIONS lists them. */
 export function methodNotAllowed(allowed: readonly string[]): RequestHandler {
-  return (req, res) => {
+  return function methodNotAllowed(req, res) {
     if (req.method === 'OPTIONS') {
       sendNoContent(res, { Allow: allowed.join(', ') });
       return;

@@ -64,7 +64,7 @@ function parseJson(body: Buffer): unknown {
  * bytes stay on res.locals for the signature check.
  */
 export function jsonBody(limitBytes: number): RequestHandler {
-  return async (req, res, next) => {
+  return async function jsonBody(req, res, next) {
     if (!hasBody(req.headers)) throw new ValidationError('Request body is required: send a JSON object');
     const media = mediaType(req);
     if (media?.type !== 'application/json') throw new UnsupportedMediaTypeError('Content-Type must be application/json');

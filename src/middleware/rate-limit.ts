@@ -5,6 +5,11 @@ import { authenticatedAccount } from './authenticate';
 
 const WINDOW_MS = 60_000;
 
+/** express-rate-limit's middleware is called `middleware`: named for what it limits, so a route's chain reads. */
+function named(name: string, handler: RequestHandler): RequestHandler {
+  return Object.defineProperty(handler, 'name', { value: name });
+}
+
 const refuse: RequestHandler = (_req, _res, next) => next(new TooManyRequestsError());
 
 /**
@@ -16,21 +21,20 @@ const refuse: RequestHandler = (_req, _res, next) => next(new TooManyRequestsErr
  */
 export function limitPerAddress(perMinute: number): RequestHandler[] {
   if (perMinute === 0) return [];
-  return [
-    rateLimit({
-      windowMs: WINDOW_MS,
-      limit: perMinute,
-      skipSuccessfulRequests: true,
-      standardHeaders: false,
-      legacyHeaders: false,
-      handler: (req, res, next) => {
-        // The library's own type for the request it has counted (requestPropertyName defaults to rateLimit).
-        const resetMs = (req as AugmentedRequest).rateLimit?.resetTime?.getTime() ?? Date.now() + WINDOW_MS;
-        res.setHeader('Retry-After', String(Math.max(1, Math.ceil((resetMs - Date.now()) / 1000))));
-        refuse(req, res, next);
-      },
-    }),
-  ];
+  const limiter = rateLimit({
+    windowMs: WINDOW_MS,
+    limit: perMinute,
+    skipSuccessfulRequests: true,
+    standardHeaders: false,
+    legacyHeaders: false,
+    handler: (req, res, next) => {
+      // The library's own type for the request it has counted (requestPropertyName defaults to rateLimit).
+      const resetMs = (req as AugmentedRequest).rateLimit?.resetTime?.getTime() ?? Date.now() + WINDOW_MS;
+      res.setHeader('Retry-After', String(Math.max(1, Math.ceil((resetMs - Date.now()) / 1000))));
+      refuse(req, res, next);
+    },
+  });
+  return [named('limitPerAddress', limiter)];
 }
 
 /**
@@ -40,14 +44,13 @@ export function limitPerAddress(perMinute: number): RequestHandler[] {
  */
 export function limitPerAccount(perMinute: number): RequestHandler[] {
   if (perMinute === 0) return [];
-  return [
-    rateLimit({
-      windowMs: WINDOW_MS,
-      limit: perMinute,
-      keyGenerator: (_req, res) => `account:${authenticatedAccount(res).sourceId}`,
-      standardHeaders: 'draft-7',
-      legacyHeaders: false,
-      handler: refuse,
-    }),
-  ];
+  const limiter = rateLimit({
+    windowMs: WINDOW_MS,
+    limit: perMinute,
+    keyGenerator: (_req, res) => `account:${authenticatedAccount(res).sourceId}`,
+    standardHeaders: 'draft-7',
+    legacyHeaders: false,
+    handler: refuse,
+  });
+  return [named('limitPerAccount', limiter)];
 }

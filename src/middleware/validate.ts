@@ -19,7 +19,7 @@ export function validate<Body extends z.ZodType, Path extends z.ZodType>(
 ): Validator<{ body: z.output<Body>; path: z.output<Path> }>;
 export function validate(bodySchema: z.ZodType, pathSchema?: z.ZodType): Validator<unknown> {
   const inputs = new WeakMap<Response, unknown>();
-  const middleware: RequestHandler = (req, res, next) => {
+  const middleware: RequestHandler = function validate(req, res, next) {
     const path = pathSchema?.safeParse(req.params);
     const body = bodySchema.safeParse(res.locals.body);
     if (!body.success || (path && !path.success)) {

@@ -20,7 +20,7 @@ function operationsByEvent(deps: OperationRouterDeps): Record<string, { name: st
 /** Hands the request to the chain of the operation its read_event names; an unknown read_event is a 400 that lists the known ones. */
 function dispatchOnReadEvent(deps: OperationRouterDeps): RequestHandler {
   const operations = operationsByEvent(deps);
-  return (req, res, next) => {
+  return function dispatchOnReadEvent(req, res, next) {
     const { name, chain } = operations[parsePayload(tokenEventSchema, res.locals.body).read_event];
     res.locals.operation = name;
     chain(req, res, next);

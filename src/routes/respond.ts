@@ -23,7 +23,7 @@ function sendSuccess(res: Response, body: string, replayed: boolean): void {
  * webhook-id first, so that a repeated delivery gets these same bytes.
  */
 export function respond(store: Store, serve: (res: Response) => Promise<Answer>): RequestHandler {
-  return async (_req, res) => {
+  return async function respond(_req, res) {
     const { replayed, extra } = await serve(res);
     const body = extra ? JSON.stringify({ ...SUCCESS, ...extra }) : SUCCESS_BODY;
     const { webhookId } = res.locals;
@@ -34,7 +34,7 @@ export function respond(store: Store, serve: (res: Response) => Promise<Answer>)
 
 /** A signed notification already answered 200 is answered again with the same bytes, and not applied again. */
 export function replaySignedDelivery(store: Store): RequestHandler {
-  return async (_req, res, next) => {
+  return async function replaySignedDelivery(_req, res, next) {
     const { webhookId } = res.locals;
     const delivered = webhookId === undefined ? undefined : await store.findWebhookDelivery(webhookId);
     if (!delivered) return next();
@@ -44,7 +44,7 @@ export function replaySignedDelivery(store: Store): RequestHandler {
 
 /** Names the operation a route serves, for metrics and the event log, before anything can refuse it. */
 export function operation(name: string): RequestHandler {
-  return (_req, res, next) => {
+  return function nameOperation(_req, res, next) {
     res.locals.operation = name;
     next();
   };

@@ -1,0 +1,62 @@
+import type { Express } from 'express';
+import { createApp } from '../../src/app';
+import { createLogger } from '../../src/logger';
+import { MemoryStore } from '../../src/store/memory-store';
+
+interface Layer {
+  name: string;
+  method?: string;
+  handle: { stack?: Layer[] };
+  route?: { path: string; stack: Layer[] };
+}
+
+/** Every route of every router the app mounts: its path and, per method, the names of its chain in order. */
+function routesOf(app: Express): Map<string, Record<string, string[]>> {
+  const routes = new Map<string, Record<string, string[]>>();
+  for (const mounted of (app.router as unknown as { stack: Layer[] }).stack) {
+    for (const layer of mounted.handle.stack ?? []) {
+      if (!layer.route) continue;
+      const chains: Record<string, string[]> = {};
+      for (const step of layer.route.stack) (chains[step.method ?? 'all'] ??= []).push(step.name);
+      routes.set(layer.route.path, chains);
+    }
+  }
+  return routes;
+}
+
+const INTAKE = ['refuseWhileDraining', 'limitPerAddress', 'jsonBody', 'verifySignature'];
+const AFTER_AUTHENTICATION = ['limitPerAccount', 'replaySignedDelivery'];
+
+describe('the app createApp builds', () => {
+  const app = createApp({
+    store: new MemoryStore(),
+    logger: createLogger('silent'),
+    config: { bodyLimitBytes: 1024, rateLimitPerMinute: 10, rateLimitPerAddressPerMinute: 10 },
+  });
+  const routes = routesOf(app);
+
+  it('serves each operation as a route of an Express router, its middleware in the contract order before one handler', () => {
+    const chain = (...schemaAndAuth: string[]) => ['nameOperation', ...INTAKE, ...schemaAndAuth, ...AFTER_AUTHENTICATION, 'respond'];
+    expect(routes.get('/v1/tokens/status-change')).toEqual({
+      post: chain('validate', 'authenticate'),
+      all: ['methodNotAllowed'],
+    });
+    expect(routes.get('/v1/tokens/withdraw')).toEqual({
+      head: ['methodNotAllowed'],
+      get: chain('validate', 'authenticate'),
+      post: chain('validate', 'authenticate'),
+      all: ['methodNotAllowed'],
+    });
+    expect(routes.get('/:version/booking/:partnerid/:randomkey')).toEqual({
+      patch: ['nameOperation', 'supportedVersion', ...INTAKE, 'validate', 'authenticate', ...AFTER_AUTHENTICATION, 'respond'],
+      all: ['methodNotAllowed'],
+    });
+  });
+
+  it('serves /v1/events through the same intake, then the chain of the operation its read_event names', () => {
+    expect(routes.get('/v1/events')).toEqual({
+      post: ['nameOperation', ...INTAKE, 'dispatchOnReadEvent'],
+      all: ['methodNotAllowed'],
+    });
+  });
+});
