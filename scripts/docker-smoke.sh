@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 BASE_IMAGE=localhost/receiver-base:node20-bookworm
 IMAGE=localhost/receiver:smoke
 CONTAINER=receiver-smoke
-PORT=${SMOKE_PORT:-3390}
+# A port the kernel just handed out (host networking: a fixed one could be taken by any socket on the machine).
+PORT=${SMOKE_PORT:-$(node -e "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })")}
 ROOTFS=/var/tmp/receiver-base-rootfs
 export CONTAINERS_CONF="$PWD/scripts/podman/containers.conf"
 
@@ -46,12 +47,17 @@ podman build --quiet --format docker --network host --build-arg "BASE=$BASE_IMAG
 size=$(podman image inspect --format '{{.Size}}' "$IMAGE")
 say "image $IMAGE: $((size / 1000000)) MB"
 
+# The image is production: without SEED_FILE it must refuse to start rather than serve the public demo keys.
+refusal=$(podman run --rm --network host -e PORT="$PORT" -e HOST=127.0.0.1 "$IMAGE" 2>&1) && fail "started without SEED_FILE"
+printf '%s' "$refusal" | grep -q 'SEED_FILE' || fail "refused to start without naming SEED_FILE: $refusal"
+say "without SEED_FILE the image refuses to start: $(printf '%s' "$refusal" | grep SEED_FILE | head -1)"
+
 podman rm -f "$CONTAINER" >/dev/null 2>&1 || true
 trap 'podman rm -f "$CONTAINER" >/dev/null 2>&1 || true' EXIT
 # Host networking: no bridge or port forwarding to set up; the service listens on $PORT on loopback.
 # No systemd here to time the health check, so the script runs it itself.
 # (podman still complains on stderr that it cannot reach systemd; that is shown only if the start fails.)
-podman run -d --name "$CONTAINER" --network host --health-interval disable -e PORT="$PORT" -e HOST=127.0.0.1 "$IMAGE" >/dev/null 2>/tmp/receiver-smoke-run.log \
+podman run -d --name "$CONTAINER" --network host --health-interval disable -e PORT="$PORT" -e HOST=127.0.0.1 -e SEED_FILE=demo "$IMAGE" >/dev/null 2>/tmp/receiver-smoke-run.log \
   || { cat /tmp/receiver-smoke-run.log; fail "the container does not start"; }
 
 for attempt in $(seq 1 40); do

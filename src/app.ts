@@ -8,7 +8,7 @@ import { errorHandler, notFound } from './middleware/errors';
 import { refuseWhileDraining, verifySignature } from './middleware/intake';
 import { jsonBody } from './middleware/json-body';
 import { observeRequests } from './middleware/observe';
-import { limitPerAccount, limitPerAddress } from './middleware/rate-limit';
+import { limitPerAccount, limitPerAddress, type RateLimitCounts } from './middleware/rate-limit';
 import { requestLogger } from './middleware/request-logger';
 import { commonHeaders } from './middleware/send-json';
 import { adminRouter } from './routes/admin';
@@ -27,9 +27,11 @@ import { createSignatureCheck } from './webhooks';
 
 export interface AppDeps {
   config: Pick<Config, 'bodyLimitBytes' | 'rateLimitPerMinute'> &
-    Partial<Pick<Config, 'rateLimitPerAddressPerMinute' | 'adminToken' | 'eventLogSize' | 'webhook'>>;
+    Partial<Pick<Config, 'rateLimitPerAddressPerMinute' | 'trustProxy' | 'adminToken' | 'eventLogSize' | 'webhook'>>;
   store: Store;
   logger: Logger;
+  /** Rate-limit counts shared by every instance; unset: this instance counts alone. */
+  redis?: RateLimitCounts['redis'];
   /** Default: a registry of the app's own, without process metrics. */
   metrics?: Metrics;
   /** True once the process has begun to drain; readiness and operations then answer 503. */
@@ -43,11 +45,14 @@ const DEFAULT_EVENT_LOG_SIZE = 1000;
  * Builds the receiver from its parts and returns the Express app itself. It
  * never listens: server.ts serves it through createHttpServer, and so do the tests.
  */
-export function createApp({ config, store, logger, metrics = new Metrics(), isShuttingDown = () => false, now = () => new Date() }: AppDeps): Express {
+export function createApp(deps: AppDeps): Express {
+  const { config, store, logger, redis, metrics = new Metrics(), isShuttingDown = () => false, now = () => new Date() } = deps;
   const events = new EventLog(config.eventLogSize ?? DEFAULT_EVENT_LOG_SIZE);
+  const counts: RateLimitCounts = { logger, metrics, redis };
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
+  app.set('trust proxy', config.trustProxy ?? false);
 
   // Every request: one log line and its metrics when it finishes.
   app.use(requestLogger(logger), observeRequests(metrics, events));
@@ -58,12 +63,12 @@ export function createApp({ config, store, logger, metrics = new Metrics(), isSh
     now,
     intake: [
       refuseWhileDraining(isShuttingDown), // 503
-      ...limitPerAddress(config.rateLimitPerAddressPerMinute ?? 0), // 429
+      ...limitPerAddress(config.rateLimitPerAddressPerMinute ?? 0, counts), // 429
       jsonBody(config.bodyLimitBytes), // 415, 413, 400
       verifySignature(config.webhook && createSignatureCheck(config.webhook.secrets, config.webhook.toleranceSeconds)), // 401
     ],
     afterAuthentication: [
-      ...limitPerAccount(config.rateLimitPerMinute), // 429
+      ...limitPerAccount(config.rateLimitPerMinute, counts), // 429
       replaySignedDelivery(store), // 200, Idempotent-Replayed
     ],
   };

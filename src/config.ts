@@ -20,6 +20,7 @@ const environmentSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   SEED_FILE: z.string().optional(),
+  NODE_ENV: z.string().optional(),
   BODY_LIMIT: z
     .string()
     .default('32kb')
@@ -33,6 +34,18 @@ const environmentSchema = z.object({
     }),
   RATE_LIMIT_PER_MINUTE: wholeNumber(0).default(6000),
   RATE_LIMIT_PER_ADDRESS_PER_MINUTE: wholeNumber(0).default(600),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// connection URL')
+    .optional(),
+  REDIS_KEY_PREFIX: z.string().default('receiver:rate-limit:'),
+  TRUST_PROXY: z
+    .string()
+    .transform((value): boolean | number | string => {
+      if (value === 'true' || value === 'false') return value === 'true';
+      return /^\d+$/.test(value) ? Number(value) : value;
+    })
+    .optional(),
   SHUTDOWN_TIMEOUT_MS: wholeNumber(1).default(10000),
   DATABASE_URL: z
     .string()
@@ -63,13 +76,19 @@ export interface Config {
   port: number;
   host: string;
   logLevel: (typeof LOG_LEVELS)[number];
-  /** Unset: the demo seed shipped in the repository. */
+  /** Unset: the demo seed shipped in the repository, except in production (see seedFileToServe). */
   seedFile: string | undefined;
+  /** NODE_ENV=production. */
+  production: boolean;
   bodyLimitBytes: number;
   /** Requests per authenticated account; 0 turns the limit off. */
   rateLimitPerMinute: number;
   /** Failed requests per client address, counted before the body is read; 0 turns the limit off. */
   rateLimitPerAddressPerMinute: number;
+  /** Unset: each instance counts its rate limits alone. */
+  redis: { url: string; keyPrefix: string } | undefined;
+  /** Express's "trust proxy": which hops of X-Forwarded-For name the client. Unset: the peer's address. */
+  trustProxy: boolean | number | string;
   shutdownTimeoutMs: number;
   /** Unset: the memory store. */
   database: DatabaseConfig | undefined;
@@ -110,9 +129,12 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
     host: settings.HOST,
     logLevel: settings.LOG_LEVEL,
     seedFile: settings.SEED_FILE,
+    production: settings.NODE_ENV === 'production',
     bodyLimitBytes: settings.BODY_LIMIT,
     rateLimitPerMinute: settings.RATE_LIMIT_PER_MINUTE,
     rateLimitPerAddressPerMinute: settings.RATE_LIMIT_PER_ADDRESS_PER_MINUTE,
+    redis: settings.REDIS_URL ? { url: settings.REDIS_URL, keyPrefix: settings.REDIS_KEY_PREFIX } : undefined,
+    trustProxy: settings.TRUST_PROXY ?? false,
     shutdownTimeoutMs: settings.SHUTDOWN_TIMEOUT_MS,
     database: settings.DATABASE_URL
       ? {

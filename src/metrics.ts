@@ -50,6 +50,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly rateLimitStoreErrors = new Counter({
+    name: 'receiver_rate_limit_store_errors_total',
+    help: 'Rate-limit checks that could not reach the shared counts (Redis) and let the request through',
+    registers: [this.registry],
+  });
+
   /** With `processMetrics`, also Node's own: CPU, memory, event loop lag, handles, GC. */
   constructor({ processMetrics = false }: { processMetrics?: boolean } = {}) {
     if (processMetrics) collectDefaultMetrics({ register: this.registry });
@@ -67,5 +73,9 @@ export class Metrics {
 
   countStoreError(kind: 'unavailable' | 'timeout'): void {
     this.storeErrors.inc({ kind });
+  }
+
+  countRateLimitStoreError(): void {
+    this.rateLimitStoreErrors.inc();
   }
 }

@@ -11,6 +11,25 @@ export const DEMO_SEED_FILE = path.resolve(__dirname, '..', 'seed', 'demo.json')
 
 export class SeedFileError extends Error {}
 
+/** SEED_FILE=demo names the demo seed on purpose. */
+const DEMO_SEED_NAME = 'demo';
+
+/**
+ * The seed file to serve. Unset, the demo seed, so that `npm start` and the
+ * README's curl examples work as they are; but its keys are public, so in
+ * production only SEED_FILE=demo serves it.
+ */
+export function seedFileToServe(seedFile: string | undefined, production: boolean): string {
+  if (seedFile === DEMO_SEED_NAME) return DEMO_SEED_FILE;
+  if (seedFile !== undefined) return seedFile;
+  if (production) {
+    throw new SeedFileError(
+      'NODE_ENV=production and SEED_FILE is not set: set SEED_FILE to your seed file (SEED_FILE=demo serves the demo seed, whose keys are public)',
+    );
+  }
+  return DEMO_SEED_FILE;
+}
+
 /**
  * One string object per distinct value: a million tokens of a few accounts and destinations would
  * otherwise hold a million copies of each name.

@@ -5,7 +5,8 @@ import { ConfigError, loadConfig, loadEnvFile, type DatabaseConfig } from './con
 import { createHttpServer } from './http-server';
 import { createLogger, type Logger } from './logger';
 import { Metrics } from './metrics';
-import { DEMO_SEED_FILE, readSeedFile, SeedFileError } from './seed';
+import { connectRedis } from './redis';
+import { DEMO_SEED_FILE, readSeedFile, SeedFileError, seedFileToServe } from './seed';
 import { createDrain } from './shutdown';
 import { MemoryStore } from './store/memory-store';
 import { PgStore } from './store/postgres/pg-store';
@@ -33,14 +34,18 @@ async function main(): Promise<void> {
   // Asynchronous writes: lines that arrive while one write is in flight go out together with the next, so a busy
   // service makes far fewer write calls (docs/BENCHMARKS.md). pino flushes what is left when the process exits.
   const logger = createLogger(config.logLevel, pino.destination({ dest: 1, sync: false }));
-  const seedFile = config.seedFile ?? DEMO_SEED_FILE;
+  const seedFile = seedFileToServe(config.seedFile, config.production);
   const seed = readSeedFile(seedFile);
   const store = config.database ? await openDatabase(config.database, logger) : new MemoryStore();
   await store.loadSeed(seed);
+  if (seedFile === DEMO_SEED_FILE) logger.warn({ seedFile }, 'serving the demo seed: its keys are public, never use it for real accounts');
+  if (!config.database) logger.warn('memory store: nothing survives a restart; set DATABASE_URL for durable state');
 
   const drain = createDrain(store, logger, config.shutdownTimeoutMs);
   const metrics = new Metrics({ processMetrics: true });
-  const app = createApp({ config, store, logger, metrics, isShuttingDown: drain.isShuttingDown });
+  const redis = config.redis && connectRedis(config.redis.url, logger);
+  const sharedCounts = redis && config.redis && { sendCommand: redis.sendCommand, keyPrefix: config.redis.keyPrefix };
+  const app = createApp({ config, store, logger, metrics, isShuttingDown: drain.isShuttingDown, redis: sharedCounts });
   const server = createHttpServer(app).listen(config.port, config.host, () => {
     const { port } = server.address() as AddressInfo;
     logger.info({ host: config.host, port, seedFile, store: config.database ? 'postgres' : 'memory' }, 'listening');
@@ -52,7 +57,13 @@ async function main(): Promise<void> {
 
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
-      void drain.shutdown(server, signal).then((code) => process.exit(code));
+      void drain
+        .shutdown(server, signal)
+        .then(async (code) => {
+          await redis?.close();
+          return code;
+        })
+        .then((code) => process.exit(code));
     });
   }
 }

@@ -1,9 +1,52 @@
 import type { RequestHandler } from 'express';
-import { rateLimit, type AugmentedRequest } from 'express-rate-limit';
+import { rateLimit, type AugmentedRequest, type Options } from 'express-rate-limit';
+import { RedisStore } from 'rate-limit-redis';
 import { TooManyRequestsError } from '../errors';
+import type { Logger } from '../logger';
+import type { Metrics } from '../metrics';
+import type { SendRedisCommand } from '../redis';
 import { authenticatedAccount } from './authenticate';
 
 const WINDOW_MS = 60_000;
+
+/** Where the counts live: this process alone, or Redis, shared by every instance. */
+export interface RateLimitCounts {
+  logger: Logger;
+  metrics: Metrics;
+  /** Unset: each instance counts alone. */
+  redis?: { sendCommand: SendRedisCommand; keyPrefix: string };
+}
+
+/** express-rate-limit's own misconfiguration warnings carry codes like ERR_ERL_UNEXPECTED_X_FORWARDED_FOR. */
+function isLimiterWarning(error: unknown): boolean {
+  return String((error as { code?: unknown } | null)?.code ?? '').startsWith('ERR_ERL_');
+}
+
+/**
+ * Where the counts live, and where the limiter's own messages go (the
+ * service's log, not the console). With Redis, a request it cannot count goes
+ * through (passOnStoreError) and the failure is logged and counted: an outage
+ * of the counter must not become an outage of the service.
+ */
+function countsIn({ logger, metrics, redis }: RateLimitCounts, name: string): Partial<Options> {
+  const logging: Partial<Options> = {
+    logger: {
+      warn: (error: unknown) => logger.warn({ err: error }, 'rate limiter configuration'),
+      error: (error: unknown) => {
+        if (isLimiterWarning(error)) return logger.warn({ err: error }, 'rate limiter configuration');
+        metrics.countRateLimitStoreError();
+        logger.warn({ err: error }, 'rate limit not counted: the shared counts (Redis) did not answer; the request was let through');
+      },
+    },
+  };
+  if (!redis) return logging;
+  const store = new RedisStore({ sendCommand: redis.sendCommand, prefix: `${redis.keyPrefix}${name}:` });
+  // The store loads its scripts when made and keeps the promises; while Redis is down they reject, and it loads
+  // them again (awaited) on next use. Marked handled here, so a rejection nobody awaits yet cannot end the process.
+  store.incrementScriptSha.catch(() => undefined);
+  store.getScriptSha.catch(() => undefined);
+  return { ...logging, store, passOnStoreError: true };
+}
 
 /** express-rate-limit's middleware is called `middleware`: named for what it limits, so a route's chain reads. */
 function named(name: string, handler: RequestHandler): RequestHandler {
@@ -19,7 +62,7 @@ const refuse: RequestHandler = (_req, _res, next) => next(new TooManyRequestsErr
  * over the limit is refused everything until its window passes. It says
  * nothing of its count but Retry-After: it is not an account's budget.
  */
-export function limitPerAddress(perMinute: number): RequestHandler[] {
+export function limitPerAddress(perMinute: number, counts: RateLimitCounts): RequestHandler[] {
   if (perMinute === 0) return [];
   const limiter = rateLimit({
     windowMs: WINDOW_MS,
@@ -33,6 +76,7 @@ export function limitPerAddress(perMinute: number): RequestHandler[] {
       res.setHeader('Retry-After', String(Math.max(1, Math.ceil((resetMs - Date.now()) / 1000))));
       refuse(req, res, next);
     },
+    ...countsIn(counts, 'address'),
   });
   return [named('limitPerAddress', limiter)];
 }
@@ -42,15 +86,16 @@ export function limitPerAddress(perMinute: number): RequestHandler[] {
  * authentication never reaches it, so nobody can spend another account's
  * budget, and its RateLimit headers describe the caller's own.
  */
-export function limitPerAccount(perMinute: number): RequestHandler[] {
+export function limitPerAccount(perMinute: number, counts: RateLimitCounts): RequestHandler[] {
   if (perMinute === 0) return [];
   const limiter = rateLimit({
     windowMs: WINDOW_MS,
     limit: perMinute,
-    keyGenerator: (_req, res) => `account:${authenticatedAccount(res).sourceId}`,
+    keyGenerator: (_req, res) => authenticatedAccount(res).sourceId,
     standardHeaders: 'draft-7',
     legacyHeaders: false,
     handler: refuse,
+    ...countsIn(counts, 'account'),
   });
   return [named('limitPerAccount', limiter)];
 }

@@ -13,12 +13,21 @@ export function typeError(expected: string) {
 const NO_NUL_MESSAGE = 'must not contain NUL (U+0000) characters';
 const hasNoNul = (value: string) => !value.includes('\u0000');
 
-/** Text that may be empty, up to `max` characters, without NUL. */
+/**
+ * A JSON escape can carry half of a surrogate pair ("\ud800"): not text in any encoding, so no store can keep
+ * it as sent. Refused here, alike on every store.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const WELL_FORMED_MESSAGE = 'must be valid Unicode text: it contains half of a surrogate pair (\\uD800 to \\uDFFF)';
+const isWellFormed = (value: string) => !LONE_SURROGATE.test(value);
+
+/** Text that may be empty, up to `max` characters, without NUL, valid Unicode. */
 export function optionalText(max = 255) {
   return z
     .string({ error: typeError('a string') })
     .max(max, `must be at most ${max} characters`)
-    .refine(hasNoNul, NO_NUL_MESSAGE);
+    .refine(hasNoNul, NO_NUL_MESSAGE)
+    .refine(isWellFormed, WELL_FORMED_MESSAGE);
 }
 
 export function text(max = 255) {
@@ -26,7 +35,8 @@ export function text(max = 255) {
     .string({ error: typeError('a string') })
     .min(1, 'must not be empty')
     .max(max, `must be at most ${max} characters`)
-    .refine(hasNoNul, NO_NUL_MESSAGE);
+    .refine(hasNoNul, NO_NUL_MESSAGE)
+    .refine(isWellFormed, WELL_FORMED_MESSAGE);
 }
 
 export function eventName<const Name extends string>(name: Name) {

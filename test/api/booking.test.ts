@@ -20,6 +20,30 @@ describeOnEveryStore('Modify Booking', (current) => {
     expect(await readState(current().store, [], [key])).toEqual(before);
   }
 
+  describe('when a text field is not valid Unicode', () => {
+    it.each([
+      ['a lone high surrogate', '"Hotel \\ud800 Aurora"'],
+      ['a lone low surrogate', '"\\udfff"'],
+    ])('%s in property_name is a 400 from the schema, and nothing changes', async (_what, escaped) => {
+      const key = 'key-surrogate1';
+      const before = await readState(current().store, [], [key]);
+      const raw = JSON.stringify(bookingChange()).replace(/}$/, `,"property_name":${escaped}}`);
+      const response = await request(current().server).patch(bookingPath(key)).set('Content-Type', 'application/json').send(raw);
+      expect({ status: response.status, body: response.body }).toEqual({
+        status: 400,
+        body: errorBody(400, 'Invalid field: property_name', [
+          { field: 'property_name', message: 'must be valid Unicode text: it contains half of a surrogate pair (\\uD800 to \\uDFFF)' },
+        ]),
+      });
+      expect(await readState(current().store, [], [key])).toEqual(before);
+    });
+
+    it('a whole surrogate pair (an emoji) is text like any other', async () => {
+      const response = await patch(bookingChange({ property_name: 'Hotel \u{1F3E8}' }));
+      expect({ status: response.status, name: response.body.booking?.property_name }).toEqual({ status: 200, name: 'Hotel \u{1F3E8}' });
+    });
+  });
+
   describe('when the change is valid', () => {
     it('answers 200 with the full booking after the change, every field a string, and stores it', async () => {
       const response = await patch(bookingChange({ guests_count: '3', check_out: '18-02-2024', transaction_amount: '500' }));

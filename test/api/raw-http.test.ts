@@ -79,10 +79,35 @@ describe('raw HTTP: wrong Content-Length and malformed requests', () => {
     expect(answer).toContain('Content-Type: application/json');
   });
 
+  it('a body declared over the limit: one 413, then the connection closes without reading the rest', async () => {
+    const started = Date.now();
+    const answer = await rawExchange(port, `${head(40 * 1024)}{"padding":"${'x'.repeat(1000)}`, { waitMs: 5000 });
+    expect(statusesOf(answer)).toEqual([413]);
+    expect(answer).toContain('Connection: close');
+    expect(Date.now() - started).toBeLessThan(4000);
+  });
+
   it('headers over the size limit: a JSON 431', async () => {
     const answer = await rawExchange(port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(statusesOf(answer)).toEqual([431]);
     expect(answer).toContain('"code":"431"');
+  });
+});
+
+describe('raw HTTP: the header time limit, with the production checking interval', () => {
+  it('an unfinished header block is cut within a second of headersTimeout', async () => {
+    const t = await buildTestApp(undefined, { limits: { headersTimeout: 1000 } });
+    await new Promise<void>((resolve) => t.server.listen(0, '127.0.0.1', resolve));
+    const port = (t.server.address() as net.AddressInfo).port;
+    const started = Date.now();
+    const answer = await rawExchange(port, 'POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nX-Slow: ', { waitMs: 10_000 });
+    const elapsed = Date.now() - started;
+    t.server.closeAllConnections();
+    await new Promise((resolve) => t.server.close(resolve));
+    expect(statusesOf(answer)).toEqual([408]);
+    // Node checks every connectionsCheckingInterval (1 s here, 30 s by default); the second of slack is for a busy machine.
+    expect(elapsed).toBeGreaterThanOrEqual(900);
+    expect(elapsed).toBeLessThan(3000);
   });
 });
 

@@ -315,6 +315,17 @@ describe('rate limit per client address, before the body is read', () => {
     expect(await readState(t.store, [String(valid.transaction_id)])).toEqual(before);
     await request(t.server).get('/healthz').expect(200);
   });
+
+  it('with TRUST_PROXY, counts each address the proxy names apart; without it, X-Forwarded-For changes nothing', async () => {
+    const failFrom = (t: TestApp, address: string) => request(t.server).post('/v1/tokens/withdraw').set('X-Forwarded-For', address).send({});
+    const behindProxy = await buildTestApp(undefined, { config: { rateLimitPerAddressPerMinute: 1, trustProxy: 1 } });
+    expect((await failFrom(behindProxy, '203.0.113.1')).status).toBe(400);
+    expect((await failFrom(behindProxy, '203.0.113.2')).status).toBe(400);
+    expect((await failFrom(behindProxy, '203.0.113.1')).status).toBe(429);
+    const direct = await buildTestApp(undefined, { config: { rateLimitPerAddressPerMinute: 1 } });
+    expect((await failFrom(direct, '203.0.113.1')).status).toBe(400);
+    expect((await failFrom(direct, '203.0.113.2')).status).toBe(429);
+  });
 });
 
 checkCapturedTraffic();

@@ -45,6 +45,7 @@ export async function buildTestApp(kind: StoreKind = memoryStoreKind, options: T
     now: options.now ?? (() => FIXED_NOW),
     isShuttingDown: options.isShuttingDown,
     metrics: options.metrics,
+    redis: options.redis,
     store,
     config: { bodyLimitBytes: 32 * 1024, rateLimitPerMinute: 0, rateLimitPerAddressPerMinute: 0, ...options.config },
   });

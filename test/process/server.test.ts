@@ -45,8 +45,13 @@ async function get(port: number, urlPath: string): Promise<number> {
 }
 
 describe('the server process', () => {
-  it('serves the demo seed with no settings at all', async () => {
+  it('serves the demo seed with no settings at all, saying that the demo keys are public and that memory is not kept', async () => {
     const server = await startServer();
+    const warnings = server.stdout.map((line) => JSON.parse(line)).filter((entry) => entry.level === 40).map((entry) => entry.msg);
+    expect(warnings).toEqual([
+      'serving the demo seed: its keys are public, never use it for real accounts',
+      'memory store: nothing survives a restart; set DATABASE_URL for durable state',
+    ]);
     const response = await fetch(`http://127.0.0.1:${server.port}/v1/tokens/withdraw`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
@@ -89,6 +94,21 @@ describe('the server process', () => {
     const { code, stderr } = await exited;
     expect(code).toBe(1);
     expect(stderr.trim()).toBe('Invalid configuration: PORT must be a whole number; RATE_LIMIT_PER_MINUTE must be a whole number');
+  });
+
+  it('with NODE_ENV=production and no SEED_FILE, refuses to start, naming SEED_FILE', async () => {
+    const { code, stderr } = await runServer({ NODE_ENV: 'production' }).exited;
+    expect({ code, stderr: stderr.trim() }).toEqual({
+      code: 1,
+      stderr: 'NODE_ENV=production and SEED_FILE is not set: set SEED_FILE to your seed file (SEED_FILE=demo serves the demo seed, whose keys are public)',
+    });
+  });
+
+  it('with NODE_ENV=production, SEED_FILE=demo serves the demo seed on purpose', async () => {
+    const server = await startServer({ NODE_ENV: 'production', SEED_FILE: 'demo' });
+    expect(await get(server.port, '/readyz')).toBe(200);
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
   });
 
   it('stops at start on a bad seed file, naming the bad entry', async () => {

@@ -1,0 +1,49 @@
+import request from 'supertest';
+import { Metrics } from '../../src/metrics';
+import { connectRedis } from '../../src/redis';
+import { buildTestApp } from '../helpers/app';
+import { capturingLogger, captured } from '../helpers/capture';
+import { errorBody, SUCCESS_BODY } from '../helpers/http';
+import { statusChange } from '../helpers/payloads';
+import { noteIfNoRedis, TEST_REDIS_URL, testRedis } from '../helpers/redis';
+
+noteIfNoRedis();
+
+const keylessStatusChange = () => statusChange({ tokes_status: undefined });
+
+(TEST_REDIS_URL ? describe : describe.skip)('rate limits with REDIS_URL', () => {
+  let redis: Awaited<ReturnType<typeof testRedis>>;
+  beforeAll(async () => {
+    redis = await testRedis();
+  });
+  afterAll(async () => {
+    await redis.client.close();
+  });
+
+  it("two instances share one account's budget: the third request, on either, is a 429", async () => {
+    const keyPrefix = `test:${process.pid}:${Date.now()}:`;
+    const shared = { redis: { sendCommand: redis.sendCommand, keyPrefix }, config: { rateLimitPerMinute: 2 } };
+    const [first, second] = [await buildTestApp(undefined, shared), await buildTestApp(undefined, shared)];
+    await request(first.server).post('/v1/tokens/status-change').send(keylessStatusChange()).expect(200);
+    await request(second.server).post('/v1/tokens/status-change').send(keylessStatusChange()).expect(200);
+    const limited = await request(first.server).post('/v1/tokens/status-change').send(keylessStatusChange());
+    expect({ status: limited.status, body: limited.body }).toEqual({ status: 429, body: errorBody(429, 'Too Many Requests') });
+    expect(await redis.client.keys(`${keyPrefix}*`)).toEqual([`${keyPrefix}account:ACME`]);
+  });
+
+  it('when Redis cannot be reached, requests go through, and the failure is logged and counted', async () => {
+    const metrics = new Metrics();
+    const unreachable = connectRedis('redis://127.0.0.1:1', capturingLogger());
+    const t = await buildTestApp(undefined, { metrics, redis: { sendCommand: unreachable.sendCommand, keyPrefix: 'test:unreachable:' }, config: { rateLimitPerMinute: 1 } });
+    try {
+      for (let i = 0; i < 3; i += 1) {
+        const response = await request(t.server).post('/v1/tokens/status-change').send(keylessStatusChange());
+        expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: SUCCESS_BODY });
+      }
+    } finally {
+      await unreachable.close();
+    }
+    expect(await metrics.registry.getSingleMetricAsString('receiver_rate_limit_store_errors_total')).toContain('receiver_rate_limit_store_errors_total 3');
+    expect(captured.logLines.some((line) => line.includes('the shared counts (Redis) did not answer'))).toBe(true);
+  });
+});
