@@ -56,9 +56,10 @@ export class NotFoundError extends DomainError {
   }
 }
 
+/** The message names the methods the path takes, as the Allow header does. */
 export class MethodNotAllowedError extends DomainError {
   constructor(readonly allow: readonly string[]) {
-    super('Method Not Allowed');
+    super(`Method Not Allowed: use ${allow.join(' or ')}`);
   }
 }
 

@@ -67,11 +67,11 @@ const envelopeExample = (status: number, message: string, details?: Json[]) => (
 
 /** One example per status; two where the same status has two meanings. */
 const ERROR_EXAMPLES: Record<number, Array<[string, Json]>> = {
-  400: [['invalid', envelopeExample(400, 'Invalid field: token_id', [{ field: 'token_id', message: 'is required' }])], ['malformed', envelopeExample(400, 'Malformed JSON body')]],
+  400: [['invalid', envelopeExample(400, 'Invalid field: token_id', [{ field: 'token_id', message: 'is required' }])], ['malformed', envelopeExample(400, 'Malformed JSON body: unexpected "}" at line 1, column 6')]],
   401: [['unauthorized', envelopeExample(401, 'Unauthorized')], ['signature', envelopeExample(401, 'Invalid webhook signature')]],
   403: [['partner', envelopeExample(403, 'partnerid in the path does not match source_id')]],
   404: [['booking', envelopeExample(404, 'Booking not found')], ['version', envelopeExample(404, 'Unsupported API version')]],
-  405: [['method', envelopeExample(405, 'Method Not Allowed')]],
+  405: [['method', envelopeExample(405, 'Method Not Allowed: use POST')]],
   409: [['not active', envelopeExample(409, 'Token is freezed; only an active token can be withdrawn from')], ['balance', envelopeExample(409, 'token_balance 800.00 does not match the ledger: expected 900.00')]],
   413: [['destination', envelopeExample(413, 'Destination ID Unknown')], ['size', envelopeExample(413, 'Payload Too Large')]],
   415: [['type', envelopeExample(415, 'Content-Type must be application/json')]],

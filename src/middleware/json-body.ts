@@ -48,11 +48,50 @@ function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
   });
 }
 
-function parseJson(body: Buffer): unknown {
+/** Whether parsing `text` fails inside it, rather than only because it ends too soon. */
+function failsInside(text: string): boolean {
   try {
-    return JSON.parse(body.toString('utf8'));
+    JSON.parse(text);
+    return false;
+  } catch (error) {
+    const message = (error as Error).message;
+    const stated = / at position (\d+)/.exec(message);
+    return !message.startsWith('Unexpected end of JSON input') && !(stated && Number(stated[1]) >= text.length);
+  }
+}
+
+/**
+ * Where JSON.parse gave up: the first character that no JSON could continue
+ * with, or the end. V8 does not say for every error, so the shortest prefix
+ * that fails inside itself finds it (a binary search, on the failure path only).
+ */
+function failurePosition(text: string): number {
+  if (!failsInside(text)) return text.length;
+  let low = 1;
+  let high = text.length;
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (failsInside(text.slice(0, middle))) high = middle;
+    else low = middle + 1;
+  }
+  return low - 1;
+}
+
+/** Says where, in lines and columns, and never echoes the body: it may carry keys. */
+function describeFailure(text: string): string {
+  const position = failurePosition(text);
+  const before = text.slice(0, position).split('\n');
+  const where = `line ${before.length}, column ${before[before.length - 1].length + 1}`;
+  if (position >= text.length) return `Malformed JSON body: it ends at ${where} before the JSON is complete`;
+  return `Malformed JSON body: unexpected ${JSON.stringify(text[position])} at ${where}`;
+}
+
+function parseJson(body: Buffer): unknown {
+  const text = body.toString('utf8');
+  try {
+    return JSON.parse(text);
   } catch {
-    throw new ValidationError('Malformed JSON body');
+    throw new ValidationError(describeFailure(text));
   }
 }
 

@@ -12,9 +12,9 @@ import { operation, respond } from './respond';
 export const BOOKING_PATH = '/:version/booking/:partnerid/:randomkey';
 const SUPPORTED_VERSIONS: ReadonlySet<string> = new Set(['v1']);
 
-/** The version is checked on the path alone, before the body is read. */
+/** The version is checked on the path alone, before the body is read; like the rest of the path, in any case. */
 const supportedVersion: RequestHandler = (req, _res, next) => {
-  if (!SUPPORTED_VERSIONS.has(String(req.params.version))) throw new NotFoundError('Unsupported API version', 'unsupported_version');
+  if (!SUPPORTED_VERSIONS.has(String(req.params.version).toLowerCase())) throw new NotFoundError('Unsupported API version', 'unsupported_version');
   next();
 };
 

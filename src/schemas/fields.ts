@@ -70,8 +70,16 @@ export const transactionId = z
   .meta({ description: '20 digits, unique across the service: the idempotency key of a withdrawal', examples: ['20240121000000000001'] });
 
 /** A decimal amount string, read as integer minor units. */
+/** An amount sent as a JSON number is the commonest mistake: the message says what to send instead. */
+const AMOUNT_EXAMPLE = '"100.00"';
+function amountTypeError(issue: { input: unknown }): string {
+  if (issue.input === undefined) return 'is required';
+  if (typeof issue.input === 'number') return `is a JSON number: send it as a string, such as ${AMOUNT_EXAMPLE}`;
+  return `must be a string, such as ${AMOUNT_EXAMPLE}`;
+}
+
 export const amount = z
-  .string({ error: typeError('a string') })
+  .string({ error: amountTypeError })
   .regex(AMOUNT_PATTERN, AMOUNT_FORMAT_MESSAGE)
   .meta({ description: 'Decimal amount: 1 to 10 digits, optionally a point and 1 or 2 decimals', examples: ['100.00'] })
   .transform(parseAmount);

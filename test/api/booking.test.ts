@@ -171,8 +171,13 @@ describeOnEveryStore('Modify Booking', (current) => {
       await expectRejected(bookingChange({ booking_id: '77' }), 404, errorBody(404, 'Booking not found'));
     });
 
-    it.each(['v2', 'V1', 'v0'])('404 Unsupported API version for %s', async (version) => {
+    it.each(['v2', 'V2', 'v0'])('404 Unsupported API version for %s', async (version) => {
       await expectRejected(bookingChange(), 404, errorBody(404, 'Unsupported API version'), bookingPath('key-00000001', 'ACME', version));
+    });
+
+    it('takes the version in any case, as the rest of the path: /V1/BOOKING/… is a booking change', async () => {
+      const response = await patch(bookingChange(), bookingPath('key-uppercase1', 'ACME', 'V1').replace('/booking/', '/BOOKING/'));
+      expect(response.status).toBe(200);
     });
 
     it('400 when check_out would be before the stored check_in', async () => {

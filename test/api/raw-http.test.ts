@@ -52,7 +52,7 @@ describe('raw HTTP: wrong Content-Length and malformed requests', () => {
     const answer = await rawExchange(port, head(20) + body);
     expect(statusesOf(answer)).toEqual([400]);
     expect(answer).toContain('Connection: close');
-    expect(answer).toContain('{"success":"false","errors":{"code":"400","message":"Malformed JSON body"}}');
+    expect(answer).toContain('{"success":"false","errors":{"code":"400","message":"Malformed JSON body: it ends at line 1, column 21 before the JSON is complete"}}');
     expect(await readState(t.store)).toEqual(before);
   });
 

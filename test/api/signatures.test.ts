@@ -81,7 +81,7 @@ describeOnEveryStore(
 
     it('parses the JSON before it checks the signature, as the contract orders them', async () => {
       const unsigned = await request(current().server).post('/v1/tokens/withdraw').set('Content-Type', 'application/json').send('{"broken":');
-      expect({ status: unsigned.status, body: unsigned.body }).toEqual({ status: 400, body: errorBody(400, 'Malformed JSON body') });
+      expect({ status: unsigned.status, body: unsigned.body }).toEqual({ status: 400, body: errorBody(400, 'Malformed JSON body: it ends at line 1, column 11 before the JSON is complete') });
       const unsignedButValid = await request(current().server).post('/v1/tokens/withdraw').send({});
       expect(unsignedButValid.status).toBe(401);
     });
@@ -97,7 +97,7 @@ describeOnEveryStore(
         .set('webhook-timestamp', String(Math.floor(timestamp.getTime() / 1000)))
         .set('webhook-signature', new Webhook(NEW_SECRET).sign(`msg_broken_${deliveries}`, timestamp, text))
         .send(text);
-      expect({ status: response.status, body: response.body }).toEqual({ status: 400, body: errorBody(400, 'Malformed JSON body') });
+      expect({ status: response.status, body: response.body }).toEqual({ status: 400, body: errorBody(400, 'Malformed JSON body: it ends at line 1, column 11 before the JSON is complete') });
     });
 
     it('answers a repeated webhook-id with the first answer and does not apply it again', async () => {

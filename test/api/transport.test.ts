@@ -46,7 +46,21 @@ describe('transport rules, the same on every operation route', () => {
 
   it.each(OPERATIONS)('%s %s: 400 for malformed JSON', async (method, path) => {
     const response = await send(t, method, path).set('Content-Type', 'application/json').send('{"source_id": "ACME",');
-    expect({ status: response.status, body: response.body }).toEqual({ status: 400, body: errorBody(400, 'Malformed JSON body') });
+    expect({ status: response.status, body: response.body }).toEqual({
+      status: 400,
+      body: errorBody(400, 'Malformed JSON body: it ends at line 1, column 22 before the JSON is complete'),
+    });
+  });
+
+  it.each([
+    ['{"a":}', 'unexpected "}" at line 1, column 6'],
+    ['{"a" 1}', 'unexpected "1" at line 1, column 6'],
+    ['{\n  "a": 1\n  "b": 2\n}', 'unexpected "\\"" at line 3, column 3'],
+    ['{"a": tru}', 'unexpected "}" at line 1, column 10'],
+    ['{"a": 1} x', 'unexpected "x" at line 1, column 10'],
+  ])('malformed JSON %j: the 400 says where parsing failed, without echoing the body', async (text, where) => {
+    const response = await request(t.server).post('/v1/tokens/withdraw').set('Content-Type', 'application/json').send(text);
+    expect({ status: response.status, body: response.body }).toEqual({ status: 400, body: errorBody(400, `Malformed JSON body: ${where}`) });
   });
 
   it.each(OPERATIONS)('%s %s: 413 Payload Too Large over the body limit', async (method, path) => {
@@ -143,7 +157,7 @@ describe('transport rules, the same on every operation route', () => {
     const response = await request(t.server)[method.toLowerCase() as 'put'](path).set('Content-Type', 'application/json').send('{}');
     expect({ status: response.status, body: response.body, allow: response.headers.allow }).toEqual({
       status: 405,
-      body: errorBody(405, 'Method Not Allowed'),
+      body: errorBody(405, `Method Not Allowed: use ${allow.split(', ').join(' or ')}`),
       allow,
     });
   });

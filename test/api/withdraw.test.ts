@@ -252,8 +252,8 @@ describeOnEveryStore('Withdraw', (current) => {
         body:
         errorBody(400, 'Invalid fields: transaction_id, withdrawn_amount, token_balance', [
           { field: 'transaction_id', message: 'must be a string of 20 digits' },
-          { field: 'withdrawn_amount', message: 'must be a string' },
-          { field: 'token_balance', message: 'must be a string' },
+          { field: 'withdrawn_amount', message: 'is a JSON number: send it as a string, such as "100.00"' },
+          { field: 'token_balance', message: 'is a JSON number: send it as a string, such as "100.00"' },
         ]),
       });
     });

@@ -23,7 +23,8 @@ function validatorFor(schema: Json): ValidateFunction {
 
 const paths = Object.keys(document.paths).map((template) => ({
   template,
-  pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+  // Express routes match in any case, as the receiver's router does.
+  pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`, 'i'),
 }));
 
 function resolveHeader(header: Json): Json {
