@@ -1,6 +1,8 @@
 /** @type {import('jest').Config} */
 const shared = {
   testEnvironment: 'node',
+  // The machine is shared: a test may take several times its idle time, and must not fail for that.
+  testTimeout: 30_000,
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
 };
 

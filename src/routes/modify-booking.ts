@@ -31,9 +31,9 @@ export function modifyBookingRouter(deps: OperationRouterDeps): Router {
       change,
       authenticate(store, 'share_secret', (res) => change.input(res).body),
       ...afterAuthentication,
-      respond(store, async (res) => {
+      respond(store, async (tx, res) => {
         const { body, path } = change.input(res);
-        const outcome = await modifyBooking(store, path.partnerid, path.randomkey, body, authenticatedAccount(res), now());
+        const outcome = await modifyBooking(tx, path.partnerid, path.randomkey, body, authenticatedAccount(res), now());
         return { replayed: outcome.replayed, extra: { booking: bookingView(outcome.booking) } };
       }),
     )

@@ -1,6 +1,6 @@
 import type { RequestHandler, Response } from 'express';
 import { sendJson } from '../middleware/send-json';
-import type { Store } from '../store/store';
+import type { Store, StoreTransaction } from '../store/store';
 
 /** What an operation's handler reports: whether it repeated an applied request, and what else the answer carries. */
 export interface Answer {
@@ -18,13 +18,14 @@ function sendSuccess(res: Response, body: string, replayed: boolean): void {
 }
 
 /**
- * The last step of every operation's chain: runs its one service call and
- * answers success. A signed notification's answer is recorded under its
- * webhook-id first, so that a repeated delivery gets these same bytes.
+ * The last step of every operation's chain: runs its one service call in one
+ * unit of work and answers success. A signed notification's answer is
+ * recorded under its webhook-id first, so that a repeated delivery gets these
+ * same bytes.
  */
-export function respond(store: Store, serve: (res: Response) => Promise<Answer>): RequestHandler {
+export function respond(store: Store, serve: (tx: StoreTransaction, res: Response) => Promise<Answer>): RequestHandler {
   return async function respond(_req, res) {
-    const { replayed, extra } = await serve(res);
+    const { replayed, extra } = await store.transaction((tx) => serve(tx, res));
     const body = extra ? JSON.stringify({ ...SUCCESS, ...extra }) : SUCCESS_BODY;
     const { webhookId } = res.locals;
     if (webhookId) await store.recordWebhookDelivery({ webhookId, response: body, receivedAt: new Date() });

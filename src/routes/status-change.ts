@@ -16,7 +16,7 @@ export function statusChangeChain({ store, afterAuthentication }: OperationRoute
     statusChange,
     authenticate(store, 'share_public', statusChange.input),
     ...afterAuthentication,
-    respond(store, (res) => changeTokenStatus(store, statusChange.input(res), authenticatedAccount(res))),
+    respond(store, (tx, res) => changeTokenStatus(tx, statusChange.input(res), authenticatedAccount(res))),
   ];
 }
 

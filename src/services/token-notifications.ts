@@ -3,7 +3,7 @@ import { formatAmount } from '../money';
 import type { TokenStatus } from '../schemas/fields';
 import type { StatusChangeRequest } from '../schemas/status-change';
 import type { WithdrawRequest } from '../schemas/withdraw';
-import type { Account, Store, Token, Withdrawal } from '../store/store';
+import type { Account, StoreTransaction, Token, Withdrawal } from '../store/store';
 
 export interface OperationOutcome {
   /** True when the request repeated one already applied: nothing was applied again. */
@@ -27,18 +27,16 @@ function canChangeStatus(from: TokenStatus, to: TokenStatus): boolean {
   return from === to || from !== 'deleted';
 }
 
-export async function changeTokenStatus(store: Store, request: StatusChangeRequest, account: Account): Promise<OperationOutcome> {
+export async function changeTokenStatus(tx: StoreTransaction, request: StatusChangeRequest, account: Account): Promise<OperationOutcome> {
   requireDestination(account, request.destination_id);
-  return store.transaction(async (tx) => {
-    const token = requireCallerToken(await tx.tokenForUpdate(request.token_id), account, request.destination_id);
-    const target = request.status;
-    if (target === undefined || target === token.status) return { replayed: false };
-    if (!canChangeStatus(token.status, target)) {
-      throw new ConflictError(`Token is deleted; a deleted token cannot become ${target}`, 'status_final');
-    }
-    await tx.saveToken({ ...token, status: target });
-    return { replayed: false };
-  });
+  const token = requireCallerToken(await tx.tokenForUpdate(request.token_id), account, request.destination_id);
+  const target = request.status;
+  if (target === undefined || target === token.status) return { replayed: false };
+  if (!canChangeStatus(token.status, target)) {
+    throw new ConflictError(`Token is deleted; a deleted token cannot become ${target}`, 'status_final');
+  }
+  await tx.saveToken({ ...token, status: target });
+  return { replayed: false };
 }
 
 /** Same key, same withdrawal: every field the sender controls, compared by value. */
@@ -52,42 +50,40 @@ function sameWithdrawal(recorded: Withdrawal, request: WithdrawRequest): boolean
   );
 }
 
-export async function withdraw(store: Store, request: WithdrawRequest, account: Account, now: Date): Promise<OperationOutcome> {
+export async function withdraw(tx: StoreTransaction, request: WithdrawRequest, account: Account, now: Date): Promise<OperationOutcome> {
   requireDestination(account, request.destination_id);
-  return store.transaction(async (tx) => {
-    const [locked, recorded] = await tx.lockTokenAndFindWithdrawal(request.token_id, request.transaction_id);
-    const token = requireCallerToken(locked, account, request.destination_id);
-    if (recorded) {
-      if (sameWithdrawal(recorded, request)) return { replayed: true };
-      throw new UnprocessableError('transaction_id was already used for a different withdrawal', 'key_reused');
-    }
-    if (token.status !== 'active') {
-      throw new ConflictError(`Token is ${token.status}; only an active token can be withdrawn from`, 'token_not_active');
-    }
-    if (request.withdrawn_amount > token.balance) {
-      throw new UnprocessableError(
-        `withdrawn_amount ${formatAmount(request.withdrawn_amount)} is more than the token balance ${formatAmount(token.balance)}`,
-        'over_balance',
-      );
-    }
-    const balanceAfter = token.balance - request.withdrawn_amount;
-    if (request.token_balance !== balanceAfter) {
-      throw new ConflictError(
-        `token_balance ${formatAmount(request.token_balance)} does not match the ledger: expected ${formatAmount(balanceAfter)}`,
-        'balance_mismatch',
-      );
-    }
-    await tx.saveToken({ ...token, balance: balanceAfter });
-    // The token's own strings, equal to the request's: a million ledger rows then share them.
-    await tx.recordWithdrawal({
-      transactionId: request.transaction_id,
-      sourceId: token.sourceId,
-      destinationId: token.destinationId,
-      tokenId: token.tokenId,
-      amount: request.withdrawn_amount,
-      tokenBalance: request.token_balance,
-      createdAt: now,
-    });
-    return { replayed: false };
+  const [locked, recorded] = await tx.lockTokenAndFindWithdrawal(request.token_id, request.transaction_id);
+  const token = requireCallerToken(locked, account, request.destination_id);
+  if (recorded) {
+    if (sameWithdrawal(recorded, request)) return { replayed: true };
+    throw new UnprocessableError('transaction_id was already used for a different withdrawal', 'key_reused');
+  }
+  if (token.status !== 'active') {
+    throw new ConflictError(`Token is ${token.status}; only an active token can be withdrawn from`, 'token_not_active');
+  }
+  if (request.withdrawn_amount > token.balance) {
+    throw new UnprocessableError(
+      `withdrawn_amount ${formatAmount(request.withdrawn_amount)} is more than the token balance ${formatAmount(token.balance)}`,
+      'over_balance',
+    );
+  }
+  const balanceAfter = token.balance - request.withdrawn_amount;
+  if (request.token_balance !== balanceAfter) {
+    throw new ConflictError(
+      `token_balance ${formatAmount(request.token_balance)} does not match the ledger: expected ${formatAmount(balanceAfter)}`,
+      'balance_mismatch',
+    );
+  }
+  await tx.saveToken({ ...token, balance: balanceAfter });
+  // The token's own strings, equal to the request's: a million ledger rows then share them.
+  await tx.recordWithdrawal({
+    transactionId: request.transaction_id,
+    sourceId: token.sourceId,
+    destinationId: token.destinationId,
+    tokenId: token.tokenId,
+    amount: request.withdrawn_amount,
+    tokenBalance: request.token_balance,
+    createdAt: now,
   });
+  return { replayed: false };
 }
