@@ -69,6 +69,22 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     expect(await store.transaction((tx) => tx.findWithdrawal('00000000000000000004'))).toBeUndefined();
   });
 
+  it.each([
+    ['a transaction id the ledger cannot hold', ledgerRow('123')],
+    ['a token the store does not hold', ledgerRow('00000000000000000005', { tokenId: '999' })],
+  ])('a unit that fails at commit leaves nothing applied: %s', async (_case, row) => {
+    await expect(
+      store.transaction(async (tx) => {
+        const token = await tx.tokenForUpdate(TOKENS.active.token_id);
+        await tx.saveToken({ ...token!, balance: 99900 });
+        await tx.recordWithdrawal(row);
+      }),
+    ).rejects.toThrow();
+    expect(await store.findToken(TOKENS.active.token_id)).toMatchObject({ balance: 100000, status: 'active' });
+    expect(await store.recentWithdrawals(TOKENS.active.token_id, 5)).toEqual([]);
+    expect(await store.transaction((tx) => tx.findWithdrawal(row.transactionId))).toBeUndefined();
+  });
+
   it('refuses a second ledger row with the same transaction id', async () => {
     await store.transaction((tx) => tx.recordWithdrawal(ledgerRow('00000000000000000003')));
     await expect(store.transaction((tx) => tx.recordWithdrawal(ledgerRow('00000000000000000003', { amount: 5 })))).rejects.toThrow();
