@@ -59,6 +59,15 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     expect(await store.transaction((tx) => tx.findWithdrawal('00000000000000000002'))).toBeUndefined();
   });
 
+  it('a unit that saves the same token twice keeps the last', async () => {
+    await store.transaction(async (tx) => {
+      const token = await tx.tokenForUpdate(TOKENS.active.token_id);
+      await tx.saveToken({ ...token!, balance: 1 });
+      await tx.saveToken({ ...token!, balance: 2, status: 'freezed' });
+    });
+    expect(await store.findToken(TOKENS.active.token_id)).toMatchObject({ balance: 2, status: 'freezed' });
+  });
+
   it('refuses a token status it cannot hold, and applies nothing of that unit', async () => {
     await expect(
       store.transaction(async (tx) => {

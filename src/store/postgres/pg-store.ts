@@ -49,6 +49,18 @@ interface WithdrawalRow {
   created_at: Date;
 }
 
+/** lock_token_and_find_withdrawal's one row: the token's columns (null when it does not exist), then the withdrawal's (w_, null when new). */
+interface LockedTokenRow extends Omit<TokenRow, 'token_id'> {
+  token_id: string | null;
+  w_transaction_id: string | null;
+  w_source_id: string;
+  w_destination_id: string;
+  w_token_id: string;
+  w_amount: string;
+  w_token_balance: string;
+  w_created_at: Date;
+}
+
 interface BookingRow {
   source_id: string;
   booking_id: string;
@@ -94,6 +106,8 @@ const UNIT = {
   begin: statement('begin', 'BEGIN'),
   commit: statement('commit', 'COMMIT'),
   lockToken: statement('lock_token', 'SELECT token_id, source_id, destination_id, status, balance FROM tokens WHERE token_id = $1 FOR UPDATE'),
+  // migrations/004: the lock, then the lookup, in one statement.
+  lockTokenAndFindWithdrawal: statement('lock_token_and_find_withdrawal', 'SELECT * FROM lock_token_and_find_withdrawal($1, $2)'),
   findWithdrawal: statement(
     'find_withdrawal',
     'SELECT transaction_id, source_id, destination_id, token_id, amount, token_balance, created_at FROM withdrawals WHERE transaction_id = $1',
@@ -112,6 +126,36 @@ const UNIT = {
     'INSERT INTO booking_changes (source_id, key, fingerprint, result, created_at) VALUES ($1, $2, $3, $4, $5)',
   ),
 };
+
+const combinedStatements = new Map<string, Statement>();
+
+/**
+ * Several writes as one statement (the first ones as data-modifying WITH
+ * parts, the last as the main statement, their parameters renumbered), so a
+ * round trip carries one statement for all of a unit's writes: each
+ * statement costs the database a message cycle and the driver a result.
+ * PostgreSQL runs the parts as one, with one snapshot; writes of a unit
+ * touch distinct rows (see PgTransaction.write), so none needs another's.
+ */
+function combined(writes: readonly Call[]): Call {
+  if (writes.length === 1) return writes[0];
+  const name = writes.map((write) => write.statement.name).join('+');
+  let combinedStatement = combinedStatements.get(name);
+  if (!combinedStatement) {
+    let offset = 0;
+    const parts = writes.map(({ statement: { text }, values = [] }) => {
+      const renumbered = text.replace(/\$(\d+)/g, (_match, n: string) => `$${Number(n) + offset}`);
+      offset += values.length;
+      return renumbered;
+    });
+    const last = parts.pop() as string;
+    // PostgreSQL answers with the main statement's command tag.
+    const text = `WITH ${parts.map((part, i) => `w${i} AS (${part})`).join(', ')} ${last}`;
+    combinedStatement = { name, text, tag: writes[writes.length - 1].statement.tag };
+    combinedStatements.set(name, combinedStatement);
+  }
+  return { statement: combinedStatement, values: writes.flatMap((write) => write.values ?? []) };
+}
 
 /** Retention, swept by one instance at a time (see PgStore.sweep). */
 const SWEEP = {
@@ -139,13 +183,15 @@ const SWEEP_LOCK = 72_041_183;
  */
 class PgTransaction implements StoreTransaction {
   private begun = false;
-  private readonly pending: Call[] = [];
+  /** Writes waiting to be sent, each with the row it writes when it is an update (see write()). */
+  private readonly pending: Array<Call & { row?: string }> = [];
 
   constructor(private readonly client: PoolClient) {}
 
-  /** Sends BEGIN (once), the waiting writes and these calls in one round trip; returns these calls' results. */
+  /** Sends BEGIN (once), the waiting writes as one statement and these calls in one round trip; returns these calls' results. */
   private async send(calls: Call[]): Promise<QueryResult[]> {
-    const all = [...(this.begun ? [] : [{ statement: UNIT.begin }]), ...this.pending.splice(0), ...calls];
+    const writes = this.pending.splice(0);
+    const all = [...(this.begun ? [] : [{ statement: UNIT.begin }]), ...(writes.length > 0 ? [combined(writes)] : []), ...calls];
     this.begun = true;
     const results = await pipeline(this.client, all);
     return results.slice(results.length - calls.length);
@@ -156,8 +202,14 @@ class PgTransaction implements StoreTransaction {
     return result.rows[0] as Row | undefined;
   }
 
-  private write(statement: Statement, values: unknown[]): void {
-    this.pending.push({ statement, values });
+  /**
+   * The writes of a round trip run as one statement, whose parts cannot see one another's rows: a second
+   * update of the same row replaces the first, as the later one would have overwritten it anyway.
+   */
+  private write(statement: Statement, values: unknown[], row?: string): void {
+    const earlier = row === undefined ? -1 : this.pending.findIndex((write) => write.row === row);
+    if (earlier >= 0) this.pending.splice(earlier, 1);
+    this.pending.push({ statement, values, row });
   }
 
   /** COMMIT with whatever writes are still waiting; nothing at all when the unit neither read nor wrote. */
@@ -181,17 +233,24 @@ class PgTransaction implements StoreTransaction {
   }
 
   async lockTokenAndFindWithdrawal(tokenId: string, transactionId: string): Promise<[Token | undefined, Withdrawal | undefined]> {
-    const [token, withdrawal] = await this.send([
-      { statement: UNIT.lockToken, values: [tokenId] },
-      { statement: UNIT.findWithdrawal, values: [transactionId] },
-    ]);
-    const tokenRow = token.rows[0] as TokenRow | undefined;
-    const withdrawalRow = withdrawal.rows[0] as WithdrawalRow | undefined;
-    return [tokenRow && toToken(tokenRow), withdrawalRow && toWithdrawal(withdrawalRow)];
+    const row = (await this.readOne<LockedTokenRow>(UNIT.lockTokenAndFindWithdrawal, [tokenId, transactionId])) as LockedTokenRow;
+    const withdrawal: WithdrawalRow | undefined =
+      row.w_transaction_id === null
+        ? undefined
+        : {
+            transaction_id: row.w_transaction_id,
+            source_id: row.w_source_id,
+            destination_id: row.w_destination_id,
+            token_id: row.w_token_id,
+            amount: row.w_amount,
+            token_balance: row.w_token_balance,
+            created_at: row.w_created_at,
+          };
+    return [row.token_id === null ? undefined : toToken({ ...row, token_id: row.token_id }), withdrawal && toWithdrawal(withdrawal)];
   }
 
   async saveToken(token: Token) {
-    this.write(UNIT.saveToken, [token.tokenId, token.status, token.balance]);
+    this.write(UNIT.saveToken, [token.tokenId, token.status, token.balance], `token ${token.tokenId}`);
   }
 
   async recordWithdrawal(w: Withdrawal) {
@@ -216,7 +275,7 @@ class PgTransaction implements StoreTransaction {
   }
 
   async saveBooking(booking: Booking) {
-    this.write(UNIT.saveBooking, [booking.sourceId, booking.bookingId, JSON.stringify(booking.fields), booking.updatedAt]);
+    this.write(UNIT.saveBooking, [booking.sourceId, booking.bookingId, JSON.stringify(booking.fields), booking.updatedAt], `booking ${JSON.stringify([booking.sourceId, booking.bookingId])}`);
   }
 
   async recordBookingChange(change: BookingChange) {
