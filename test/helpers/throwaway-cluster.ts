@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,9 +17,9 @@ function asPostgres(tool: string, args: string[]) {
 }
 
 /** Why a throwaway cluster cannot be made on this machine, or undefined when it can. */
-export async function clusterUnavailable(): Promise<string | undefined> {
+export function clusterUnavailable(): string | undefined {
   if (!existsSync(path.join(BIN, 'initdb'))) return `initdb is not in ${BIN} (set PG_BIN)`;
-  if (isRoot && (await run('id', ['-u', 'postgres']).catch(() => undefined)) === undefined) return 'running as root and there is no postgres user';
+  if (isRoot && spawnSync('id', ['-u', 'postgres']).status !== 0) return 'running as root and there is no postgres user';
   return undefined;
 }
 

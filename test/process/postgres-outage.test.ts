@@ -44,14 +44,11 @@ function withdrawalBody(lane: number, transactionId: string, balanceAfter: numbe
   });
 }
 
-let unavailable: string | undefined = 'not checked';
-beforeAll(async () => {
-  unavailable = await clusterUnavailable();
-  // eslint-disable-next-line no-console
-  if (TEST_DATABASE_URL && unavailable) console.warn(`no throwaway PostgreSQL cluster (${unavailable}): the database outage test is SKIPPED`);
-});
+const unavailable = TEST_DATABASE_URL ? clusterUnavailable() : undefined;
+// eslint-disable-next-line no-console
+if (unavailable) console.warn(`no throwaway PostgreSQL cluster (${unavailable}): the database outage test is SKIPPED`);
 
-(TEST_DATABASE_URL ? describe : describe.skip)('losing the database never ends the process', () => {
+(TEST_DATABASE_URL && !unavailable ? describe : describe.skip)('losing the database never ends the process', () => {
   let cluster: ThrowawayCluster | undefined;
   let proxy: CuttableProxy | undefined;
   let server: ServerProcess | undefined;
@@ -67,7 +64,6 @@ beforeAll(async () => {
   });
 
   it('under a steady stream of withdrawals: every backend terminated, a restart, a cut link; 503/504 during, 200 after, no acknowledged withdrawal lost or applied twice', async () => {
-    if (unavailable) return;
     cluster = await ThrowawayCluster.start();
     const started = await CuttableProxy.start(cluster.url);
     proxy = started.proxy;
