@@ -12,7 +12,9 @@ export interface Drain {
  * Graceful stop: readiness turns 503 at once, the listener stops taking new
  * connections, requests in flight finish, idle keep-alive connections are
  * closed as they become idle, then the store closes. Past the time limit the
- * remaining connections are cut and the exit code says so.
+ * remaining connections are cut and the exit code says so. The limit covers
+ * closing the store too: a database that stopped answering must not hold the
+ * exit past it.
  */
 export function createDrain(store: Store, logger: Logger, timeoutMs: number): Drain {
   let draining: Promise<number> | undefined;
@@ -20,6 +22,7 @@ export function createDrain(store: Store, logger: Logger, timeoutMs: number): Dr
 
   async function drain(server: Server, signal: string): Promise<number> {
     logger.info({ signal, timeoutMs }, 'shutting down');
+    const deadline = Date.now() + timeoutMs;
     const closed = new Promise<'closed'>((resolve) => server.close(() => resolve('closed')));
     const timedOut = new Promise<'timed out'>((resolve) => setTimeout(() => resolve('timed out'), timeoutMs).unref());
     // Keep-alive connections that finish their last request while draining are closed as soon as they idle.
@@ -31,9 +34,21 @@ export function createDrain(store: Store, logger: Logger, timeoutMs: number): Dr
       logger.error('requests still in flight at the shutdown time limit; cutting them off');
       server.closeAllConnections();
     }
-    await store.close();
-    logger.info({ cutOff }, 'stopped');
-    return cutOff ? 1 : 0;
+    let timer: NodeJS.Timeout | undefined;
+    const storeClosed = await Promise.race([
+      store.close().then(
+        () => true,
+        (error: unknown) => {
+          logger.error({ err: error }, 'closing the store failed');
+          return false;
+        },
+      ),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now())))),
+    ]);
+    clearTimeout(timer);
+    if (!storeClosed) logger.error('the store did not close within the shutdown time limit (or failed to); exiting without waiting for it');
+    logger.info({ cutOff, storeClosed }, 'stopped');
+    return cutOff || !storeClosed ? 1 : 0;
   }
 
   return {

@@ -18,6 +18,11 @@ function splitTransactionId(transactionId: string): [number, number] | undefined
   return [high, low];
 }
 
+/** True when the ledger can hold a row under this transaction id (20 digits, as the database's check says). */
+export function isLedgerTransactionId(transactionId: string): boolean {
+  return splitTransactionId(transactionId) !== undefined;
+}
+
 function joinTransactionId(high: number, low: number): string {
   return String(high).padStart(10, '0') + String(low).padStart(10, '0');
 }

@@ -1,5 +1,5 @@
 import { ServiceUnavailableError } from '../errors';
-import { MemoryLedger } from './memory-ledger';
+import { isLedgerTransactionId, MemoryLedger } from './memory-ledger';
 import { MemoryTokenTable, statusCode } from './memory-tokens';
 import type { Account, Booking, BookingChange, SeedData, Store, StoreTransaction, Token, WebhookDelivery, Withdrawal } from './store';
 
@@ -82,6 +82,8 @@ class MemoryTransaction implements StoreTransaction {
   }
 
   async recordWithdrawal(withdrawal: Withdrawal) {
+    // Checked here, like the ones below, so that commit cannot fail after it applied the unit's token writes.
+    if (!isLedgerTransactionId(withdrawal.transactionId)) throw new Error(`transaction_id ${withdrawal.transactionId} is not 20 digits`);
     if (this.staged.withdrawals?.has(withdrawal.transactionId) || this.tables.ledger.find(withdrawal.transactionId) >= 0) {
       throw new Error(`transaction_id ${withdrawal.transactionId} is already in the ledger`);
     }
@@ -112,7 +114,10 @@ class MemoryTransaction implements StoreTransaction {
     (this.staged.bookingChanges ??= new Map()).set(bookingKey(change.sourceId, change.key), copy(change));
   }
 
-  /** Applies every staged write in one synchronous step, so no other unit sees half of them. */
+  /**
+   * Applies every staged write in one synchronous step, so no other unit sees half of them. Every write was
+   * checked when it was staged (saveToken, recordWithdrawal), so applying cannot stop halfway.
+   */
   commit(): void {
     const { tokens, ledger, bookings, bookingChanges } = this.tables;
     const { tokens: stagedTokens = [], withdrawals = [], bookings: stagedBookings = [], bookingChanges: changes = [] } = this.staged;

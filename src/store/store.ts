@@ -93,7 +93,7 @@ export interface Store {
   recentWithdrawals(tokenId: string, limit: number): Promise<Withdrawal[]>;
   findBooking(sourceId: string, bookingId: string): Promise<Booking | undefined>;
   findWebhookDelivery(webhookId: string): Promise<WebhookDelivery | undefined>;
-  /** Records a delivery (a concurrent copy that recorded first wins); forgets those past retention. */
+  /** Records a delivery (a concurrent copy that recorded first wins). Deliveries past retention are forgotten by each store's own sweep. */
   recordWebhookDelivery(delivery: WebhookDelivery): Promise<void>;
   /** Runs `work` atomically: all its writes commit, or (when it throws) none do. */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;

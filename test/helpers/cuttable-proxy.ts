@@ -1,10 +1,11 @@
 import net from 'node:net';
 
-/** A TCP proxy to the database that a test can cut and restore, as a network partition or a stopped server would. */
+/** A TCP proxy to the database that a test can cut, freeze and restore, as a network partition, a stopped server or a hung one would. */
 export class CuttableProxy {
   private readonly server: net.Server;
   private readonly sockets = new Set<net.Socket>();
   private open = true;
+  private frozen = false;
 
   private constructor(target: { host: string; port: number }) {
     this.server = net.createServer((client) => {
@@ -12,16 +13,24 @@ export class CuttableProxy {
         client.destroy();
         return;
       }
-      const upstream = net.connect(target.port, target.host);
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on('close', () => this.sockets.delete(socket));
-        socket.on('error', () => undefined);
+      this.track(client);
+      if (this.frozen) {
+        // Accepted, never answered: a connection attempt to a hung database.
+        client.pause();
+        return;
       }
+      const upstream = net.connect(target.port, target.host);
+      this.track(upstream);
       client.pipe(upstream).pipe(client);
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
+  }
+
+  private track(socket: net.Socket): void {
+    this.sockets.add(socket);
+    socket.on('close', () => this.sockets.delete(socket));
+    socket.on('error', () => undefined);
   }
 
   static async start(databaseUrl: string): Promise<{ proxy: CuttableProxy; url: string }> {
@@ -38,6 +47,15 @@ export class CuttableProxy {
   cut(): void {
     this.open = false;
     for (const socket of this.sockets) socket.destroy();
+  }
+
+  /** Stops forwarding in both directions without closing anything: nothing sent arrives, nothing comes back, not even a goodbye. */
+  freeze(): void {
+    this.frozen = true;
+    for (const socket of this.sockets) {
+      socket.unpipe();
+      socket.pause();
+    }
   }
 
   restore(): void {

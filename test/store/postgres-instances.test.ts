@@ -93,7 +93,12 @@ function appOn(store: PgStore) {
     );
     await Promise.all(stores.map((store) => store.close()));
     const versions = await sql('SELECT version FROM schema_migrations ORDER BY version', [], schema);
-    expect(versions.rows).toEqual([{ version: '001_initial' }, { version: '002_ledger_order' }, { version: '003_webhook_deliveries' }]);
+    expect(versions.rows).toEqual([
+      { version: '001_initial' },
+      { version: '002_ledger_order' },
+      { version: '003_webhook_deliveries' },
+      { version: '004_lock_token_and_find_withdrawal' },
+    ]);
     await sql(`DROP SCHEMA ${schema} CASCADE`);
   });
 

@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+import { BOOKING_FIELDS, type BookingFields } from '../../src/schemas/booking';
 import { MemoryStore } from '../../src/store/memory-store';
 import type { TokenStatus } from '../../src/schemas/fields';
 import type { Store, Withdrawal } from '../../src/store/store';
@@ -57,6 +59,15 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     expect(await store.transaction((tx) => tx.findWithdrawal('00000000000000000002'))).toBeUndefined();
   });
 
+  it('a unit that saves the same token twice keeps the last', async () => {
+    await store.transaction(async (tx) => {
+      const token = await tx.tokenForUpdate(TOKENS.active.token_id);
+      await tx.saveToken({ ...token!, balance: 1 });
+      await tx.saveToken({ ...token!, balance: 2, status: 'freezed' });
+    });
+    expect(await store.findToken(TOKENS.active.token_id)).toMatchObject({ balance: 2, status: 'freezed' });
+  });
+
   it('refuses a token status it cannot hold, and applies nothing of that unit', async () => {
     await expect(
       store.transaction(async (tx) => {
@@ -68,6 +79,52 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     expect(await store.findToken(TOKENS.active.token_id)).toMatchObject({ balance: 100000, status: 'active' });
     expect(await store.transaction((tx) => tx.findWithdrawal('00000000000000000004'))).toBeUndefined();
   });
+
+  it.each([
+    ['a transaction id the ledger cannot hold', ledgerRow('123')],
+    ['a token the store does not hold', ledgerRow('00000000000000000005', { tokenId: '999' })],
+  ])('a unit that fails at commit leaves nothing applied: %s', async (_case, row) => {
+    await expect(
+      store.transaction(async (tx) => {
+        const token = await tx.tokenForUpdate(TOKENS.active.token_id);
+        await tx.saveToken({ ...token!, balance: 99900 });
+        await tx.recordWithdrawal(row);
+      }),
+    ).rejects.toThrow();
+    expect(await store.findToken(TOKENS.active.token_id)).toMatchObject({ balance: 100000, status: 'active' });
+    expect(await store.recentWithdrawals(TOKENS.active.token_id, 5)).toEqual([]);
+    expect(await store.transaction((tx) => tx.findWithdrawal(row.transactionId))).toBeUndefined();
+  });
+
+  it('gives back awkward strings unchanged: quotes, backslashes, dollars, semicolons, any Unicode, very long', async () => {
+    const booking = (await store.transaction((tx) => tx.bookingForUpdate('ACME', '1396')))!;
+    let run = 0;
+    const roundTrip = async (text: string, other: string) => {
+      run += 1;
+      const fields = Object.fromEntries(BOOKING_FIELDS.map((field, i) => [field, i % 2 === 0 ? text : other])) as BookingFields;
+      const changed = { ...booking, fields };
+      const key = `key-${run}-${text}`;
+      await store.transaction(async (tx) => {
+        await tx.saveBooking(changed);
+        await tx.recordBookingChange({ sourceId: 'ACME', key, fingerprint: other, result: changed, createdAt: booking.updatedAt });
+      });
+      expect((await store.findBooking('ACME', '1396'))?.fields).toEqual(fields);
+      expect(await store.transaction((tx) => tx.findBookingChange('ACME', key))).toMatchObject({ key, fingerprint: other, result: { fields } });
+      const webhookId = `msg-${run}-${other}`;
+      await store.recordWebhookDelivery({ webhookId, response: text, receivedAt: booking.updatedAt });
+      expect((await store.findWebhookDelivery(webhookId))?.response).toBe(text);
+    };
+    // NUL is left out: PostgreSQL cannot store it, and the API refuses it with a 400 before the store.
+    const awkward = fc
+      .oneof(
+        fc.string({ unit: fc.constantFrom("'", "''", '\\', '"', '$', '$$', ';', '--', '\n', 'E', '\u00e9', '\ud83d\ude00') }),
+        fc.string({ unit: 'grapheme' }),
+        fc.string({ unit: 'binary' }),
+      )
+      .map((text) => text.replaceAll('\u0000', ''));
+    await fc.assert(fc.asyncProperty(awkward, awkward, roundTrip), { numRuns: 100 });
+    await roundTrip("'\\".repeat(30_000), '\ud83d\ude00$$'.repeat(20_000));
+  }, 30_000);
 
   it('refuses a second ledger row with the same transaction id', async () => {
     await store.transaction((tx) => tx.recordWithdrawal(ledgerRow('00000000000000000003')));
@@ -135,7 +192,17 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     expect(await store.findWebhookDelivery('msg_2')).toBeUndefined();
   });
 
+  it('answers ping while open and rejects after close', async () => {
+    await expect(store.ping()).resolves.toBeUndefined();
+    await store.close();
+    await expect(store.ping()).rejects.toThrow('Service Unavailable');
+  });
+});
+
+/** The memory store forgets what is past retention as newer records arrive; PostgreSQL sweeps (postgres-retention.test.ts). */
+describe('MemoryStore retention', () => {
   it('forgets webhook deliveries older than 24 hours as newer ones arrive', async () => {
+    const store = new MemoryStore();
     await store.recordWebhookDelivery({ webhookId: 'msg_old', response: '{}', receivedAt: new Date('2026-01-01T00:00:00.000Z') });
     await store.recordWebhookDelivery({ webhookId: 'msg_day', response: '{}', receivedAt: new Date('2026-01-01T23:00:00.000Z') });
     expect(await store.findWebhookDelivery('msg_old')).toBeDefined();
@@ -144,14 +211,6 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     expect(await store.findWebhookDelivery('msg_day')).toBeDefined();
   });
 
-  it('answers ping while open and rejects after close', async () => {
-    await expect(store.ping()).resolves.toBeUndefined();
-    await store.close();
-    await expect(store.ping()).rejects.toThrow('Service Unavailable');
-  });
-});
-
-describe('MemoryStore retention', () => {
   it('forgets booking keys older than the retention once newer keys arrive', async () => {
     const store = new MemoryStore({ retentionMs: 60_000 });
     await store.loadSeed(fixtureSeed());

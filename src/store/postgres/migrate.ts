@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
+import { withClient } from './connection';
 
 /** Versioned SQL files, applied in name order, each once. */
 export const MIGRATIONS_DIRECTORY = path.resolve(__dirname, '..', '..', '..', 'migrations');
@@ -11,13 +13,41 @@ const MIGRATION_LOCK = 7_204_118_331;
 export interface Migration {
   version: string;
   sql: string;
+  /** SHA-256 of the file, hex: recorded when applied, so an applied file that was edited afterwards is noticed. */
+  checksum: string;
 }
 
 export function readMigrations(directory = MIGRATIONS_DIRECTORY): Migration[] {
   return readdirSync(directory)
     .filter((file) => /^\d+_[a-z0-9_]+\.sql$/.test(file))
     .sort()
-    .map((file) => ({ version: file.replace(/\.sql$/, ''), sql: readFileSync(path.join(directory, file), 'utf8') }));
+    .map((file) => {
+      const bytes = readFileSync(path.join(directory, file));
+      return { version: file.replace(/\.sql$/, ''), sql: bytes.toString('utf8'), checksum: createHash('sha256').update(bytes).digest('hex') };
+    });
+}
+
+/**
+ * The applied migrations' checksums must match the files: a file edited after it was applied no longer
+ * says what the database holds, and applying the others on top of it would hide that. Migrations applied
+ * before checksums were recorded get the file's as it is now.
+ */
+async function checkApplied(client: PoolClient, migrations: Migration[]): Promise<Set<string>> {
+  const { rows } = await client.query<{ version: string; checksum: string | null }>('SELECT version, checksum FROM schema_migrations');
+  const files = new Map(migrations.map((migration) => [migration.version, migration]));
+  for (const { version, checksum } of rows) {
+    const file = files.get(version);
+    if (!file) continue;
+    if (checksum === null) {
+      await client.query('UPDATE schema_migrations SET checksum = $2 WHERE version = $1', [version, file.checksum]);
+    } else if (checksum !== file.checksum) {
+      throw new Error(
+        `Migration ${version}.sql was edited after it was applied (sha256 recorded ${checksum}, file now ${file.checksum}); ` +
+          'restore the file and put the change in a new migration',
+      );
+    }
+  }
+  return new Set(rows.map((row) => row.version));
 }
 
 /**
@@ -29,31 +59,32 @@ export function readMigrations(directory = MIGRATIONS_DIRECTORY): Migration[] {
  */
 export async function migrate(pool: Pool, options: { schema?: string; migrations?: Migration[] } = {}): Promise<string[]> {
   const migrations = options.migrations ?? readMigrations();
-  const client = await pool.connect();
   const applied: string[] = [];
-  try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-    if (options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema.replaceAll('"', '""')}"`);
-    await client.query(
-      'CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
-    );
-    const done = new Set((await client.query<{ version: string }>('SELECT version FROM schema_migrations')).rows.map((row) => row.version));
-    for (const migration of migrations) {
-      if (done.has(migration.version)) continue;
-      try {
-        await client.query('BEGIN');
-        await client.query(migration.sql);
-        await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [migration.version]);
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw new Error(`Migration ${migration.version} failed: ${(error as Error).message}`, { cause: error });
+  await withClient(
+    pool,
+    async (client) => {
+      await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+      if (options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema.replaceAll('"', '""')}"`);
+      await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+      await client.query('ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS checksum text');
+      const done = await checkApplied(client, migrations);
+      for (const migration of migrations) {
+        if (done.has(migration.version)) continue;
+        try {
+          await client.query('BEGIN');
+          await client.query(migration.sql);
+          await client.query('INSERT INTO schema_migrations (version, checksum) VALUES ($1, $2)', [migration.version, migration.checksum]);
+          await client.query('COMMIT');
+        } catch (error) {
+          throw new Error(`Migration ${migration.version} failed: ${(error as Error).message}`, { cause: error });
+        }
+        applied.push(migration.version);
       }
-      applied.push(migration.version);
-    }
-  } finally {
-    await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
-    client.release();
-  }
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+    },
+    // On any failure the connection is discarded rather than rolled back and unlocked: ending its session
+    // releases the lock and any transaction, even when the connection itself is what failed.
+    () => Promise.reject(new Error('discarded')),
+  );
   return applied;
 }

@@ -3,8 +3,8 @@ import type { Logger } from '../../logger';
 import { BOOKING_FIELDS, type BookingFields } from '../../schemas/booking';
 import type { TokenStatus } from '../../schemas/fields';
 import type { Account, Booking, BookingChange, SeedData, Store, StoreTransaction, Token, WebhookDelivery, Withdrawal } from '../store';
+import { pipeline, statement, withClient, type Call, type Statement } from './connection';
 import { isRetryable, toStoreError } from './errors';
-import { literal } from './literal';
 import { migrate } from './migrate';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -12,6 +12,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const MAX_ATTEMPTS = 3;
 const SEED_BATCH = 10_000;
 const ACCOUNT_CACHE_MS = 60_000;
+/** How long close() lets connections say goodbye before cutting them: a frozen database never answers. */
+const CLOSE_GRACE_MS = 500;
 
 export interface PgStoreOptions {
   connectionString: string;
@@ -22,7 +24,10 @@ export interface PgStoreOptions {
   connectTimeoutMs?: number;
   /** A schema of its own (created if missing); tests use one per worker. Default: the database's search_path. */
   schema?: string;
+  /** How long booking keys and webhook deliveries are kept at least. Default: 24 hours. */
   retentionMs?: number;
+  /** How often an instance tries to sweep what is past retention. Default: a minute; 0: never (tests sweep by hand). */
+  sweepIntervalMs?: number;
   logger?: Logger;
 }
 
@@ -42,6 +47,18 @@ interface WithdrawalRow {
   amount: string;
   token_balance: string;
   created_at: Date;
+}
+
+/** lock_token_and_find_withdrawal's one row: the token's columns (null when it does not exist), then the withdrawal's (w_, null when new). */
+interface LockedTokenRow extends Omit<TokenRow, 'token_id'> {
+  token_id: string | null;
+  w_transaction_id: string | null;
+  w_source_id: string;
+  w_destination_id: string;
+  w_token_id: string;
+  w_amount: string;
+  w_token_balance: string;
+  w_created_at: Date;
 }
 
 interface BookingRow {
@@ -84,85 +101,120 @@ function toBooking(row: BookingRow): Booking {
   return { sourceId: row.source_id, bookingId: row.booking_id, fields: bookingFields(row.fields), updatedAt: row.updated_at };
 }
 
-/**
- * The statements of units of work, prepared once per connection (PREPARE)
- * and run with EXECUTE: the database then plans each only once, and EXECUTEs
- * can still travel several to a round trip, which the driver's own prepared
- * statements cannot.
- */
-const UNIT_STATEMENTS = {
-  lock_token: ['text', 'SELECT token_id, source_id, destination_id, status, balance FROM tokens WHERE token_id = $1 FOR UPDATE'],
-  find_withdrawal: [
-    'text',
+/** The statements of units of work, by name: each connection parses and plans them once. */
+const UNIT = {
+  begin: statement('begin', 'BEGIN'),
+  commit: statement('commit', 'COMMIT'),
+  lockToken: statement('lock_token', 'SELECT token_id, source_id, destination_id, status, balance FROM tokens WHERE token_id = $1 FOR UPDATE'),
+  // migrations/004: the lock, then the lookup, in one statement.
+  lockTokenAndFindWithdrawal: statement('lock_token_and_find_withdrawal', 'SELECT * FROM lock_token_and_find_withdrawal($1, $2)'),
+  findWithdrawal: statement(
+    'find_withdrawal',
     'SELECT transaction_id, source_id, destination_id, token_id, amount, token_balance, created_at FROM withdrawals WHERE transaction_id = $1',
-  ],
-  save_token: ['text, text, bigint', 'UPDATE tokens SET status = $2, balance = $3 WHERE token_id = $1'],
-  record_withdrawal: [
-    'text, text, text, text, bigint, bigint, timestamptz',
+  ),
+  saveToken: statement('save_token', 'UPDATE tokens SET status = $2, balance = $3 WHERE token_id = $1'),
+  recordWithdrawal: statement(
+    'record_withdrawal',
     `INSERT INTO withdrawals (transaction_id, source_id, destination_id, token_id, amount, token_balance, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-  ],
-  lock_booking: ['text, text', 'SELECT source_id, booking_id, fields, updated_at FROM bookings WHERE source_id = $1 AND booking_id = $2 FOR UPDATE'],
-  find_booking_change: ['text, text', 'SELECT fingerprint, result, created_at FROM booking_changes WHERE source_id = $1 AND key = $2'],
-  save_booking: ['text, text, jsonb, timestamptz', 'UPDATE bookings SET fields = $3, updated_at = $4 WHERE source_id = $1 AND booking_id = $2'],
-  record_booking_change: [
-    'text, text, text, jsonb, timestamptz',
+  ),
+  lockBooking: statement('lock_booking', 'SELECT source_id, booking_id, fields, updated_at FROM bookings WHERE source_id = $1 AND booking_id = $2 FOR UPDATE'),
+  findBookingChange: statement('find_booking_change', 'SELECT fingerprint, result, created_at FROM booking_changes WHERE source_id = $1 AND key = $2'),
+  saveBooking: statement('save_booking', 'UPDATE bookings SET fields = $3, updated_at = $4 WHERE source_id = $1 AND booking_id = $2'),
+  recordBookingChange: statement(
+    'record_booking_change',
     'INSERT INTO booking_changes (source_id, key, fingerprint, result, created_at) VALUES ($1, $2, $3, $4, $5)',
-  ],
-  forget_booking_changes: ['timestamptz', 'DELETE FROM booking_changes WHERE created_at < $1'],
-} as const;
+  ),
+};
 
-type UnitStatement = keyof typeof UNIT_STATEMENTS;
+const combinedStatements = new Map<string, Statement>();
 
-const PREPARE_UNIT_STATEMENTS = Object.entries(UNIT_STATEMENTS)
-  .map(([name, [types, text]]) => `PREPARE ${name} (${types}) AS ${text}`)
-  .join(';\n');
-
-function execute(name: UnitStatement, values: readonly unknown[]): string {
-  return `EXECUTE ${name} (${values.map(literal).join(', ')})`;
+/**
+ * Several writes as one statement (the first ones as data-modifying WITH
+ * parts, the last as the main statement, their parameters renumbered), so a
+ * round trip carries one statement for all of a unit's writes: each
+ * statement costs the database a message cycle and the driver a result.
+ * PostgreSQL runs the parts as one, with one snapshot; writes of a unit
+ * touch distinct rows (see PgTransaction.write), so none needs another's.
+ */
+function combined(writes: readonly Call[]): Call {
+  if (writes.length === 1) return writes[0];
+  const name = writes.map((write) => write.statement.name).join('+');
+  let combinedStatement = combinedStatements.get(name);
+  if (!combinedStatement) {
+    let offset = 0;
+    const parts = writes.map(({ statement: { text }, values = [] }) => {
+      const renumbered = text.replace(/\$(\d+)/g, (_match, n: string) => `$${Number(n) + offset}`);
+      offset += values.length;
+      return renumbered;
+    });
+    const last = parts.pop() as string;
+    // PostgreSQL answers with the main statement's command tag.
+    const text = `WITH ${parts.map((part, i) => `w${i} AS (${part})`).join(', ')} ${last}`;
+    combinedStatement = { name, text, tag: writes[writes.length - 1].statement.tag };
+    combinedStatements.set(name, combinedStatement);
+  }
+  return { statement: combinedStatement, values: writes.flatMap((write) => write.values ?? []) };
 }
+
+/** Retention, swept by one instance at a time (see PgStore.sweep). */
+const SWEEP = {
+  begin: UNIT.begin,
+  commit: UNIT.commit,
+  // Keyed by schema too: instances on one schema are one deployment; another schema's sweep is not a rival.
+  lock: statement('sweep_lock', 'SELECT pg_try_advisory_xact_lock($1, hashtext(current_schema())) AS locked'),
+  bookingChanges: statement('sweep_booking_changes', 'DELETE FROM booking_changes WHERE created_at < $1'),
+  webhookDeliveries: statement('sweep_webhook_deliveries', 'DELETE FROM webhook_deliveries WHERE received_at < $1'),
+};
+
+/** Any fixed 32-bit number: the instance that holds it sweeps, the others skip that round. */
+const SWEEP_LOCK = 72_041_183;
 
 /**
  * One unit of work on one connection, in as few round trips as its reads
  * allow: round trips, each a write to the socket and a wake-up of the
  * database, were most of the receiver's CPU per withdrawal
  * (docs/BENCHMARKS.md). BEGIN goes with the unit's first read; writes wait
- * and go with the next read or with COMMIT. Statements sent together run one
- * after the other in the same transaction, each seeing what the ones before
- * it did, so a withdrawal is two round trips: BEGIN, lock the token, look up
- * the transaction id; then update the token, record the row, COMMIT.
- * Values travel as literals (see literal()); the statements are prepared.
+ * and go with the next read or with COMMIT. The statements of a round trip
+ * are pipelined (see pipeline()) and run one after the other in the same
+ * transaction, each seeing what the ones before it did, so a withdrawal is
+ * two round trips: BEGIN, lock the token, look up the transaction id; then
+ * update the token, record the row, COMMIT.
  */
 class PgTransaction implements StoreTransaction {
   private begun = false;
-  private readonly pending: string[] = [];
+  /** Writes waiting to be sent, each with the row it writes when it is an update (see write()). */
+  private readonly pending: Array<Call & { row?: string }> = [];
 
-  constructor(
-    private readonly client: PoolClient,
-    private readonly retentionMs: number,
-  ) {}
+  constructor(private readonly client: PoolClient) {}
 
-  /** Sends BEGIN (once), the waiting writes and these statements as one query; returns these statements' results. */
-  private async send(statements: string[]): Promise<QueryResult[]> {
-    const all = [...(this.begun ? [] : ['BEGIN']), ...this.pending.splice(0), ...statements];
+  /** Sends BEGIN (once), the waiting writes as one statement and these calls in one round trip; returns these calls' results. */
+  private async send(calls: Call[]): Promise<QueryResult[]> {
+    const writes = this.pending.splice(0);
+    const all = [...(this.begun ? [] : [{ statement: UNIT.begin }]), ...(writes.length > 0 ? [combined(writes)] : []), ...calls];
     this.begun = true;
-    const result = (await this.client.query(all.join(';\n'))) as QueryResult | QueryResult[];
-    const results = Array.isArray(result) ? result : [result];
-    return results.slice(results.length - statements.length);
+    const results = await pipeline(this.client, all);
+    return results.slice(results.length - calls.length);
   }
 
-  private async readOne<Row>(name: UnitStatement, values: readonly unknown[]): Promise<Row | undefined> {
-    const [result] = await this.send([execute(name, values)]);
+  private async readOne<Row>(statement: Statement, values: unknown[]): Promise<Row | undefined> {
+    const [result] = await this.send([{ statement, values }]);
     return result.rows[0] as Row | undefined;
   }
 
-  private write(name: UnitStatement, values: readonly unknown[]): void {
-    this.pending.push(execute(name, values));
+  /**
+   * The writes of a round trip run as one statement, whose parts cannot see one another's rows: a second
+   * update of the same row replaces the first, as the later one would have overwritten it anyway.
+   */
+  private write(statement: Statement, values: unknown[], row?: string): void {
+    const earlier = row === undefined ? -1 : this.pending.findIndex((write) => write.row === row);
+    if (earlier >= 0) this.pending.splice(earlier, 1);
+    this.pending.push({ statement, values, row });
   }
 
   /** COMMIT with whatever writes are still waiting; nothing at all when the unit neither read nor wrote. */
   async commit(): Promise<void> {
-    if (this.begun || this.pending.length > 0) await this.send(['COMMIT']);
+    if (this.begun || this.pending.length > 0) await this.send([{ statement: UNIT.commit }]);
   }
 
   /** True when the database holds a transaction for this unit that must be rolled back. */
@@ -171,37 +223,47 @@ class PgTransaction implements StoreTransaction {
   }
 
   async tokenForUpdate(tokenId: string) {
-    const row = await this.readOne<TokenRow>('lock_token', [tokenId]);
+    const row = await this.readOne<TokenRow>(UNIT.lockToken, [tokenId]);
     return row && toToken(row);
   }
 
   async findWithdrawal(transactionId: string) {
-    const row = await this.readOne<WithdrawalRow>('find_withdrawal', [transactionId]);
+    const row = await this.readOne<WithdrawalRow>(UNIT.findWithdrawal, [transactionId]);
     return row && toWithdrawal(row);
   }
 
   async lockTokenAndFindWithdrawal(tokenId: string, transactionId: string): Promise<[Token | undefined, Withdrawal | undefined]> {
-    const [token, withdrawal] = await this.send([execute('lock_token', [tokenId]), execute('find_withdrawal', [transactionId])]);
-    const tokenRow = token.rows[0] as TokenRow | undefined;
-    const withdrawalRow = withdrawal.rows[0] as WithdrawalRow | undefined;
-    return [tokenRow && toToken(tokenRow), withdrawalRow && toWithdrawal(withdrawalRow)];
+    const row = (await this.readOne<LockedTokenRow>(UNIT.lockTokenAndFindWithdrawal, [tokenId, transactionId])) as LockedTokenRow;
+    const withdrawal: WithdrawalRow | undefined =
+      row.w_transaction_id === null
+        ? undefined
+        : {
+            transaction_id: row.w_transaction_id,
+            source_id: row.w_source_id,
+            destination_id: row.w_destination_id,
+            token_id: row.w_token_id,
+            amount: row.w_amount,
+            token_balance: row.w_token_balance,
+            created_at: row.w_created_at,
+          };
+    return [row.token_id === null ? undefined : toToken({ ...row, token_id: row.token_id }), withdrawal && toWithdrawal(withdrawal)];
   }
 
   async saveToken(token: Token) {
-    this.write('save_token', [token.tokenId, token.status, token.balance]);
+    this.write(UNIT.saveToken, [token.tokenId, token.status, token.balance], `token ${token.tokenId}`);
   }
 
   async recordWithdrawal(w: Withdrawal) {
-    this.write('record_withdrawal', [w.transactionId, w.sourceId, w.destinationId, w.tokenId, w.amount, w.tokenBalance, w.createdAt]);
+    this.write(UNIT.recordWithdrawal, [w.transactionId, w.sourceId, w.destinationId, w.tokenId, w.amount, w.tokenBalance, w.createdAt]);
   }
 
   async bookingForUpdate(sourceId: string, bookingId: string) {
-    const row = await this.readOne<BookingRow>('lock_booking', [sourceId, bookingId]);
+    const row = await this.readOne<BookingRow>(UNIT.lockBooking, [sourceId, bookingId]);
     return row && toBooking(row);
   }
 
   async findBookingChange(sourceId: string, key: string) {
-    const row = await this.readOne<{ fingerprint: string; result: StoredBooking; created_at: Date }>('find_booking_change', [sourceId, key]);
+    const row = await this.readOne<{ fingerprint: string; result: StoredBooking; created_at: Date }>(UNIT.findBookingChange, [sourceId, key]);
     if (!row) return undefined;
     const result: Booking = {
       sourceId: row.result.sourceId,
@@ -213,10 +275,9 @@ class PgTransaction implements StoreTransaction {
   }
 
   async saveBooking(booking: Booking) {
-    this.write('save_booking', [booking.sourceId, booking.bookingId, { ...booking.fields }, booking.updatedAt]);
+    this.write(UNIT.saveBooking, [booking.sourceId, booking.bookingId, JSON.stringify(booking.fields), booking.updatedAt], `booking ${JSON.stringify([booking.sourceId, booking.bookingId])}`);
   }
 
-  /** Also forgets keys past their retention, measured on the clock that stamped them (the service's). */
   async recordBookingChange(change: BookingChange) {
     const result: StoredBooking = {
       sourceId: change.result.sourceId,
@@ -224,8 +285,7 @@ class PgTransaction implements StoreTransaction {
       fields: change.result.fields,
       updatedAt: change.result.updatedAt.toISOString(),
     };
-    this.write('record_booking_change', [change.sourceId, change.key, change.fingerprint, result, change.createdAt]);
-    this.write('forget_booking_changes', [new Date(change.createdAt.getTime() - this.retentionMs)]);
+    this.write(UNIT.recordBookingChange, [change.sourceId, change.key, change.fingerprint, JSON.stringify(result), change.createdAt]);
   }
 }
 
@@ -233,28 +293,45 @@ class PgTransaction implements StoreTransaction {
  * PostgreSQL: durable, and shared by every instance pointed at the database.
  * Each unit of work is one transaction; rows read "for update" are locked, so
  * concurrent units on one token or booking run one after the other, on one
- * instance or several. A 200 is only sent after COMMIT returned.
+ * instance or several. A 200 is only sent after COMMIT returned. Losing the
+ * database never ends the process: a broken connection fails its unit (503,
+ * or 504 past the time limit) and is discarded, and the pool connects anew.
  */
 export class PgStore implements Store {
   private readonly pool: Pool;
   private readonly retentionMs: number;
+  private readonly logger: Logger | undefined;
   private readonly accounts = new Map<string, { account: Account; until: number }>();
-  /** Connections on which UNIT_STATEMENTS have been prepared. */
-  private readonly prepared = new WeakSet<PoolClient>();
+  /** Every open connection, idle or checked out, so that close() can cut those the database no longer answers on. */
+  private readonly clients = new Set<PoolClient>();
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private sweeping = false;
+  private closing: Promise<void> | undefined;
 
   private constructor(options: PgStoreOptions) {
     this.retentionMs = options.retentionMs ?? DAY_MS;
+    this.logger = options.logger;
     this.pool = new Pool({
       connectionString: options.connectionString,
       max: options.poolSize,
+      // Statements of a unit are sent without waiting for the answers before them (see pipeline()).
+      pipeline: true,
       statement_timeout: options.statementTimeoutMs,
-      // The driver's own limit, for a database that stops answering without closing the socket.
+      // The driver's own limit, for a database that stops answering without closing the socket: on a
+      // pipelining connection it destroys the socket, so the unit fails and the connection is discarded.
       query_timeout: options.statementTimeoutMs + 2_000,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 2_000,
       options: options.schema ? `-c search_path=${options.schema}` : undefined,
     });
-    // An idle connection that breaks (the database restarted) must not crash the process; the next query reconnects.
-    this.pool.on('error', (error) => options.logger?.warn({ err: error }, 'idle database connection failed'));
+    // An idle connection that breaks (the database restarted) must not crash the process; the next unit connects anew.
+    this.pool.on('error', (error) => this.logger?.warn({ err: error }, 'idle database connection failed'));
+    this.pool.on('connect', (client) => this.clients.add(client));
+    this.pool.on('remove', (client) => this.clients.delete(client));
+    const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
+    if (sweepIntervalMs > 0) {
+      this.sweepTimer = setInterval(() => void this.sweepInTheBackground(), sweepIntervalMs);
+      this.sweepTimer.unref();
+    }
   }
 
   /** Connects, creates the schema when one is named, and applies pending migrations. */
@@ -264,7 +341,7 @@ export class PgStore implements Store {
       const applied = await migrate(store.pool, { schema: options.schema });
       if (applied.length > 0) options.logger?.info({ applied }, 'database migrated');
     } catch (error) {
-      await store.pool.end();
+      await store.close();
       throw error;
     }
     return store;
@@ -323,12 +400,53 @@ export class PgStore implements Store {
     return rows[0] && { webhookId, response: rows[0].response, receivedAt: rows[0].received_at };
   }
 
+  /** Deliveries past retention are forgotten by the sweep, not here: a DELETE in every insert cost every request. */
   async recordWebhookDelivery(delivery: WebhookDelivery) {
-    await this.query(
-      `WITH expired AS (DELETE FROM webhook_deliveries WHERE received_at < $4)
-       INSERT INTO webhook_deliveries (webhook_id, response, received_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-      [delivery.webhookId, delivery.response, delivery.receivedAt, new Date(delivery.receivedAt.getTime() - this.retentionMs)],
-    );
+    await this.query('INSERT INTO webhook_deliveries (webhook_id, response, received_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
+      delivery.webhookId,
+      delivery.response,
+      delivery.receivedAt,
+    ]);
+  }
+
+  /**
+   * Forgets booking keys and webhook deliveries stamped before `now` less the retention, measured on the
+   * clock that stamped them (the services'). One instance at a time: the sweep holds a transaction-level
+   * advisory lock, released with the transaction even when the connection breaks, and an instance that
+   * cannot take it skips the round. Resolves false when it skipped.
+   */
+  async sweep(now = new Date()): Promise<boolean> {
+    const cutoff = new Date(now.getTime() - this.retentionMs);
+    try {
+      return await withClient(
+        this.pool,
+        async (client) => {
+          const [, lock] = await pipeline(client, [{ statement: SWEEP.begin }, { statement: SWEEP.lock, values: [SWEEP_LOCK] }]);
+          const locked = (lock.rows[0] as { locked: boolean }).locked;
+          await pipeline(client, [
+            ...(locked ? [{ statement: SWEEP.bookingChanges, values: [cutoff] }, { statement: SWEEP.webhookDeliveries, values: [cutoff] }] : []),
+            { statement: SWEEP.commit },
+          ]);
+          return locked;
+        },
+        (client) => client.query('ROLLBACK'),
+      );
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  }
+
+  /** The timer's sweep: never two at once on this instance, and a failure (the database is away) waits for the next round. */
+  private async sweepInTheBackground(): Promise<void> {
+    if (this.sweeping || this.closing) return;
+    this.sweeping = true;
+    try {
+      await this.sweep();
+    } catch (error) {
+      this.logger?.warn({ err: error }, 'retention sweep failed; it runs again at the next interval');
+    } finally {
+      this.sweeping = false;
+    }
   }
 
   async transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
@@ -341,56 +459,32 @@ export class PgStore implements Store {
     }
   }
 
-  /**
-   * Runs work on a pooled connection. When the work throws, `recover` must make the connection fit for
-   * reuse (ROLLBACK, say); if it cannot, the connection is discarded rather than returned to the pool.
-   */
-  private async onConnection<T>(work: (client: PoolClient) => Promise<T>, recover: (client: PoolClient) => Promise<unknown>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken = false;
-    try {
-      return await work(client);
-    } catch (error) {
-      await recover(client).catch(() => {
-        broken = true;
-      });
-      throw error;
-    } finally {
-      client.release(broken);
-    }
-  }
-
-  /**
-   * The work as one unit on one connection, then COMMIT; ROLLBACK when it throws. A connection whose
-   * statements could not be prepared is discarded: some of them may exist, and preparing again would fail.
-   */
+  /** The work as one unit on one connection, then COMMIT; ROLLBACK when it throws. */
   private async unitOfWork<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     let tx: PgTransaction | undefined;
-    return this.onConnection(
+    return withClient(
+      this.pool,
       async (client) => {
-        if (!this.prepared.has(client)) {
-          await client.query(PREPARE_UNIT_STATEMENTS);
-          this.prepared.add(client);
-        }
-        tx = new PgTransaction(client, this.retentionMs);
+        tx = new PgTransaction(client);
         const result = await work(tx);
         await tx.commit();
         return result;
       },
       async (client) => {
-        if (!tx) throw new Error('statements not prepared');
-        if (tx.started) await client.query('ROLLBACK');
+        if (tx?.started) await client.query('ROLLBACK');
       },
     );
   }
 
   /** BEGIN, the work, COMMIT; ROLLBACK when the work throws. */
   private inTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    return this.onConnection(
+    return withClient(
+      this.pool,
       async (client) => {
         await client.query('BEGIN');
         const result = await work(client);
-        await client.query('COMMIT');
+        const commit = await client.query('COMMIT');
+        if (commit.command !== 'COMMIT') throw new Error(`COMMIT answered ${commit.command}`);
         return result;
       },
       (client) => client.query('ROLLBACK'),
@@ -437,8 +531,24 @@ export class PgStore implements Store {
     await this.query('SELECT 1');
   }
 
-  async close(): Promise<void> {
-    if (!this.pool.ended) await this.pool.end();
+  /** Idempotent. Resolves within CLOSE_GRACE_MS of the last unit ending, or at once when the database is frozen. */
+  close(): Promise<void> {
+    this.closing ??= this.end();
+    return this.closing;
+  }
+
+  private async end(): Promise<void> {
+    clearInterval(this.sweepTimer);
+    // pool.end() waits for every connection to close, and one stuck on a database that stopped answering
+    // would hold it until its query timeout, or for ever for an idle one whose goodbye is never answered.
+    const cut = setTimeout(() => {
+      for (const client of this.clients) client.connection.stream.destroy();
+    }, CLOSE_GRACE_MS);
+    try {
+      await this.pool.end();
+    } finally {
+      clearTimeout(cut);
+    }
   }
 
   private async query<Row extends object>(text: string, values?: unknown[]) {

@@ -1,0 +1,187 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CuttableProxy } from '../helpers/cuttable-proxy';
+import { TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
+import { startServer, type ServerProcess } from '../helpers/server-process';
+import { clusterUnavailable, ThrowawayCluster } from '../helpers/throwaway-cluster';
+
+warnIfNoDatabase();
+jest.setTimeout(300_000);
+
+const LANES = 8;
+const START_BALANCE = 100_000_000;
+/** Pause between a lane's requests: eight lanes make a steady stream of some 150 withdrawals a second. */
+const PACE_MS = 40;
+const RETRY_MS = 50;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function writeSeed(): string {
+  const tokens = Array.from({ length: LANES }, (_, lane) => ({
+    token_id: String(6_000_000 + lane),
+    source_id: 'OUTAGE',
+    destination_id: 'D1',
+    status: 'active',
+    balance: (START_BALANCE / 100).toFixed(2),
+  }));
+  const seed = { accounts: [{ source_id: 'OUTAGE', share_public: 'pk_outage', share_secret: 'sk_outage', destinations: ['D1'] }], tokens };
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'outage-')), 'seed.json');
+  writeFileSync(file, JSON.stringify(seed));
+  return file;
+}
+
+function withdrawalBody(lane: number, transactionId: string, balanceAfter: number): string {
+  return JSON.stringify({
+    share_public: 'pk_outage',
+    read_event: 'token.withdrawn_created',
+    source_id: 'OUTAGE',
+    destination_id: 'D1',
+    token_id: String(6_000_000 + lane),
+    transaction_id: transactionId,
+    withdrawn_amount: '1.00',
+    token_balance: (balanceAfter / 100).toFixed(2),
+  });
+}
+
+const unavailable = TEST_DATABASE_URL ? clusterUnavailable() : undefined;
+// eslint-disable-next-line no-console
+if (unavailable) console.warn(`no throwaway PostgreSQL cluster (${unavailable}): the database outage test is SKIPPED`);
+
+(TEST_DATABASE_URL && !unavailable ? describe : describe.skip)('losing the database never ends the process', () => {
+  let cluster: ThrowawayCluster | undefined;
+  let proxy: CuttableProxy | undefined;
+  let server: ServerProcess | undefined;
+  let stopping = false;
+  /** Set when the test gives up: the lanes stop at once, even in the middle of repeating a request. */
+  let abandoned = false;
+  afterAll(async () => {
+    stopping = true;
+    abandoned = true;
+    server?.child.kill('SIGKILL');
+    await proxy?.stop();
+    await cluster?.stop();
+  });
+
+  it('under a steady stream of withdrawals: every backend terminated, a restart, a cut link; 503/504 during, 200 after, no acknowledged withdrawal lost or applied twice', async () => {
+    cluster = await ThrowawayCluster.start();
+    const started = await CuttableProxy.start(cluster.url);
+    proxy = started.proxy;
+    server = await startServer({
+      DATABASE_URL: started.url,
+      SEED_FILE: writeSeed(),
+      DATABASE_CONNECT_TIMEOUT_MS: '1000',
+      DATABASE_STATEMENT_TIMEOUT_MS: '3000',
+      RATE_LIMIT_PER_MINUTE: '0',
+      RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0',
+    });
+    const port = server.port;
+
+    let phase = 'steady';
+    const answers: Record<string, Record<string, number>> = {};
+    const unexpected: string[] = [];
+    const acknowledged: string[] = [];
+    const count = (status: string) => {
+      answers[phase] ??= {};
+      answers[phase][status] = (answers[phase][status] ?? 0) + 1;
+    };
+    // Each lane withdraws 1.00 at a time from its own token and, as a sender does, repeats a request that was
+    // not answered 200 until it is (a repeat of one that did commit is answered as a replay).
+    const lane = async (index: number) => {
+      let balance = START_BALANCE;
+      for (let i = 0; !stopping; i += 1) {
+        const id = `${String(index).padStart(2, '0')}${String(i).padStart(18, '0')}`;
+        const body = withdrawalBody(index, id, balance - 100);
+        for (;;) {
+          if (abandoned) return;
+          let status: string;
+          try {
+            const response = await fetch(`http://127.0.0.1:${port}/v1/tokens/withdraw`, {
+              method: 'POST',
+              headers: { 'Content-Type': 'application/json' },
+              body,
+              signal: AbortSignal.timeout(30_000),
+            });
+            status = String(response.status);
+            await response.arrayBuffer();
+          } catch (error) {
+            status = `no answer (${(error as Error).message})`;
+          }
+          count(status);
+          if (status === '200') break;
+          if (status !== '503' && status !== '504') unexpected.push(`${phase}: ${status}`);
+          await sleep(RETRY_MS);
+        }
+        acknowledged.push(id);
+        balance -= 100;
+        await sleep(PACE_MS);
+      }
+    };
+    const lanes = Array.from({ length: LANES }, (_, index) => lane(index));
+
+    /** Resolves once this many more withdrawals were acknowledged: the service is answering 200 again. */
+    const recovered = async (more: number) => {
+      const target = acknowledged.length + more;
+      const deadline = Date.now() + 120_000;
+      while (acknowledged.length < target) {
+        const ended = server?.child.exitCode !== null;
+        if (ended || Date.now() > deadline) {
+          stopping = true;
+          abandoned = true;
+          throw new Error(`${ended ? 'the process ended' : 'no recovery'} after ${phase}: ${JSON.stringify(answers)}`);
+        }
+        await sleep(100);
+      }
+    };
+
+    await recovered(100);
+    phase = 'backends terminated';
+    const terminated = await cluster.terminateBackends();
+    await recovered(100);
+    phase = 'cluster restarted';
+    await cluster.restart();
+    await recovered(100);
+    phase = 'link cut';
+    proxy.cut();
+    await sleep(3_000);
+    proxy.restore();
+    await recovered(100);
+    phase = 'after';
+    await recovered(50);
+    stopping = true;
+    await Promise.all(lanes);
+
+    expect(server.child.exitCode).toBeNull();
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+
+    const ledger = (await cluster.query('SELECT transaction_id, token_id, amount FROM withdrawals')).rows as Array<{
+      transaction_id: string;
+      token_id: string;
+      amount: string;
+    }>;
+    const inLedger = new Set(ledger.map((row) => row.transaction_id));
+    const missing = acknowledged.filter((id) => !inLedger.has(id));
+    const unacknowledged = ledger.length - acknowledged.length;
+    process.stdout.write(
+      `outage test: ${terminated} backends terminated; answers by phase ${JSON.stringify(answers)}; ` +
+        `${acknowledged.length} acknowledged, ${ledger.length} in the ledger, ${missing.length} acknowledged but missing, ` +
+        `${ledger.length - inLedger.size} duplicates, ${unacknowledged} applied but never acknowledged\n`,
+    );
+    expect(unexpected).toEqual([]);
+    expect(answers['link cut']?.['503'] ?? 0).toBeGreaterThan(0);
+    expect(missing).toEqual([]);
+    // Every lane repeated its request until it was answered 200, so the ledger holds exactly what was acknowledged, each once.
+    expect(ledger.length).toBe(acknowledged.length);
+    expect(inLedger.size).toBe(ledger.length);
+    const balances = (await cluster.query('SELECT token_id, balance FROM tokens')).rows as Array<{ token_id: string; balance: string }>;
+    for (const { token_id, balance } of balances) {
+      const spent = ledger.filter((row) => row.token_id === token_id).reduce((sum, row) => sum + Number(row.amount), 0);
+      expect(Number(balance)).toBe(START_BALANCE - spent);
+    }
+
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+    server = undefined;
+  });
+});
