@@ -19,15 +19,19 @@ import { metricsRouter } from './routes/metrics';
 import { modifyBookingRouter } from './routes/modify-booking';
 import type { OperationRouterDeps } from './routes/operation-deps';
 import { openApiRouter } from './routes/openapi';
-import { replaySignedDelivery } from './routes/respond';
 import { statusChangeRouter } from './routes/status-change';
 import { withdrawRouter } from './routes/withdraw';
 import type { Store } from './store/store';
-import { createSignatureCheck } from './webhooks';
+import { createSignatureCheck, MAX_TOLERANCE_SECONDS } from './webhooks';
 
 export interface AppDeps {
   config: Pick<Config, 'bodyLimitBytes' | 'rateLimitPerMinute'> &
-    Partial<Pick<Config, 'rateLimitPerAddressPerMinute' | 'trustProxy' | 'adminToken' | 'eventLogSize' | 'webhook'>>;
+    Partial<
+      Pick<
+        Config,
+        'rateLimitPerAddressPerMinute' | 'trustProxy' | 'adminToken' | 'eventLogSize' | 'webhook' | 'signatureToleranceSeconds' | 'allowKeylessStatusChange'
+      >
+    >;
   store: Store;
   logger: Logger;
   /** Rate-limit counts shared by every instance; unset: this instance counts alone. */
@@ -57,7 +61,9 @@ export function createApp(deps: AppDeps): Express {
   // Every request: one log line and its metrics when it finishes.
   app.use(requestLogger(logger), observeRequests(metrics, events));
 
-  // The operations. Each router's chain is: operation name, intake, schema, authenticate, what follows it, the service.
+  // The operations. Each router's chain is: operation name, intake, schema, authenticate, what follows it, and
+  // respond: the service in one unit of work, with a signed request's delivery record (a repeat is answered there).
+  const tolerance = config.signatureToleranceSeconds ?? MAX_TOLERANCE_SECONDS;
   const operations: OperationRouterDeps = {
     store,
     now,
@@ -65,12 +71,12 @@ export function createApp(deps: AppDeps): Express {
       refuseWhileDraining(isShuttingDown), // 503
       ...limitPerAddress(config.rateLimitPerAddressPerMinute ?? 0, counts), // 429
       jsonBody(config.bodyLimitBytes), // 415, 413, 400
-      verifySignature(config.webhook && createSignatureCheck(config.webhook.secrets, config.webhook.toleranceSeconds)), // 401
+      verifySignature(store, tolerance, config.webhook && createSignatureCheck(config.webhook.secrets, tolerance)), // 401
     ],
     afterAuthentication: [
       ...limitPerAccount(config.rateLimitPerMinute, counts), // 429
-      replaySignedDelivery(store), // 200, Idempotent-Replayed
     ],
+    allowKeylessStatusChange: config.allowKeylessStatusChange ?? false,
   };
   app.use(statusChangeRouter(operations)); // POST /v1/tokens/status-change
   app.use(withdrawRouter(operations)); // GET, POST /v1/tokens/withdraw

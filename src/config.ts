@@ -70,6 +70,7 @@ const environmentSchema = z.object({
     })
     .optional(),
   WEBHOOK_TOLERANCE_SECONDS: wholeNumber(1, MAX_TOLERANCE_SECONDS).default(MAX_TOLERANCE_SECONDS),
+  ALLOW_KEYLESS_STATUS_CHANGE: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
 });
 
 export interface Config {
@@ -96,8 +97,12 @@ export interface Config {
   adminToken: string | undefined;
   /** Operation requests kept for GET /admin/events. */
   eventLogSize: number;
-  /** Unset: notifications need no signature. */
+  /** Unset: notifications need no signature, but from accounts with signing secrets of their own. */
   webhook: WebhookConfig | undefined;
+  /** How far webhook-timestamp may be from now, for every signature (the upstream sender's and the accounts'). */
+  signatureToleranceSeconds: number;
+  /** A Status Change without share_public, unsigned by the account, for an account that exists. */
+  allowKeylessStatusChange: boolean;
 }
 
 export interface WebhookConfig {
@@ -147,6 +152,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
     adminToken: settings.ADMIN_TOKEN,
     eventLogSize: settings.EVENT_LOG_SIZE,
     webhook: settings.WEBHOOK_SECRET ? { secrets: settings.WEBHOOK_SECRET, toleranceSeconds: settings.WEBHOOK_TOLERANCE_SECONDS } : undefined,
+    signatureToleranceSeconds: settings.WEBHOOK_TOLERANCE_SECONDS,
+    allowKeylessStatusChange: settings.ALLOW_KEYLESS_STATUS_CHANGE === 'true',
   });
 }
 

@@ -17,6 +17,10 @@ declare global {
       body?: unknown;
       /** The webhook-id of a signed notification, once its signature has been verified. */
       webhookId?: string;
+      /** Signed with the named account's own signing secret (not the upstream sender's). */
+      signedByAccount?: boolean;
+      /** The account the body names, as the signature check looked it up; authenticate reuses it. */
+      namedAccount?: { sourceId: string; account: Account | undefined };
       /** The caller, once authenticated. */
       account?: Account;
       /** Answered 200 as a repeat of an applied request: nothing was applied again. */

@@ -52,6 +52,7 @@ export function toSeedData(seed: SeedFile, loadedAt: Date): SeedData {
       sourceId: account.source_id,
       publicKeyHash: hashKey(account.share_public),
       secretKeyHash: hashKey(account.share_secret),
+      signingSecrets: account.signing_secrets,
       destinations: new Set(account.destinations),
     })),
     tokens: seed.tokens.map((token) => ({

@@ -15,20 +15,29 @@ const STORED_HASH: Record<KeyField, 'publicKeyHash' | 'secretKeyHash'> = { share
 const UNKNOWN_ACCOUNT_HASH = hashKey('\u0000unknown account\u0000');
 
 /**
- * The share_public / share_secret + source_id check: loads the account,
- * compares the presented key with its stored hash in constant time and puts
- * the account on res.locals for the handler. An unknown account and a wrong
- * key fail alike (401), so callers cannot probe for accounts. With no key
- * presented (optional in Status Change) only the account must exist.
+ * The share_public / share_secret + source_id check: loads the account (or
+ * takes the one the signature check loaded), compares the presented key with
+ * its stored hash in constant time and puts the account on res.locals for the
+ * handler. An unknown account, a wrong key and a missing one fail alike (401),
+ * so callers cannot probe for accounts. A request may go without its key only
+ * where `keyless` allows it (a Status Change signed with the account's own
+ * secret, or ALLOW_KEYLESS_STATUS_CHANGE); then the account must still exist.
  */
-export function authenticate(store: Store, field: KeyField, credentialsOf: (res: Response) => Credentials): RequestHandler {
+export function authenticate(
+  store: Store,
+  field: KeyField,
+  credentialsOf: (res: Response) => Credentials,
+  keyless: (res: Response) => boolean = () => false,
+): RequestHandler {
   const storedHash = STORED_HASH[field];
   return async function authenticate(_req, res, next) {
     const credentials = credentialsOf(res);
     const key = credentials[field];
-    const account = await store.findAccount(credentials.source_id);
-    const matches = key === undefined || keyMatches(key, account ? account[storedHash] : UNKNOWN_ACCOUNT_HASH);
-    if (!account || !matches) throw new UnauthorizedError();
+    const named = res.locals.namedAccount;
+    const account = named?.sourceId === credentials.source_id ? named.account : await store.findAccount(credentials.source_id);
+    // Hashed and compared whatever the outcome, so every failure takes the same time.
+    const matches = keyMatches(key ?? '', account ? account[storedHash] : UNKNOWN_ACCOUNT_HASH);
+    if (!account || (key === undefined ? !keyless(res) : !matches)) throw new UnauthorizedError();
     res.locals.account = account;
     next();
   };

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { ServiceUnavailableError } from '../errors';
-import type { SignatureCheck } from '../webhooks';
+import type { Account, Store } from '../store/store';
+import { createSignatureCheck, parseSecrets, type SignatureCheck } from '../webhooks';
 
 /** Once the process drains, operations answer 503 and the connection closes, so the client retries elsewhere. */
 export function refuseWhileDraining(isShuttingDown: () => boolean): RequestHandler {
@@ -11,10 +12,38 @@ export function refuseWhileDraining(isShuttingDown: () => boolean): RequestHandl
   };
 }
 
-/** With a signing secret configured, the raw body's Standard Webhooks signature must verify (401 otherwise). */
-export function verifySignature(signature: SignatureCheck | undefined): RequestHandler {
-  return function verifySignature(req, res, next) {
-    if (signature && res.locals.rawBody) res.locals.webhookId = signature.verify(res.locals.rawBody, req.headers);
+/** The source_id a parsed body names, when it names one as text. */
+function namedSourceId(body: unknown): string | undefined {
+  const sourceId: unknown = (body as { source_id?: unknown } | null)?.source_id;
+  return typeof sourceId === 'string' ? sourceId : undefined;
+}
+
+/**
+ * Contract section 10. An account with signing secrets must sign every request
+ * that names it, with one of them; its secrets sign for it alone. The upstream
+ * sender's secret (WEBHOOK_SECRET) signs for every account without secrets of
+ * its own. Otherwise no signature is needed. Verified over the raw bytes (401
+ * when it does not verify). The account looked up stays on res.locals for
+ * authenticate, which then makes no second lookup.
+ */
+export function verifySignature(store: Store, toleranceSeconds: number, upstream: SignatureCheck | undefined): RequestHandler {
+  const checks = new WeakMap<Account, SignatureCheck>();
+  const ownCheck = (account: Account): SignatureCheck | undefined => {
+    if (account.signingSecrets.length === 0) return undefined;
+    let check = checks.get(account);
+    if (!check) checks.set(account, (check = createSignatureCheck(parseSecrets(account.signingSecrets.join(' ')), toleranceSeconds)));
+    return check;
+  };
+  return async function verifySignature(req, res, next) {
+    const sourceId = namedSourceId(res.locals.body);
+    const account = sourceId === undefined ? undefined : await store.findAccount(sourceId);
+    if (sourceId !== undefined) res.locals.namedAccount = { sourceId, account };
+    const own = account && ownCheck(account);
+    const check = own ?? upstream;
+    if (check && res.locals.rawBody) {
+      res.locals.webhookId = check.verify(res.locals.rawBody, req.headers);
+      res.locals.signedByAccount = own !== undefined;
+    }
     next();
   };
 }

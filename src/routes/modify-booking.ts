@@ -31,7 +31,7 @@ export function modifyBookingRouter(deps: OperationRouterDeps): Router {
       change,
       authenticate(store, 'share_secret', (res) => change.input(res).body),
       ...afterAuthentication,
-      respond(store, async (tx, res) => {
+      respond(store, now, async (tx, res) => {
         const { body, path } = change.input(res);
         const outcome = await modifyBooking(tx, path.partnerid, path.randomkey, body, authenticatedAccount(res), now());
         return { replayed: outcome.replayed, extra: { booking: bookingView(outcome.booking) } };

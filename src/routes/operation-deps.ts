@@ -7,6 +7,8 @@ export interface OperationRouterDeps {
   now: () => Date;
   /** Draining, rate limit per address, JSON body, signature: the contract's order, before the schema. */
   intake: RequestHandler[];
-  /** Rate limit per account, then a repeated signed delivery answered from its record. */
+  /** Rate limit per account. */
   afterAuthentication: RequestHandler[];
+  /** ALLOW_KEYLESS_STATUS_CHANGE: a Status Change without share_public, for an account that exists. */
+  allowKeylessStatusChange: boolean;
 }

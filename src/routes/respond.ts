@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
+import { UnprocessableError } from '../errors';
+import { authenticatedAccount } from '../middleware/authenticate';
 import { sendJson } from '../middleware/send-json';
-import type { Store, StoreTransaction } from '../store/store';
+import type { Delivery, Store, StoreTransaction } from '../store/store';
 
 /** What an operation's handler reports: whether it repeated an applied request, and what else the answer carries. */
 export interface Answer {
@@ -12,34 +15,39 @@ const SUCCESS = { success: true, message: 'Success' } as const;
 const SUCCESS_BODY = JSON.stringify(SUCCESS);
 const REPLAYED_HEADERS = { 'Idempotent-Replayed': 'true' } as const;
 
-function sendSuccess(res: Response, body: string, replayed: boolean): void {
-  res.locals.replayed = replayed;
-  sendJson(res, 200, body, replayed ? REPLAYED_HEADERS : undefined);
+/** A signed request's identity: its account's webhook-id and the digest of the bytes signed. */
+function signedDelivery(res: Response): Omit<Delivery, 'response' | 'receivedAt'> | undefined {
+  const { webhookId, rawBody } = res.locals;
+  if (webhookId === undefined || rawBody === undefined) return undefined;
+  return { sourceId: authenticatedAccount(res).sourceId, webhookId, bodyDigest: createHash('sha256').update(rawBody).digest() };
 }
 
 /**
- * The last step of every operation's chain: runs its one service call in one
- * unit of work and answers success. A signed notification's answer is
- * recorded under its webhook-id first, so that a repeated delivery gets these
- * same bytes.
+ * The last step of every operation's chain: its one service call, in one
+ * unit of work, then the success answer. A signed request is remembered in
+ * that same unit, under its account's webhook-id with a digest of its body:
+ * a repeat with the same body gets the first answer's bytes and applies
+ * nothing; the same id with another body is a 422. A change is never kept
+ * without its delivery record, nor the other way round.
  */
-export function respond(store: Store, serve: (tx: StoreTransaction, res: Response) => Promise<Answer>): RequestHandler {
+export function respond(store: Store, now: () => Date, serve: (tx: StoreTransaction, res: Response) => Promise<Answer>): RequestHandler {
   return async function respond(_req, res) {
-    const { replayed, extra } = await store.transaction((tx) => serve(tx, res));
-    const body = extra ? JSON.stringify({ ...SUCCESS, ...extra }) : SUCCESS_BODY;
-    const { webhookId } = res.locals;
-    if (webhookId) await store.recordWebhookDelivery({ webhookId, response: body, receivedAt: new Date() });
-    sendSuccess(res, body, replayed);
-  };
-}
-
-/** A signed notification already answered 200 is answered again with the same bytes, and not applied again. */
-export function replaySignedDelivery(store: Store): RequestHandler {
-  return async function replaySignedDelivery(_req, res, next) {
-    const { webhookId } = res.locals;
-    const delivered = webhookId === undefined ? undefined : await store.findWebhookDelivery(webhookId);
-    if (!delivered) return next();
-    sendSuccess(res, delivered.response, true);
+    const delivery = signedDelivery(res);
+    const answer = await store.transaction(async (tx) => {
+      const earlier = delivery && (await tx.findDelivery(delivery.sourceId, delivery.webhookId));
+      if (earlier) {
+        if (!earlier.bodyDigest.equals(delivery.bodyDigest)) {
+          throw new UnprocessableError('webhook-id was already used for a different request', 'webhook_id_reused');
+        }
+        return { replayed: true, body: earlier.response };
+      }
+      const { replayed, extra } = await serve(tx, res);
+      const body = extra ? JSON.stringify({ ...SUCCESS, ...extra }) : SUCCESS_BODY;
+      if (delivery) await tx.recordDelivery({ ...delivery, response: body, receivedAt: now() });
+      return { replayed, body };
+    });
+    res.locals.replayed = answer.replayed;
+    sendJson(res, 200, answer.body, answer.replayed ? REPLAYED_HEADERS : undefined);
   };
 }
 

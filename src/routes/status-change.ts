@@ -9,14 +9,18 @@ import { operation, respond } from './respond';
 
 export const STATUS_CHANGE_PATH = '/v1/tokens/status-change';
 
-/** Status Change after the intake: schema, account and key, then the service. Also served by POST /v1/events. */
-export function statusChangeChain({ store, afterAuthentication }: OperationRouterDeps): RequestHandler[] {
+/**
+ * Status Change after the intake: schema, account and key, then the service. Also served by POST /v1/events.
+ * A keyless Status Change would let anyone who knows an account, a destination and a token delete it for good:
+ * it is accepted only signed with the account's own secret, or where the operator allows it.
+ */
+export function statusChangeChain({ store, now, afterAuthentication, allowKeylessStatusChange }: OperationRouterDeps): RequestHandler[] {
   const statusChange = validate(statusChangeSchema);
   return [
     statusChange,
-    authenticate(store, 'share_public', statusChange.input),
+    authenticate(store, 'share_public', statusChange.input, (res) => allowKeylessStatusChange || res.locals.signedByAccount === true),
     ...afterAuthentication,
-    respond(store, (tx, res) => changeTokenStatus(tx, statusChange.input(res), authenticatedAccount(res))),
+    respond(store, now, (tx, res) => changeTokenStatus(tx, statusChange.input(res), authenticatedAccount(res))),
   ];
 }
 

@@ -17,7 +17,7 @@ export function withdrawChain({ store, now, afterAuthentication }: OperationRout
     withdrawal,
     authenticate(store, 'share_public', withdrawal.input),
     ...afterAuthentication,
-    respond(store, (tx, res) => withdraw(tx, withdrawal.input(res), authenticatedAccount(res), now())),
+    respond(store, now, (tx, res) => withdraw(tx, withdrawal.input(res), authenticatedAccount(res), now())),
   ];
 }
 

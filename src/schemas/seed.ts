@@ -1,11 +1,23 @@
 import { z } from 'zod';
 import { bookingFieldSchemas, bookingRuleProblems } from './booking';
+import { parseSecrets } from '../webhooks';
 import { amount, text, tokenId, tokenStatus } from './fields';
+
+/** A Standard Webhooks secret, as standardwebhooks takes it. */
+const signingSecret = text(1024).refine((secret) => {
+  try {
+    return parseSecrets(secret).length === 1;
+  } catch {
+    return false;
+  }
+}, 'must be one whsec_… secret (base64 after the prefix)');
 
 const seedAccount = z.object({
   source_id: text(),
   share_public: text(),
   share_secret: text(),
+  /** Optional: when any, every request naming the account must be signed with one of them (contract section 10). */
+  signing_secrets: z.array(signingSecret).default([]),
   destinations: z.array(text()),
 });
 

@@ -52,7 +52,7 @@ function sameWithdrawal(recorded: Withdrawal, request: WithdrawRequest): boolean
 
 export async function withdraw(tx: StoreTransaction, request: WithdrawRequest, account: Account, now: Date): Promise<OperationOutcome> {
   requireDestination(account, request.destination_id);
-  const [locked, recorded] = await tx.lockTokenAndFindWithdrawal(request.token_id, request.transaction_id);
+  const [locked, recorded] = await tx.lockTokenAndFindWithdrawal(request.token_id, account.sourceId, request.transaction_id);
   const token = requireCallerToken(locked, account, request.destination_id);
   if (recorded) {
     if (sameWithdrawal(recorded, request)) return { replayed: true };

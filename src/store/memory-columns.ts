@@ -19,6 +19,11 @@ export class NameTable {
     return ref;
   }
 
+  /** The name's ref, or -1 when the table has never seen it. */
+  knownRefOf(name: string): number {
+    return this.refs.get(name) ?? -1;
+  }
+
   nameOf(ref: number): string {
     return this.names[ref];
   }

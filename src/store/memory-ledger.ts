@@ -39,7 +39,8 @@ export interface LedgerEntry extends Omit<Withdrawal, 'tokenId'> {
 
 /**
  * The memory store's withdrawals, in columns of typed arrays with an
- * open-addressing index on the transaction id: about 70 bytes a row, where a
+ * open-addressing index on the transaction id (a row's key is its account and
+ * transaction id: accounts' ids share a hash slot chain, never a row): about 70 bytes a row, where a
  * record object, its Date, its id string and a Map entry took about 420 (a
  * million applied withdrawals must fit in the service's memory budget; see
  * docs/BENCHMARKS.md). Rows are only ever appended. Each row links to its
@@ -67,20 +68,21 @@ export class MemoryLedger {
     return this.rows;
   }
 
-  /** The row of a transaction id, or -1. */
-  find(transactionId: string): number {
+  /** The row of an account's transaction id, or -1. */
+  find(sourceId: string, transactionId: string): number {
     const split = splitTransactionId(transactionId);
-    if (!split) return -1;
+    const sourceRef = this.names.knownRefOf(sourceId);
+    if (!split || sourceRef < 0) return -1;
     const [high, low] = split;
     const mask = this.slots.length - 1;
     for (let slot = hashOf(high, low) & mask; ; slot = (slot + 1) & mask) {
       const row = this.slots[slot] - 1;
       if (row < 0) return -1;
-      if (this.idHigh[row] === high && this.idLow[row] === low) return row;
+      if (this.idHigh[row] === high && this.idLow[row] === low && this.sourceRefs[row] === sourceRef) return row;
     }
   }
 
-  /** Appends a row; the caller has checked that its transaction id is new. */
+  /** Appends a row; the caller has checked that the account's transaction id is new. */
   append(entry: LedgerEntry): void {
     const split = splitTransactionId(entry.transactionId);
     if (!split) throw new Error(`transaction_id ${entry.transactionId} is not 20 digits`);

@@ -1,7 +1,7 @@
 import { ServiceUnavailableError } from '../errors';
 import { isLedgerTransactionId, MemoryLedger } from './memory-ledger';
 import { MemoryTokenTable, statusCode } from './memory-tokens';
-import type { Account, Booking, BookingChange, SeedData, Store, StoreTransaction, Token, WebhookDelivery, Withdrawal } from './store';
+import type { Account, Booking, BookingChange, Delivery, SeedData, Store, StoreTransaction, Token, Withdrawal } from './store';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -25,8 +25,9 @@ function copy<Value>(value: Value): Value {
   return record as Value;
 }
 
-function bookingKey(sourceId: string, bookingId: string): string {
-  return `${sourceId}\u0000${bookingId}`;
+/** A record's key within its account: bookings, booking keys, deliveries and ledger rows are all per account. */
+function accountKey(sourceId: string, id: string): string {
+  return `${sourceId}\u0000${id}`;
 }
 
 /** The memory store's tables. Tokens sit in rows so that ledger rows can name them by number. */
@@ -35,6 +36,7 @@ interface MemoryTables {
   ledger: MemoryLedger;
   bookings: Map<string, Booking>;
   bookingChanges: Map<string, BookingChange>;
+  deliveries: Map<string, Delivery>;
 }
 
 interface StagedWrites {
@@ -42,6 +44,13 @@ interface StagedWrites {
   withdrawals: Map<string, Withdrawal>;
   bookings: Map<string, Booking>;
   bookingChanges: Map<string, BookingChange>;
+  deliveries: Map<string, Delivery>;
+}
+
+/** An unlocked read of the ledger, as the store's tables hold it. */
+function storedWithdrawal(tables: MemoryTables, sourceId: string, transactionId: string): Withdrawal | undefined {
+  const row = tables.ledger.find(sourceId, transactionId);
+  return row < 0 ? undefined : tables.ledger.read(row, (tokenRow) => tables.tokens.idOf(tokenRow));
 }
 
 /** Reads through staged writes; nothing reaches the tables until commit. */
@@ -51,7 +60,7 @@ class MemoryTransaction implements StoreTransaction {
 
   constructor(
     private readonly tables: MemoryTables,
-    private readonly bookingKeyRetentionMs: number,
+    private readonly retentionMs: number,
   ) {}
 
   private storedToken(tokenId: string): Token | undefined {
@@ -64,15 +73,13 @@ class MemoryTransaction implements StoreTransaction {
     return staged ? copy(staged) : this.storedToken(tokenId);
   }
 
-  async findWithdrawal(transactionId: string) {
-    const staged = this.staged.withdrawals?.get(transactionId);
-    if (staged) return copy(staged);
-    const row = this.tables.ledger.find(transactionId);
-    return row < 0 ? undefined : this.tables.ledger.read(row, (tokenRow) => this.tables.tokens.idOf(tokenRow));
+  async findWithdrawal(sourceId: string, transactionId: string) {
+    const staged = this.staged.withdrawals?.get(accountKey(sourceId, transactionId));
+    return staged ? copy(staged) : storedWithdrawal(this.tables, sourceId, transactionId);
   }
 
-  async lockTokenAndFindWithdrawal(tokenId: string, transactionId: string): Promise<[Token | undefined, Withdrawal | undefined]> {
-    return [await this.tokenForUpdate(tokenId), await this.findWithdrawal(transactionId)];
+  async lockTokenAndFindWithdrawal(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, Withdrawal | undefined]> {
+    return [await this.tokenForUpdate(tokenId), await this.findWithdrawal(sourceId, transactionId)];
   }
 
   async saveToken(token: Token) {
@@ -84,34 +91,47 @@ class MemoryTransaction implements StoreTransaction {
   async recordWithdrawal(withdrawal: Withdrawal) {
     // Checked here, like the ones below, so that commit cannot fail after it applied the unit's token writes.
     if (!isLedgerTransactionId(withdrawal.transactionId)) throw new Error(`transaction_id ${withdrawal.transactionId} is not 20 digits`);
-    if (this.staged.withdrawals?.has(withdrawal.transactionId) || this.tables.ledger.find(withdrawal.transactionId) >= 0) {
-      throw new Error(`transaction_id ${withdrawal.transactionId} is already in the ledger`);
+    const key = accountKey(withdrawal.sourceId, withdrawal.transactionId);
+    if (this.staged.withdrawals?.has(key) || this.tables.ledger.find(withdrawal.sourceId, withdrawal.transactionId) >= 0) {
+      throw new Error(`transaction_id ${withdrawal.transactionId} of ${withdrawal.sourceId} is already in the ledger`);
     }
     // As the database's foreign key: a ledger row belongs to a token the store holds.
     if (!this.staged.tokens?.has(withdrawal.tokenId) && this.tables.tokens.rowOf(withdrawal.tokenId) === undefined) {
       throw new Error(`token ${withdrawal.tokenId} is not in the store`);
     }
-    (this.staged.withdrawals ??= new Map()).set(withdrawal.transactionId, copy(withdrawal));
+    (this.staged.withdrawals ??= new Map()).set(key, copy(withdrawal));
   }
 
   async bookingForUpdate(sourceId: string, bookingId: string) {
-    const key = bookingKey(sourceId, bookingId);
+    const key = accountKey(sourceId, bookingId);
     const booking = this.staged.bookings?.get(key) ?? this.tables.bookings.get(key);
     return booking && copy(booking);
   }
 
   async findBookingChange(sourceId: string, key: string) {
-    const changeKey = bookingKey(sourceId, key);
+    const changeKey = accountKey(sourceId, key);
     const change = this.staged.bookingChanges?.get(changeKey) ?? this.tables.bookingChanges.get(changeKey);
     return change && copy(change);
   }
 
   async saveBooking(booking: Booking) {
-    (this.staged.bookings ??= new Map()).set(bookingKey(booking.sourceId, booking.bookingId), copy(booking));
+    (this.staged.bookings ??= new Map()).set(accountKey(booking.sourceId, booking.bookingId), copy(booking));
   }
 
   async recordBookingChange(change: BookingChange) {
-    (this.staged.bookingChanges ??= new Map()).set(bookingKey(change.sourceId, change.key), copy(change));
+    (this.staged.bookingChanges ??= new Map()).set(accountKey(change.sourceId, change.key), copy(change));
+  }
+
+  async findDelivery(sourceId: string, webhookId: string) {
+    const key = accountKey(sourceId, webhookId);
+    const delivery = this.staged.deliveries?.get(key) ?? this.tables.deliveries.get(key);
+    return delivery && copy(delivery);
+  }
+
+  async recordDelivery(delivery: Delivery) {
+    const key = accountKey(delivery.sourceId, delivery.webhookId);
+    if (this.staged.deliveries?.has(key) || this.tables.deliveries.has(key)) throw new Error(`delivery ${delivery.webhookId} is already recorded`);
+    (this.staged.deliveries ??= new Map()).set(key, copy(delivery));
   }
 
   /**
@@ -119,8 +139,8 @@ class MemoryTransaction implements StoreTransaction {
    * checked when it was staged (saveToken, recordWithdrawal), so applying cannot stop halfway.
    */
   commit(): void {
-    const { tokens, ledger, bookings, bookingChanges } = this.tables;
-    const { tokens: stagedTokens = [], withdrawals = [], bookings: stagedBookings = [], bookingChanges: changes = [] } = this.staged;
+    const { tokens, ledger, bookings, bookingChanges, deliveries } = this.tables;
+    const { tokens: stagedTokens = [], withdrawals = [], bookings: stagedBookings = [], bookingChanges: changes = [], deliveries: stagedDeliveries = [] } = this.staged;
     for (const [, token] of stagedTokens) tokens.put(token);
     for (const [, withdrawal] of withdrawals) {
       ledger.append({ ...withdrawal, tokenRow: tokens.rowOf(withdrawal.tokenId) as number });
@@ -128,7 +148,11 @@ class MemoryTransaction implements StoreTransaction {
     for (const [key, booking] of stagedBookings) bookings.set(key, booking);
     for (const [key, change] of changes) {
       bookingChanges.set(key, change);
-      forgetOlderThan(bookingChanges, change.createdAt.getTime() - this.bookingKeyRetentionMs, (kept) => kept.createdAt);
+      forgetOlderThan(bookingChanges, change.createdAt.getTime() - this.retentionMs, (kept) => kept.createdAt);
+    }
+    for (const [key, delivery] of stagedDeliveries) {
+      deliveries.set(key, delivery);
+      forgetOlderThan(deliveries, delivery.receivedAt.getTime() - this.retentionMs, (kept) => kept.receivedAt);
     }
   }
 }
@@ -148,9 +172,9 @@ export class MemoryStore implements Store {
     ledger: new MemoryLedger(),
     bookings: new Map(),
     bookingChanges: new Map(),
+    deliveries: new Map(),
   };
   private readonly accounts = new Map<string, Account>();
-  private readonly webhookDeliveries = new Map<string, WebhookDelivery>();
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   private readonly retentionMs: number;
@@ -184,20 +208,19 @@ export class MemoryStore implements Store {
 
   async findBooking(sourceId: string, bookingId: string) {
     this.assertOpen();
-    const booking = this.tables.bookings.get(bookingKey(sourceId, bookingId));
+    const booking = this.tables.bookings.get(accountKey(sourceId, bookingId));
     return booking && copy(booking);
   }
 
-  async findWebhookDelivery(webhookId: string) {
+  async findWithdrawal(sourceId: string, transactionId: string) {
     this.assertOpen();
-    const delivery = this.webhookDeliveries.get(webhookId);
-    return delivery && copy(delivery);
+    return storedWithdrawal(this.tables, sourceId, transactionId);
   }
 
-  async recordWebhookDelivery(delivery: WebhookDelivery) {
+  async findDelivery(sourceId: string, webhookId: string) {
     this.assertOpen();
-    if (!this.webhookDeliveries.has(delivery.webhookId)) this.webhookDeliveries.set(delivery.webhookId, { ...delivery });
-    forgetOlderThan(this.webhookDeliveries, delivery.receivedAt.getTime() - this.retentionMs, (d) => d.receivedAt);
+    const delivery = this.tables.deliveries.get(accountKey(sourceId, webhookId));
+    return delivery && copy(delivery);
   }
 
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
@@ -214,16 +237,15 @@ export class MemoryStore implements Store {
 
   async loadSeed(seed: SeedData) {
     this.assertOpen();
-    for (const account of seed.accounts) {
-      if (!this.accounts.has(account.sourceId)) this.accounts.set(account.sourceId, account);
-    }
+    // The seed's accounts are authoritative: keys, signing secrets and destinations as the file says.
+    for (const account of seed.accounts) this.accounts.set(account.sourceId, account);
     // Tokens go into the columns; bookings are kept as the seed's records (built for the store by toSeedData).
     const { tokens, bookings } = this.tables;
     for (const token of seed.tokens) {
       if (tokens.rowOf(token.tokenId) === undefined) tokens.put(token);
     }
     for (const booking of seed.bookings) {
-      const key = bookingKey(booking.sourceId, booking.bookingId);
+      const key = accountKey(booking.sourceId, booking.bookingId);
       if (!bookings.has(key)) bookings.set(key, booking);
     }
   }

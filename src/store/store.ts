@@ -13,6 +13,8 @@ export interface Account {
   /** SHA-256 of the secret key. */
   secretKeyHash: Buffer;
   destinations: ReadonlySet<string>;
+  /** Standard Webhooks secrets (whsec_…) the account signs with; when any, every request naming it must be signed with one. */
+  signingSecrets: readonly string[];
 }
 
 export interface Token {
@@ -53,9 +55,12 @@ export interface BookingChange {
   createdAt: Date;
 }
 
-/** A signed notification answered 200, kept so a repeated delivery gets the same answer. */
-export interface WebhookDelivery {
+/** A signed notification answered 200, kept so a repeated delivery gets the same answer and applies nothing. */
+export interface Delivery {
+  sourceId: string;
   webhookId: string;
+  /** SHA-256 of the body: the same id with another body is another request. */
+  bodyDigest: Buffer;
   /** The JSON body of the first answer, byte for byte. */
   response: string;
   receivedAt: Date;
@@ -74,15 +79,19 @@ export interface SeedData {
  */
 export interface StoreTransaction {
   tokenForUpdate(tokenId: string): Promise<Token | undefined>;
-  findWithdrawal(transactionId: string): Promise<Withdrawal | undefined>;
+  /** Ledger rows are keyed by the account and its transaction id. */
+  findWithdrawal(sourceId: string, transactionId: string): Promise<Withdrawal | undefined>;
   /** tokenForUpdate, then findWithdrawal once the lock is held: one step, so a store can save a round trip. */
-  lockTokenAndFindWithdrawal(tokenId: string, transactionId: string): Promise<[Token | undefined, Withdrawal | undefined]>;
+  lockTokenAndFindWithdrawal(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, Withdrawal | undefined]>;
   saveToken(token: Token): Promise<void>;
   recordWithdrawal(withdrawal: Withdrawal): Promise<void>;
   bookingForUpdate(sourceId: string, bookingId: string): Promise<Booking | undefined>;
   findBookingChange(sourceId: string, key: string): Promise<BookingChange | undefined>;
   saveBooking(booking: Booking): Promise<void>;
   recordBookingChange(change: BookingChange): Promise<void>;
+  findDelivery(sourceId: string, webhookId: string): Promise<Delivery | undefined>;
+  /** In the unit of the change the delivery applied, so neither is ever kept without the other. */
+  recordDelivery(delivery: Delivery): Promise<void>;
 }
 
 export interface Store {
@@ -91,13 +100,16 @@ export interface Store {
   findToken(tokenId: string): Promise<Token | undefined>;
   /** The token's latest ledger rows, newest first. */
   recentWithdrawals(tokenId: string, limit: number): Promise<Withdrawal[]>;
+  findWithdrawal(sourceId: string, transactionId: string): Promise<Withdrawal | undefined>;
   findBooking(sourceId: string, bookingId: string): Promise<Booking | undefined>;
-  findWebhookDelivery(webhookId: string): Promise<WebhookDelivery | undefined>;
-  /** Records a delivery (a concurrent copy that recorded first wins). Deliveries past retention are forgotten by each store's own sweep. */
-  recordWebhookDelivery(delivery: WebhookDelivery): Promise<void>;
+  findDelivery(sourceId: string, webhookId: string): Promise<Delivery | undefined>;
   /** Runs `work` atomically: all its writes commit, or (when it throws) none do. */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
-  /** Inserts what is missing; never overwrites state that operations changed. The store may keep the seed's records. */
+  /**
+   * Accounts are set from the seed (keys, signing secrets, destinations: the file is authoritative, so a leaked
+   * key is rotated by a restart); tokens and bookings are inserted when missing, never overwriting state that
+   * operations changed. The store may keep the seed's records.
+   */
   loadSeed(seed: SeedData): Promise<void>;
   /** Resolves when the store answers; rejects with a domain error otherwise. */
   ping(): Promise<void>;

@@ -133,7 +133,7 @@ describeOnEveryStore(
       const body = withdrawal();
       await request(current().server).post('/v1/tokens/withdraw').set('X-Request-Id', 'req-a').send(body).expect(200);
       await request(current().server).post('/v1/tokens/withdraw').set('X-Request-Id', 'req-b').send(body).expect(200);
-      await request(current().server).post('/v1/tokens/status-change').set('X-Request-Id', 'req-c').send(statusChange({ tokes_status: undefined, source_id: 'OTHER', share_public: undefined, destination_id: 'X1', token_id: TOKENS.others.token_id })).expect(200);
+      await request(current().server).post('/v1/tokens/status-change').set('X-Request-Id', 'req-c').send(statusChange({ tokes_status: undefined, source_id: 'OTHER', share_public: OTHER.share_public, destination_id: 'X1', token_id: TOKENS.others.token_id })).expect(200);
       await request(current().server).patch(bookingPath()).set('X-Request-Id', 'req-d').send(bookingChange({ share_secret: 'wrong' })).expect(401);
 
       const all = await request(current().server).get('/admin/events').set(bearer);

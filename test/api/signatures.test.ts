@@ -2,7 +2,7 @@ import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { parseSecrets } from '../../src/webhooks';
 import { describeOnEveryStore, type TestApp } from '../helpers/app';
-import { TOKENS } from '../helpers/fixtures';
+import { SIGNER, SIGNER_SECRET, TOKENS } from '../helpers/fixtures';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
 import { bookingChange, bookingPath, statusChange, withdrawal } from '../helpers/payloads';
 import { readState, readToken } from '../helpers/state';
@@ -123,11 +123,91 @@ describeOnEveryStore(
     it('does not remember a delivery that failed: the same webhook-id is processed again', async () => {
       const body = statusChange({ token_id: TOKENS.deleted.token_id, tokes_status: 'active' });
       expect((await signed(current(), 'post', '/v1/tokens/status-change', body, { id: 'msg_fails' })).status).toBe(409);
-      expect(await current().store.findWebhookDelivery('msg_fails')).toBeUndefined();
+      expect(await current().store.findDelivery('ACME', 'msg_fails')).toBeUndefined();
       expect((await signed(current(), 'post', '/v1/tokens/status-change', body, { id: 'msg_fails' })).status).toBe(409);
     });
   },
   { config: { webhook: { secrets: parseSecrets(`${OLD_SECRET} ${NEW_SECRET}`), toleranceSeconds: 300 } } },
+);
+
+/** A Status Change of SIGNER's own token, keyless unless a key is given. */
+const signersStatusChange = (overrides: object = {}) =>
+  statusChange({ share_public: undefined, source_id: SIGNER.source_id, destination_id: 'S1', token_id: TOKENS.signers.token_id, tokes_status: 'disputed', ...overrides });
+
+/** A withdrawal of SIGNER's own token. */
+const signersWithdrawal = (overrides: object = {}) =>
+  withdrawal({ share_public: SIGNER.share_public, source_id: SIGNER.source_id, destination_id: 'S1', token_id: TOKENS.signers.token_id, withdrawn_amount: '10.00', token_balance: '30.00', ...overrides });
+
+describeOnEveryStore(
+  'accounts that sign their own requests (signing_secrets), beside an upstream sender (WEBHOOK_SECRET)',
+  (current) => {
+    it("must sign every request naming them with their own secret: unsigned, or signed by the upstream sender, is a 401", async () => {
+      const before = await readState(current().store);
+      const unsigned = await request(current().server).post('/v1/tokens/withdraw').send(signersWithdrawal());
+      expect({ status: unsigned.status, body: unsigned.body }).toEqual({
+        status: 401,
+        body: errorBody(401, 'Missing webhook signature headers: webhook-id, webhook-timestamp and webhook-signature are required'),
+      });
+      const byUpstream = await signed(current(), 'post', '/v1/tokens/withdraw', signersWithdrawal(), { secret: NEW_SECRET });
+      expect({ status: byUpstream.status, body: byUpstream.body }).toEqual({ status: 401, body: errorBody(401, 'Invalid webhook signature') });
+      expect(await readState(current().store)).toEqual(before);
+      const own = await signed(current(), 'post', '/v1/tokens/withdraw', signersWithdrawal(), { secret: SIGNER_SECRET });
+      expect({ status: own.status, body: own.body }).toEqual({ status: 200, body: SUCCESS_BODY });
+    });
+
+    it("an account's own secret signs for it alone: a request naming another account, signed with it, is a 401", async () => {
+      const response = await signed(current(), 'post', '/v1/tokens/withdraw', withdrawal(), { secret: SIGNER_SECRET });
+      expect({ status: response.status, body: response.body }).toEqual({ status: 401, body: errorBody(401, 'Invalid webhook signature') });
+    });
+
+    it('a Status Change signed with the account\'s own secret may leave out share_public; signed by the upstream sender it may not', async () => {
+      const own = await signed(current(), 'post', '/v1/tokens/status-change', signersStatusChange(), { secret: SIGNER_SECRET });
+      expect({ status: own.status, body: own.body }).toEqual({ status: 200, body: SUCCESS_BODY });
+      expect((await readToken(current().store, TOKENS.signers.token_id))?.status).toBe('disputed');
+      const upstream = await signed(current(), 'post', '/v1/tokens/status-change', statusChange({ share_public: undefined, tokes_status: 'deleted' }), { secret: NEW_SECRET });
+      expect({ status: upstream.status, body: upstream.body }).toEqual({ status: 401, body: errorBody(401, 'Unauthorized') });
+      expect((await readToken(current().store, TOKENS.active.token_id))?.status).toBe('active');
+    });
+
+    it("deliveries are per account: another account's genuine request under a webhook-id already used is applied, not replayed", async () => {
+      const first = await signed(current(), 'post', '/v1/tokens/withdraw', withdrawal(), { id: 'msg_shared', secret: NEW_SECRET });
+      expect(first.status).toBe(200);
+      const second = await signed(current(), 'post', '/v1/tokens/withdraw', signersWithdrawal(), { id: 'msg_shared', secret: SIGNER_SECRET });
+      expect({ status: second.status, replayed: second.headers['idempotent-replayed'] }).toEqual({ status: 200, replayed: undefined });
+      expect((await readToken(current().store, TOKENS.signers.token_id))?.balance).toBe(3000);
+      expect((await readToken(current().store, TOKENS.active.token_id))?.balance).toBe(90000);
+    });
+
+    it('the same webhook-id with another body is a 422 that applies nothing; with the same body, the first answer again', async () => {
+      const body = signersWithdrawal();
+      const first = await signed(current(), 'post', '/v1/tokens/withdraw', body, { id: 'msg_twice', secret: SIGNER_SECRET });
+      expect(first.status).toBe(200);
+      const again = await signed(current(), 'post', '/v1/tokens/withdraw', body, { id: 'msg_twice', secret: SIGNER_SECRET });
+      expect({ status: again.status, text: again.text, replayed: again.headers['idempotent-replayed'] }).toEqual({ status: 200, text: first.text, replayed: 'true' });
+      const before = await readState(current().store, [String(body.transaction_id)]);
+      const other = await signed(current(), 'post', '/v1/tokens/withdraw', signersWithdrawal({ withdrawn_amount: '5.00', token_balance: '25.00' }), { id: 'msg_twice', secret: SIGNER_SECRET });
+      expect({ status: other.status, body: other.body }).toEqual({ status: 422, body: errorBody(422, 'webhook-id was already used for a different request') });
+      expect(await readState(current().store, [String(body.transaction_id)])).toEqual(before);
+    });
+
+    it("a repeat is answered only after authentication: a signed body naming no account gets a 400, never another's answer", async () => {
+      const first = await signed(current(), 'patch', bookingPath('key-replayed-1'), bookingChange(), { id: 'msg_booking_1', secret: NEW_SECRET });
+      expect(first.status).toBe(200);
+      const probe = await signed(current(), 'patch', bookingPath('key-replayed-1'), {}, { id: 'msg_booking_1', secret: NEW_SECRET });
+      expect(probe.status).toBe(400);
+      expect(probe.text).not.toContain('"booking"');
+      const wrongKey = await signed(current(), 'patch', bookingPath('key-replayed-1'), bookingChange({ share_secret: 'sk_guess' }), { id: 'msg_booking_1', secret: NEW_SECRET });
+      expect({ status: wrongKey.status, body: wrongKey.body }).toEqual({ status: 401, body: errorBody(401, 'Unauthorized') });
+    });
+
+    it('a webhook-id over 256 characters is a 401 before anything is looked up or applied', async () => {
+      const before = await readState(current().store);
+      const response = await signed(current(), 'post', '/v1/tokens/withdraw', withdrawal(), { id: `msg_${'x'.repeat(6000)}`, secret: NEW_SECRET });
+      expect({ status: response.status, body: response.body }).toEqual({ status: 401, body: errorBody(401, 'webhook-id must be 1 to 256 printable ASCII characters') });
+      expect(await readState(current().store)).toEqual(before);
+    });
+  },
+  { config: { webhook: { secrets: parseSecrets(NEW_SECRET), toleranceSeconds: 300 } } },
 );
 
 checkCapturedTraffic();

@@ -25,9 +25,9 @@ describeOnEveryStore('Status Change', (current) => {
     expect(await statusOf(TOKENS.active.token_id)).toBe('freezed');
   });
 
-  it('works without share_public (optional in Status Change)', async () => {
-    await post(statusChange({ share_public: undefined, tokes_status: 'disputed' })).expect(200);
-    expect(await statusOf(TOKENS.active.token_id)).toBe('disputed');
+  it('without share_public, answers 401 and changes nothing: a keyless request could delete any token for good', async () => {
+    await expectRejected(statusChange({ share_public: undefined, tokes_status: 'deleted' }), 401, errorBody(401, 'Unauthorized'));
+    await expectRejected(statusChange({ share_public: undefined, source_id: 'NOBODY', tokes_status: 'deleted' }), 401, errorBody(401, 'Unauthorized'));
   });
 
   it('accepts token_id as a string and token_status as an alias of tokes_status', async () => {
@@ -129,5 +129,19 @@ describeOnEveryStore('Status Change', (current) => {
     expect(response.status).toBe(428);
   });
 });
+
+describeOnEveryStore(
+  'Status Change with ALLOW_KEYLESS_STATUS_CHANGE',
+  (current) => {
+    it('works without share_public for an account that exists; an unknown account is still a 401', async () => {
+      const post = (body: object) => request(current().server).post('/v1/tokens/status-change').send(body);
+      await post(statusChange({ share_public: undefined, tokes_status: 'disputed' })).expect(200);
+      expect((await readToken(current().store, TOKENS.active.token_id))?.status).toBe('disputed');
+      await post(statusChange({ share_public: undefined, source_id: 'NOBODY' })).expect(401);
+      await post(statusChange({ share_public: 'pk_wrong' })).expect(401);
+    });
+  },
+  { config: { allowKeylessStatusChange: true } },
+);
 
 checkCapturedTraffic();

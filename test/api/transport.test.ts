@@ -2,7 +2,7 @@ import request from 'supertest';
 import { ServiceUnavailableError, StoreTimeoutError } from '../../src/errors';
 import { buildTestApp, type TestApp } from '../helpers/app';
 import { FailingStore } from '../helpers/failing-store';
-import { fixtureSeed, TOKENS } from '../helpers/fixtures';
+import { fixtureSeed, OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
 import { bookingChange, bookingPath, statusChange, withdrawal } from '../helpers/payloads';
 import { readState } from '../helpers/state';
@@ -290,7 +290,7 @@ describe('rate limit per account, after authentication', () => {
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     const other = await request(t.server)
       .post('/v1/tokens/status-change')
-      .send({ read_event: 'token.status_changed', source_id: 'OTHER', destination_id: 'X1', token_id: TOKENS.others.token_id });
+      .send({ share_public: OTHER.share_public, read_event: 'token.status_changed', source_id: 'OTHER', destination_id: 'X1', token_id: TOKENS.others.token_id });
     expect({ status: other.status, body: other.body }).toEqual({ status: 200, body: SUCCESS_BODY });
     for (let i = 0; i < 5; i += 1) {
       await request(t.server).get('/healthz').expect(200);

@@ -107,7 +107,7 @@ describeOnEveryStore('Withdraw', (current) => {
       await post(body).expect(200);
       await request(current().server)
         .post('/v1/tokens/status-change')
-        .send({ read_event: 'token.status_changed', source_id: 'ACME', destination_id: 'D1', token_id: TOKENS.active.token_id, tokes_status: 'freezed' })
+        .send({ share_public: ACME.share_public, read_event: 'token.status_changed', source_id: 'ACME', destination_id: 'D1', token_id: TOKENS.active.token_id, tokes_status: 'freezed' })
         .expect(200);
       const replay = await post(body);
       expect(replay.status).toBe(200);
@@ -128,22 +128,23 @@ describeOnEveryStore('Withdraw', (current) => {
       expect(await readState(current().store, [body.transaction_id as string])).toEqual(before);
     });
 
-    it('when another account reuses the key on its own token, answers 422 without revealing the first request', async () => {
+    it("when another account sends the same transaction_id on its own token, it is that account's own key: applied, and the first untouched", async () => {
       const body = withdrawal();
       await post(body).expect(200);
-      const response = await post(
-        withdrawal({
-          transaction_id: body.transaction_id,
-          source_id: OTHER.source_id,
-          share_public: OTHER.share_public,
-          destination_id: 'X1',
-          token_id: TOKENS.others.token_id,
-          withdrawn_amount: '10.00',
-          token_balance: '60.00',
-        }),
-      );
-      expect(response.status).toBe(422);
-      expect(JSON.stringify(response.body)).not.toContain('ACME');
+      const others = withdrawal({
+        transaction_id: body.transaction_id,
+        source_id: OTHER.source_id,
+        share_public: OTHER.share_public,
+        destination_id: 'X1',
+        token_id: TOKENS.others.token_id,
+        withdrawn_amount: '10.00',
+        token_balance: '60.00',
+      });
+      const response = await post(others);
+      expect({ status: response.status, body: response.body, replayed: response.headers['idempotent-replayed'] }).toEqual({ status: 200, body: SUCCESS_BODY, replayed: undefined });
+      expect((await readWithdrawal(current().store, String(body.transaction_id)))?.amount).toBe(10000);
+      expect((await readWithdrawal(current().store, String(body.transaction_id), OTHER.source_id))?.amount).toBe(1000);
+      expect((await readToken(current().store, TOKENS.others.token_id))?.balance).toBe(6000);
     });
 
     it('when a request failed, its transaction_id stays free for a corrected retry', async () => {
@@ -323,7 +324,7 @@ describeOnEveryStore('Withdraw', (current) => {
       await post(body).expect(200);
       await request(current().server)
         .post('/v1/tokens/status-change')
-        .send({ read_event: 'token.status_changed', source_id: 'ACME', destination_id: 'D1', token_id: TOKENS.active.token_id, tokes_status: 'deleted' })
+        .send({ share_public: ACME.share_public, read_event: 'token.status_changed', source_id: 'ACME', destination_id: 'D1', token_id: TOKENS.active.token_id, tokes_status: 'deleted' })
         .expect(200);
       expect((await post({ ...body, withdrawn_amount: '5.00', token_balance: '895.00' })).status).toBe(422);
     });

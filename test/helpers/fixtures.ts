@@ -4,6 +4,15 @@ import type { SeedData } from '../../src/store/store';
 
 export const ACME = { source_id: 'ACME', share_public: 'pk_test_acme_1', share_secret: 'sk_test_acme_1', destinations: ['D1', 'D2'] };
 export const OTHER = { source_id: 'OTHER', share_public: 'pk_test_other_1', share_secret: 'sk_test_other_1', destinations: ['X1'] };
+/** Signs its own requests (contract section 10). */
+export const SIGNER_SECRET = `whsec_${Buffer.from('signer-own-signing-secret-012345').toString('base64')}`;
+export const SIGNER = {
+  source_id: 'SIGNER',
+  share_public: 'pk_test_signer_1',
+  share_secret: 'sk_test_signer_1',
+  signing_secrets: [SIGNER_SECRET],
+  destinations: ['S1'],
+};
 
 /** Tokens by role, so a test names what it needs rather than an id. */
 export const TOKENS = {
@@ -14,6 +23,7 @@ export const TOKENS = {
   deleted: { token_id: '1000000000000004', source_id: 'ACME', destination_id: 'D1', status: 'deleted', balance: '50.00' },
   atD2: { token_id: '1000000000000005', source_id: 'ACME', destination_id: 'D2', status: 'active', balance: '80.00' },
   others: { token_id: '2000000000000001', source_id: 'OTHER', destination_id: 'X1', status: 'active', balance: '70.00' },
+  signers: { token_id: '3000000000000001', source_id: 'SIGNER', destination_id: 'S1', status: 'active', balance: '40.00' },
 } as const;
 
 export const BOOKING = {
@@ -45,7 +55,7 @@ export const BOOKING = {
 export const OTHERS_BOOKING = { ...BOOKING, booking_id: '77', source_id: 'OTHER' };
 
 export const FIXTURE = {
-  accounts: [ACME, OTHER],
+  accounts: [ACME, OTHER, SIGNER],
   tokens: Object.values(TOKENS),
   bookings: [BOOKING, OTHERS_BOOKING],
 };

@@ -7,6 +7,8 @@ const SECRETS = [
   'sk_test_acme_1',
   'pk_test_other_1',
   'sk_test_other_1',
+  'pk_test_signer_1',
+  'sk_test_signer_1',
   'pk_demo_PDR28_7f3a9c2e',
   'sk_demo_PDR28_d41b8e60',
   'pk_demo_HTL07_19be44a0',

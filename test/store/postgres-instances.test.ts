@@ -98,6 +98,7 @@ function appOn(store: PgStore) {
       { version: '002_ledger_order' },
       { version: '003_webhook_deliveries' },
       { version: '004_lock_token_and_find_withdrawal' },
+      { version: '005_per_account_keys' },
     ]);
     await sql(`DROP SCHEMA ${schema} CASCADE`);
   });

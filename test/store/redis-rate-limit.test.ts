@@ -9,7 +9,7 @@ import { noteIfNoRedis, TEST_REDIS_URL, testRedis } from '../helpers/redis';
 
 noteIfNoRedis();
 
-const keylessStatusChange = () => statusChange({ tokes_status: undefined });
+const noChange = () => statusChange({ tokes_status: undefined });
 
 (TEST_REDIS_URL ? describe : describe.skip)('rate limits with REDIS_URL', () => {
   let redis: Awaited<ReturnType<typeof testRedis>>;
@@ -24,9 +24,9 @@ const keylessStatusChange = () => statusChange({ tokes_status: undefined });
     const keyPrefix = `test:${process.pid}:${Date.now()}:`;
     const shared = { redis: { sendCommand: redis.sendCommand, keyPrefix }, config: { rateLimitPerMinute: 2 } };
     const [first, second] = [await buildTestApp(undefined, shared), await buildTestApp(undefined, shared)];
-    await request(first.server).post('/v1/tokens/status-change').send(keylessStatusChange()).expect(200);
-    await request(second.server).post('/v1/tokens/status-change').send(keylessStatusChange()).expect(200);
-    const limited = await request(first.server).post('/v1/tokens/status-change').send(keylessStatusChange());
+    await request(first.server).post('/v1/tokens/status-change').send(noChange()).expect(200);
+    await request(second.server).post('/v1/tokens/status-change').send(noChange()).expect(200);
+    const limited = await request(first.server).post('/v1/tokens/status-change').send(noChange());
     expect({ status: limited.status, body: limited.body }).toEqual({ status: 429, body: errorBody(429, 'Too Many Requests') });
     expect(await redis.client.keys(`${keyPrefix}*`)).toEqual([`${keyPrefix}account:ACME`]);
   });
@@ -37,7 +37,7 @@ const keylessStatusChange = () => statusChange({ tokes_status: undefined });
     const t = await buildTestApp(undefined, { metrics, redis: { sendCommand: unreachable.sendCommand, keyPrefix: 'test:unreachable:' }, config: { rateLimitPerMinute: 1 } });
     try {
       for (let i = 0; i < 3; i += 1) {
-        const response = await request(t.server).post('/v1/tokens/status-change').send(keylessStatusChange());
+        const response = await request(t.server).post('/v1/tokens/status-change').send(noChange());
         expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: SUCCESS_BODY });
       }
     } finally {

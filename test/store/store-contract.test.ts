@@ -43,7 +43,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
       await tx.recordWithdrawal(ledgerRow('00000000000000000001'));
     });
     expect(await balance()).toBe(99900);
-    expect(await store.transaction((tx) => tx.findWithdrawal('00000000000000000001'))).toEqual(ledgerRow('00000000000000000001'));
+    expect(await store.findWithdrawal('ACME', '00000000000000000001')).toEqual(ledgerRow('00000000000000000001'));
   });
 
   it('applies nothing of a unit that throws', async () => {
@@ -56,7 +56,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
       }),
     ).rejects.toThrow('rolled back');
     expect(await balance()).toBe(100000);
-    expect(await store.transaction((tx) => tx.findWithdrawal('00000000000000000002'))).toBeUndefined();
+    expect(await store.findWithdrawal('ACME', '00000000000000000002')).toBeUndefined();
   });
 
   it('a unit that saves the same token twice keeps the last', async () => {
@@ -77,7 +77,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
       }),
     ).rejects.toThrow();
     expect(await store.findToken(TOKENS.active.token_id)).toMatchObject({ balance: 100000, status: 'active' });
-    expect(await store.transaction((tx) => tx.findWithdrawal('00000000000000000004'))).toBeUndefined();
+    expect(await store.findWithdrawal('ACME', '00000000000000000004')).toBeUndefined();
   });
 
   it.each([
@@ -93,7 +93,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     ).rejects.toThrow();
     expect(await store.findToken(TOKENS.active.token_id)).toMatchObject({ balance: 100000, status: 'active' });
     expect(await store.recentWithdrawals(TOKENS.active.token_id, 5)).toEqual([]);
-    expect(await store.transaction((tx) => tx.findWithdrawal(row.transactionId))).toBeUndefined();
+    expect(await store.findWithdrawal(row.sourceId, row.transactionId)).toBeUndefined();
   });
 
   it('gives back awkward strings unchanged: quotes, backslashes, dollars, semicolons, any Unicode, very long', async () => {
@@ -110,9 +110,9 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
       });
       expect((await store.findBooking('ACME', '1396'))?.fields).toEqual(fields);
       expect(await store.transaction((tx) => tx.findBookingChange('ACME', key))).toMatchObject({ key, fingerprint: other, result: { fields } });
-      const webhookId = `msg-${run}-${other}`;
-      await store.recordWebhookDelivery({ webhookId, response: text, receivedAt: booking.updatedAt });
-      expect((await store.findWebhookDelivery(webhookId))?.response).toBe(text);
+      const webhookId = `msg-${run}`;
+      await store.transaction((tx) => tx.recordDelivery({ sourceId: other, webhookId, bodyDigest: Buffer.alloc(32, run), response: text, receivedAt: booking.updatedAt }));
+      expect((await store.findDelivery(other, webhookId))?.response).toBe(text);
     };
     // NUL is left out: PostgreSQL cannot store it, and the API refuses it with a 400 before the store.
     const awkward = fc
@@ -126,10 +126,20 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     await roundTrip("'\\".repeat(30_000), '\ud83d\ude00$$'.repeat(20_000));
   }, 30_000);
 
+  it("keys ledger rows by account: the same transaction id of another account is another row", async () => {
+    const id = '00000000000000000005';
+    await store.transaction((tx) => tx.recordWithdrawal(ledgerRow(id)));
+    expect(await store.findWithdrawal('OTHER', id)).toBeUndefined();
+    const others = { ...ledgerRow(id), sourceId: 'OTHER', destinationId: 'X1', tokenId: TOKENS.others.token_id, amount: 7 };
+    await store.transaction((tx) => tx.recordWithdrawal(others));
+    expect((await store.findWithdrawal('ACME', id))?.amount).toBe(100);
+    expect(await store.findWithdrawal('OTHER', id)).toEqual(others);
+  });
+
   it('refuses a second ledger row with the same transaction id', async () => {
     await store.transaction((tx) => tx.recordWithdrawal(ledgerRow('00000000000000000003')));
     await expect(store.transaction((tx) => tx.recordWithdrawal(ledgerRow('00000000000000000003', { amount: 5 })))).rejects.toThrow();
-    expect((await store.transaction((tx) => tx.findWithdrawal('00000000000000000003')))?.amount).toBe(100);
+    expect((await store.findWithdrawal('ACME', '00000000000000000003'))?.amount).toBe(100);
   });
 
   it('runs concurrent read-modify-write units on one token one after the other (no lost update)', async () => {
@@ -184,12 +194,28 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     expect(await store.findBooking('OTHER', '1396')).toBeUndefined();
   });
 
-  it('keeps webhook deliveries: the first record of an id wins', async () => {
+  it('keeps deliveries per account, written with the unit; a second record of one id is refused, the first stands', async () => {
     const at = new Date('2026-01-01T00:00:00.000Z');
-    await store.recordWebhookDelivery({ webhookId: 'msg_1', response: '{"first":true}', receivedAt: at });
-    await store.recordWebhookDelivery({ webhookId: 'msg_1', response: '{"second":true}', receivedAt: at });
-    expect(await store.findWebhookDelivery('msg_1')).toEqual({ webhookId: 'msg_1', response: '{"first":true}', receivedAt: at });
-    expect(await store.findWebhookDelivery('msg_2')).toBeUndefined();
+    const first = { sourceId: 'ACME', webhookId: 'msg_1', bodyDigest: Buffer.alloc(32, 1), response: '{"first":true}', receivedAt: at };
+    await store.transaction((tx) => tx.recordDelivery(first));
+    await expect(store.transaction((tx) => tx.recordDelivery({ ...first, response: '{"second":true}' }))).rejects.toThrow();
+    expect(await store.findDelivery('ACME', 'msg_1')).toEqual(first);
+    expect(await store.findDelivery('OTHER', 'msg_1')).toBeUndefined();
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.recordDelivery({ ...first, webhookId: 'msg_2' });
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    expect(await store.findDelivery('ACME', 'msg_2')).toBeUndefined();
+  });
+
+  it('sets accounts from a seed loaded again: keys, signing secrets and destinations as the file now says', async () => {
+    const seed = fixtureSeed();
+    const rotated = { ...seed.accounts[0], publicKeyHash: Buffer.alloc(32, 7), signingSecrets: ['whsec_cm90YXRlZC1zZWNyZXQ='], destinations: new Set(['D1', 'D9']) };
+    await store.loadSeed({ ...seed, accounts: [rotated, ...seed.accounts.slice(1)] });
+    expect(await store.findAccount(rotated.sourceId)).toEqual(rotated);
+    expect((await store.findToken(TOKENS.atD2.token_id))?.destinationId).toBe('D2');
   });
 
   it('answers ping while open and rejects after close', async () => {
@@ -201,14 +227,16 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
 
 /** The memory store forgets what is past retention as newer records arrive; PostgreSQL sweeps (postgres-retention.test.ts). */
 describe('MemoryStore retention', () => {
-  it('forgets webhook deliveries older than 24 hours as newer ones arrive', async () => {
+  it('forgets deliveries older than 24 hours as newer ones arrive', async () => {
     const store = new MemoryStore();
-    await store.recordWebhookDelivery({ webhookId: 'msg_old', response: '{}', receivedAt: new Date('2026-01-01T00:00:00.000Z') });
-    await store.recordWebhookDelivery({ webhookId: 'msg_day', response: '{}', receivedAt: new Date('2026-01-01T23:00:00.000Z') });
-    expect(await store.findWebhookDelivery('msg_old')).toBeDefined();
-    await store.recordWebhookDelivery({ webhookId: 'msg_new', response: '{}', receivedAt: new Date('2026-01-02T00:00:00.001Z') });
-    expect(await store.findWebhookDelivery('msg_old')).toBeUndefined();
-    expect(await store.findWebhookDelivery('msg_day')).toBeDefined();
+    const record = (webhookId: string, receivedAt: string) =>
+      store.transaction((tx) => tx.recordDelivery({ sourceId: 'ACME', webhookId, bodyDigest: Buffer.alloc(32), response: '{}', receivedAt: new Date(receivedAt) }));
+    await record('msg_old', '2026-01-01T00:00:00.000Z');
+    await record('msg_day', '2026-01-01T23:00:00.000Z');
+    expect(await store.findDelivery('ACME', 'msg_old')).toBeDefined();
+    await record('msg_new', '2026-01-02T00:00:00.001Z');
+    expect(await store.findDelivery('ACME', 'msg_old')).toBeUndefined();
+    expect(await store.findDelivery('ACME', 'msg_day')).toBeDefined();
   });
 
   it('forgets booking keys older than the retention once newer keys arrive', async () => {

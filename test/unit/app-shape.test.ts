@@ -25,7 +25,7 @@ function routesOf(app: Express): Map<string, Record<string, string[]>> {
 }
 
 const INTAKE = ['refuseWhileDraining', 'limitPerAddress', 'jsonBody', 'verifySignature'];
-const AFTER_AUTHENTICATION = ['limitPerAccount', 'replaySignedDelivery'];
+const AFTER_AUTHENTICATION = ['limitPerAccount'];
 
 describe('the app createApp builds', () => {
   const app = createApp({

@@ -13,6 +13,8 @@ describe('loadConfig', () => {
       production: false,
       redis: undefined,
       trustProxy: false,
+      signatureToleranceSeconds: 300,
+      allowKeylessStatusChange: false,
       shutdownTimeoutMs: 10000,
       database: undefined,
       adminToken: undefined,

@@ -26,7 +26,7 @@ describe('MemoryLedger', () => {
     expect(ledger.size).toBe(ids.length);
     ids.forEach((id, i) => {
       const { tokenRow, ...expected } = entry(id, i % 3, i + 1);
-      expect(ledger.read(ledger.find(id), tokenIdOf)).toEqual({ ...expected, tokenId: TOKEN_IDS[tokenRow] });
+      expect(ledger.read(ledger.find(expected.sourceId, id), tokenIdOf)).toEqual({ ...expected, tokenId: TOKEN_IDS[tokenRow] });
     });
   };
 
@@ -35,7 +35,7 @@ describe('MemoryLedger', () => {
       fc.property(fc.uniqueArray(twentyDigits, { minLength: 1, maxLength: 200 }), twentyDigits, (ids, probe) => {
         const ledger = appendAll(ids);
         expectReadBack(ledger, ids);
-        if (!ids.includes(probe)) expect(ledger.find(probe)).toBe(-1);
+        if (!ids.includes(probe)) expect(ledger.find('ACME', probe)).toBe(-1);
       }),
     );
   });
@@ -51,10 +51,21 @@ describe('MemoryLedger', () => {
     const ledger = new MemoryLedger();
     for (const id of ['00000000000000000000', '00000000010000000000', '99999999999999999999', '00000000009999999999']) {
       ledger.append(entry(id, 0, 1));
-      expect(ledger.read(ledger.find(id), tokenIdOf).transactionId).toBe(id);
+      expect(ledger.read(ledger.find('ACME', id), tokenIdOf).transactionId).toBe(id);
     }
-    expect(ledger.find('0000000000000000000')).toBe(-1);
-    expect(ledger.find('1e19')).toBe(-1);
+    expect(ledger.find('ACME', '0000000000000000000')).toBe(-1);
+    expect(ledger.find('ACME', '1e19')).toBe(-1);
+  });
+
+  it("keys rows by account: one account's transaction id never finds, blocks or reveals another's", () => {
+    const ledger = new MemoryLedger();
+    const id = '20240121000000000001';
+    ledger.append(entry(id, 0, 1));
+    expect(ledger.find('OTHER', id)).toBe(-1);
+    expect(ledger.find('NOBODY', id)).toBe(-1);
+    ledger.append(entry(id, 2, 2));
+    expect(ledger.read(ledger.find('ACME', id), tokenIdOf).amount).toBe(1);
+    expect(ledger.read(ledger.find('OTHER', id), tokenIdOf).amount).toBe(2);
   });
 
   it('refuses a transaction id that is not 20 digits', () => {

@@ -2,7 +2,7 @@ import { Pool, type PoolClient, type QueryResult } from 'pg';
 import type { Logger } from '../../logger';
 import { BOOKING_FIELDS, type BookingFields } from '../../schemas/booking';
 import type { TokenStatus } from '../../schemas/fields';
-import type { Account, Booking, BookingChange, SeedData, Store, StoreTransaction, Token, WebhookDelivery, Withdrawal } from '../store';
+import type { Account, Booking, BookingChange, Delivery, SeedData, Store, StoreTransaction, Token, Withdrawal } from '../store';
 import { pipeline, statement, withClient, type Call, type Statement } from './connection';
 import { isRetryable, toStoreError } from './errors';
 import { migrate } from './migrate';
@@ -11,7 +11,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** A unit that lost a race on a unique key runs again and then sees the winner's row. */
 const MAX_ATTEMPTS = 3;
 const SEED_BATCH = 10_000;
-const ACCOUNT_CACHE_MS = 60_000;
+/** How often an instance reads every account again: how long a key rotated by another instance's start goes unseen. */
+const ACCOUNT_REFRESH_MS = 10_000;
 /** How long close() lets connections say goodbye before cutting them: a frozen database never answers. */
 const CLOSE_GRACE_MS = 500;
 
@@ -107,10 +108,10 @@ const UNIT = {
   commit: statement('commit', 'COMMIT'),
   lockToken: statement('lock_token', 'SELECT token_id, source_id, destination_id, status, balance FROM tokens WHERE token_id = $1 FOR UPDATE'),
   // migrations/004: the lock, then the lookup, in one statement.
-  lockTokenAndFindWithdrawal: statement('lock_token_and_find_withdrawal', 'SELECT * FROM lock_token_and_find_withdrawal($1, $2)'),
+  lockTokenAndFindWithdrawal: statement('lock_token_and_find_withdrawal', 'SELECT * FROM lock_token_and_find_withdrawal($1, $2, $3)'),
   findWithdrawal: statement(
     'find_withdrawal',
-    'SELECT transaction_id, source_id, destination_id, token_id, amount, token_balance, created_at FROM withdrawals WHERE transaction_id = $1',
+    'SELECT transaction_id, source_id, destination_id, token_id, amount, token_balance, created_at FROM withdrawals WHERE source_id = $1 AND transaction_id = $2',
   ),
   saveToken: statement('save_token', 'UPDATE tokens SET status = $2, balance = $3 WHERE token_id = $1'),
   recordWithdrawal: statement(
@@ -125,7 +126,18 @@ const UNIT = {
     'record_booking_change',
     'INSERT INTO booking_changes (source_id, key, fingerprint, result, created_at) VALUES ($1, $2, $3, $4, $5)',
   ),
+  findDelivery: statement('find_delivery', 'SELECT body_digest, response, received_at FROM deliveries WHERE source_id = $1 AND webhook_id = $2'),
+  recordDelivery: statement(
+    'record_delivery',
+    'INSERT INTO deliveries (source_id, webhook_id, body_digest, response, received_at) VALUES ($1, $2, $3, $4, $5)',
+  ),
 };
+
+interface DeliveryRow {
+  body_digest: Buffer;
+  response: string;
+  received_at: Date;
+}
 
 const combinedStatements = new Map<string, Statement>();
 
@@ -164,7 +176,7 @@ const SWEEP = {
   // Keyed by schema too: instances on one schema are one deployment; another schema's sweep is not a rival.
   lock: statement('sweep_lock', 'SELECT pg_try_advisory_xact_lock($1, hashtext(current_schema())) AS locked'),
   bookingChanges: statement('sweep_booking_changes', 'DELETE FROM booking_changes WHERE created_at < $1'),
-  webhookDeliveries: statement('sweep_webhook_deliveries', 'DELETE FROM webhook_deliveries WHERE received_at < $1'),
+  deliveries: statement('sweep_deliveries', 'DELETE FROM deliveries WHERE received_at < $1'),
 };
 
 /** Any fixed 32-bit number: the instance that holds it sweeps, the others skip that round. */
@@ -227,13 +239,13 @@ class PgTransaction implements StoreTransaction {
     return row && toToken(row);
   }
 
-  async findWithdrawal(transactionId: string) {
-    const row = await this.readOne<WithdrawalRow>(UNIT.findWithdrawal, [transactionId]);
+  async findWithdrawal(sourceId: string, transactionId: string) {
+    const row = await this.readOne<WithdrawalRow>(UNIT.findWithdrawal, [sourceId, transactionId]);
     return row && toWithdrawal(row);
   }
 
-  async lockTokenAndFindWithdrawal(tokenId: string, transactionId: string): Promise<[Token | undefined, Withdrawal | undefined]> {
-    const row = (await this.readOne<LockedTokenRow>(UNIT.lockTokenAndFindWithdrawal, [tokenId, transactionId])) as LockedTokenRow;
+  async lockTokenAndFindWithdrawal(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, Withdrawal | undefined]> {
+    const row = (await this.readOne<LockedTokenRow>(UNIT.lockTokenAndFindWithdrawal, [tokenId, sourceId, transactionId])) as LockedTokenRow;
     const withdrawal: WithdrawalRow | undefined =
       row.w_transaction_id === null
         ? undefined
@@ -287,6 +299,19 @@ class PgTransaction implements StoreTransaction {
     };
     this.write(UNIT.recordBookingChange, [change.sourceId, change.key, change.fingerprint, JSON.stringify(result), change.createdAt]);
   }
+
+  async findDelivery(sourceId: string, webhookId: string) {
+    const row = await this.readOne<DeliveryRow>(UNIT.findDelivery, [sourceId, webhookId]);
+    return row && toDelivery(sourceId, webhookId, row);
+  }
+
+  async recordDelivery(d: Delivery) {
+    this.write(UNIT.recordDelivery, [d.sourceId, d.webhookId, d.bodyDigest, d.response, d.receivedAt]);
+  }
+}
+
+function toDelivery(sourceId: string, webhookId: string, row: DeliveryRow): Delivery {
+  return { sourceId, webhookId, bodyDigest: row.body_digest, response: row.response, receivedAt: row.received_at };
 }
 
 /**
@@ -301,7 +326,9 @@ export class PgStore implements Store {
   private readonly pool: Pool;
   private readonly retentionMs: number;
   private readonly logger: Logger | undefined;
-  private readonly accounts = new Map<string, { account: Account; until: number }>();
+  /** Every account, read at start and again every ACCOUNT_REFRESH_MS (see findAccount). */
+  private accounts: Promise<Map<string, Account>> | undefined;
+  private accountsReadAt = 0;
   /** Every open connection, idle or checked out, so that close() can cut those the database no longer answers on. */
   private readonly clients = new Set<PoolClient>();
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -348,30 +375,45 @@ export class PgStore implements Store {
   }
 
   /**
-   * Accounts change only when a seed is loaded, so found accounts are kept for a minute: it saves a round
-   * trip on every operation. Unknown ids always ask the database; the minute bounds how long a destination
-   * that another instance's seed added can go unseen here.
+   * Accounts change only when a seed is loaded, and they are few (one per partner): every account is kept in
+   * memory and read again every ACCOUNT_REFRESH_MS. A lookup never waits for the database, so a known account
+   * and an unknown one take the same time (no oracle for which accounts exist), and a key rotated by another
+   * instance's start is seen here within the refresh. While the database is away the last read stands.
    */
   async findAccount(sourceId: string): Promise<Account | undefined> {
-    const cached = this.accounts.get(sourceId);
-    if (cached && cached.until > Date.now()) return cached.account;
-    const account = await this.readAccount(sourceId);
-    if (account) this.accounts.set(sourceId, { account, until: Date.now() + ACCOUNT_CACHE_MS });
-    return account;
+    if (!this.accounts || Date.now() - this.accountsReadAt > ACCOUNT_REFRESH_MS) this.refreshAccounts();
+    return (await (this.accounts as Promise<Map<string, Account>>)).get(sourceId);
   }
 
-  private async readAccount(sourceId: string): Promise<Account | undefined> {
-    const { rows } = await this.query<{ source_id: string; public_key_hash: Buffer; secret_key_hash: Buffer; destinations: string[] }>(
-      `SELECT a.source_id, a.public_key_hash, a.secret_key_hash,
+  private refreshAccounts(): void {
+    this.accountsReadAt = Date.now();
+    const previous = this.accounts;
+    const read = this.readAccounts();
+    // The first read must succeed to answer; later ones keep the accounts already read when they fail.
+    this.accounts = previous
+      ? read.catch((error: unknown) => {
+          this.logger?.warn({ err: error }, 'accounts could not be read again; the last read stands');
+          return previous;
+        })
+      : read;
+    this.accounts.catch(() => {
+      if (this.accounts === read) this.accounts = undefined;
+    });
+  }
+
+  private async readAccounts(): Promise<Map<string, Account>> {
+    const { rows } = await this.query<{ source_id: string; public_key_hash: Buffer; secret_key_hash: Buffer; signing_secrets: string[]; destinations: string[] }>(
+      `SELECT a.source_id, a.public_key_hash, a.secret_key_hash, a.signing_secrets,
               coalesce(array_agg(d.destination_id) FILTER (WHERE d.destination_id IS NOT NULL), '{}') AS destinations
          FROM accounts a LEFT JOIN destinations d USING (source_id)
-        WHERE a.source_id = $1
         GROUP BY a.source_id`,
-      [sourceId],
     );
-    const row = rows[0];
-    if (!row) return undefined;
-    return { sourceId: row.source_id, publicKeyHash: row.public_key_hash, secretKeyHash: row.secret_key_hash, destinations: new Set(row.destinations) };
+    return new Map(
+      rows.map((row) => [
+        row.source_id,
+        { sourceId: row.source_id, publicKeyHash: row.public_key_hash, secretKeyHash: row.secret_key_hash, signingSecrets: row.signing_secrets, destinations: new Set(row.destinations) },
+      ]),
+    );
   }
 
   async findToken(tokenId: string) {
@@ -392,21 +434,14 @@ export class PgStore implements Store {
     return rows[0] && toBooking(rows[0]);
   }
 
-  async findWebhookDelivery(webhookId: string) {
-    const { rows } = await this.query<{ response: string; received_at: Date }>(
-      'SELECT response, received_at FROM webhook_deliveries WHERE webhook_id = $1',
-      [webhookId],
-    );
-    return rows[0] && { webhookId, response: rows[0].response, receivedAt: rows[0].received_at };
+  async findWithdrawal(sourceId: string, transactionId: string) {
+    const { rows } = await this.query<WithdrawalRow>(UNIT.findWithdrawal.text, [sourceId, transactionId]);
+    return rows[0] && toWithdrawal(rows[0]);
   }
 
-  /** Deliveries past retention are forgotten by the sweep, not here: a DELETE in every insert cost every request. */
-  async recordWebhookDelivery(delivery: WebhookDelivery) {
-    await this.query('INSERT INTO webhook_deliveries (webhook_id, response, received_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
-      delivery.webhookId,
-      delivery.response,
-      delivery.receivedAt,
-    ]);
+  async findDelivery(sourceId: string, webhookId: string) {
+    const { rows } = await this.query<DeliveryRow>(UNIT.findDelivery.text, [sourceId, webhookId]);
+    return rows[0] && toDelivery(sourceId, webhookId, rows[0]);
   }
 
   /**
@@ -424,7 +459,7 @@ export class PgStore implements Store {
           const [, lock] = await pipeline(client, [{ statement: SWEEP.begin }, { statement: SWEEP.lock, values: [SWEEP_LOCK] }]);
           const locked = (lock.rows[0] as { locked: boolean }).locked;
           await pipeline(client, [
-            ...(locked ? [{ statement: SWEEP.bookingChanges, values: [cutoff] }, { statement: SWEEP.webhookDeliveries, values: [cutoff] }] : []),
+            ...(locked ? [{ statement: SWEEP.bookingChanges, values: [cutoff] }, { statement: SWEEP.deliveries, values: [cutoff] }] : []),
             { statement: SWEEP.commit },
           ]);
           return locked;
@@ -491,15 +526,20 @@ export class PgStore implements Store {
     );
   }
 
-  /** Inserts what is missing, in batches, in one transaction; existing rows are left as operations made them. */
+  /** Sets the seed's accounts, inserts its missing tokens and bookings, in batches, in one transaction; operations' rows are left as they are. */
   async loadSeed(seed: SeedData): Promise<void> {
     await this.inTransaction(async (client) => {
+      // The file is authoritative for its accounts: keys, signing secrets and destinations are set from it.
       for (const accounts of batches(seed.accounts)) {
         await client.query(
-          `INSERT INTO accounts (source_id, public_key_hash, secret_key_hash)
-           SELECT * FROM unnest($1::text[], $2::bytea[], $3::bytea[]) ON CONFLICT DO NOTHING`,
-          [accounts.map((a) => a.sourceId), accounts.map((a) => a.publicKeyHash), accounts.map((a) => a.secretKeyHash)],
+          `INSERT INTO accounts (source_id, public_key_hash, secret_key_hash, signing_secrets)
+           SELECT source_id, public_key_hash, secret_key_hash, ARRAY(SELECT jsonb_array_elements_text(secrets))
+             FROM unnest($1::text[], $2::bytea[], $3::bytea[], $4::jsonb[]) AS seed (source_id, public_key_hash, secret_key_hash, secrets)
+           ON CONFLICT (source_id) DO UPDATE
+             SET public_key_hash = EXCLUDED.public_key_hash, secret_key_hash = EXCLUDED.secret_key_hash, signing_secrets = EXCLUDED.signing_secrets`,
+          [accounts.map((a) => a.sourceId), accounts.map((a) => a.publicKeyHash), accounts.map((a) => a.secretKeyHash), accounts.map((a) => JSON.stringify(a.signingSecrets))],
         );
+        await client.query('DELETE FROM destinations WHERE source_id = ANY($1::text[])', [accounts.map((a) => a.sourceId)]);
       }
       const destinations = seed.accounts.flatMap((a) => [...a.destinations].map((destinationId) => [a.sourceId, destinationId]));
       for (const batch of batches(destinations)) {
@@ -525,6 +565,8 @@ export class PgStore implements Store {
     }).catch((error: unknown) => {
       throw toStoreError(error);
     });
+    // The next lookup reads the accounts as the seed set them.
+    this.accounts = undefined;
   }
 
   async ping(): Promise<void> {
