@@ -1,4 +1,5 @@
-import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
+import { types, type Connection, type Pool, type PoolClient, type Submittable } from 'pg';
+import { isReadTimeout } from './errors';
 
 /** A statement sent by name, so PostgreSQL parses and plans it once per connection. */
 export interface Statement {
@@ -18,29 +19,145 @@ export interface Call {
   values?: unknown[];
 }
 
+/** One statement's answer: its command tag, the rows it counted and the rows it returned. */
+export interface StatementResult {
+  command: string;
+  rowCount: number;
+  rows: Array<Record<string, unknown>>;
+}
+
+type Parser = [name: string, parse: (text: string) => unknown];
+
+/** As node-postgres sends values in text form: times as ISO 8601, numbers and strings as text, null as NULL. */
+function toParameter(value: unknown): string | Buffer | null {
+  if (value === null || value === undefined) return null;
+  if (value instanceof Date) return value.toISOString();
+  if (Buffer.isBuffer(value)) return value;
+  return String(value);
+}
+
+/** The names of the statements each connection has parsed, so they are parsed once per connection. */
+const parsedOn = new WeakMap<Connection, Set<string>>();
+
 /**
- * Sends the calls on a pipelining connection in one socket write and waits for every answer. Each call is
- * its own protocol message with its own Sync, so a failed one does not stop those behind it from being
- * answered: inside a transaction they fail as "aborted", and COMMIT answers ROLLBACK without an error.
- * Hence the check of every answer's command tag. The first failure in the order sent is thrown, as it is
- * the cause of the ones after it.
+ * Several statements in one round trip, each its own Parse (once per
+ * connection) / Bind (the values) / Describe / Execute on the extended
+ * protocol, and a single Sync after the last: the database answers them all
+ * in one flush, which a client in node-postgres's `pipeline` mode cannot do
+ * (it ends every statement with a Sync, so the database answers and flushes
+ * each on its own: measured, that cost more than the round trips it saved).
+ * On an error PostgreSQL skips the rest up to the Sync, so the first failure
+ * is the answer. A Submittable, as node-postgres's own cursors are.
  */
-export async function pipeline(client: PoolClient, calls: readonly Call[]): Promise<QueryResult[]> {
-  const stream = client.connection.stream;
-  // The driver writes each query as it is given; corked, they leave in one write (one system call).
-  stream.cork();
-  let pending: Array<Promise<QueryResult>>;
-  try {
-    pending = calls.map(({ statement: { name, text }, values }) => client.query<QueryResultRow>({ name, text, values }));
-  } finally {
-    stream.uncork();
+class Batch implements Submittable {
+  callback: (error: Error | null, results?: StatementResult[]) => void;
+  private readonly results: StatementResult[] = [];
+  private parsers: Parser[] = [];
+  private rows: Array<Record<string, unknown>> = [];
+  /** Statements whose Parse was sent in this batch, in order, until PostgreSQL confirms each. */
+  private readonly parsing: string[] = [];
+  private parsed = new Set<string>();
+  private connection: Connection | undefined;
+  private done = false;
+
+  constructor(
+    private readonly calls: readonly Call[],
+    callback: (error: Error | null, results?: StatementResult[]) => void,
+  ) {
+    this.callback = callback;
   }
-  const settled = await Promise.allSettled(pending);
-  return settled.map((outcome, index) => {
-    if (outcome.status === 'rejected') throw outcome.reason;
+
+  private readonly onParseComplete = () => {
+    const name = this.parsing.shift();
+    if (name !== undefined) this.parsed.add(name);
+  };
+
+  submit(connection: Connection): void {
+    this.connection = connection;
+    let parsed = parsedOn.get(connection);
+    if (!parsed) parsedOn.set(connection, (parsed = new Set()));
+    this.parsed = parsed;
+    connection.on('parseComplete', this.onParseComplete);
+    // Each message is a write of its own; corked, they leave in one (one system call).
+    connection.stream.cork();
+    try {
+      for (const { statement, values = [] } of this.calls) {
+        if (!parsed.has(statement.name) && !this.parsing.includes(statement.name)) {
+          connection.parse({ name: statement.name, text: statement.text, types: [] }, true);
+          this.parsing.push(statement.name);
+        }
+        connection.bind({ statement: statement.name, values: values.map(toParameter) } as never, true);
+        connection.describe({ type: 'P' }, true);
+        connection.execute({}, true);
+      }
+      connection.sync();
+    } finally {
+      connection.stream.uncork();
+    }
+  }
+
+  handleRowDescription(message: { fields: Array<{ name: string; dataTypeID: number }> }): void {
+    this.parsers = message.fields.map((field) => [field.name, types.getTypeParser(field.dataTypeID, 'text')]);
+  }
+
+  handleDataRow(message: { fields: Array<string | null> }): void {
+    const row: Record<string, unknown> = {};
+    message.fields.forEach((text, i) => {
+      const [name, parse] = this.parsers[i];
+      row[name] = text === null ? null : parse(text);
+    });
+    this.rows.push(row);
+  }
+
+  handleCommandComplete(message: { text: string }): void {
+    const [command, first, second] = message.text.split(' ');
+    this.results.push({ command, rowCount: Number(second ?? first ?? 0), rows: this.rows });
+    this.parsers = [];
+    this.rows = [];
+  }
+
+  handleEmptyQuery(): void {}
+
+  handleError(error: Error): void {
+    this.finish(error);
+  }
+
+  handleReadyForQuery(): void {
+    this.finish(null);
+  }
+
+  handlePortalSuspended(): void {
+    this.finish(new Error('a statement of a batch returned its rows in parts'));
+  }
+
+  handleCopyInResponse(): void {
+    this.finish(new Error('a statement of a batch started COPY'));
+  }
+
+  handleCopyData(): void {}
+
+  private finish(error: Error | null): void {
+    if (this.done) return;
+    this.done = true;
+    this.connection?.off('parseComplete', this.onParseComplete);
+    if (error) this.callback(error);
+    else this.callback(null, this.results);
+  }
+}
+
+/**
+ * Sends the calls in one round trip and checks every answer's command tag:
+ * a COMMIT inside a transaction that failed answers ROLLBACK without an
+ * error, and nothing else would notice that the unit was not applied.
+ */
+export async function pipeline(client: PoolClient, calls: readonly Call[]): Promise<StatementResult[]> {
+  const results = await new Promise<StatementResult[]>((resolve, reject) => {
+    client.query(new Batch(calls, (error, answers) => (error ? reject(error) : resolve(answers as StatementResult[]))));
+  });
+  return results.map((result, index) => {
     const { name, tag } = calls[index].statement;
-    if (outcome.value.command !== tag) throw new Error(`${name} answered ${outcome.value.command} instead of ${tag}`);
-    return outcome.value;
+    if (result.command !== tag) throw new Error(`${name} answered ${result.command} instead of ${tag}`);
+    return result;
   });
 }
 
@@ -60,6 +177,8 @@ export async function withClient<T>(pool: Pool, work: (client: PoolClient) => Pr
   try {
     return await work(client);
   } catch (error) {
+    // The driver gave up on an answer that may still come: the connection cannot be trusted with another statement.
+    if (isReadTimeout(error)) broken = true;
     if (!broken) {
       await recover(client).catch(() => {
         broken = true;

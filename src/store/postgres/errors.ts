@@ -22,6 +22,11 @@ function codeOf(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
+/** node-postgres stopped waiting for an answer (query_timeout): the database stopped answering. */
+export function isReadTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message === 'Query read timeout';
+}
+
 export function isRetryable(error: unknown): boolean {
   return RETRYABLE_CODES.has(codeOf(error) ?? '');
 }
@@ -31,7 +36,7 @@ export function toStoreError(error: unknown): unknown {
   if (error instanceof DomainError) return error;
   const code = codeOf(error);
   const message = error instanceof Error ? error.message : '';
-  if (code === QUERY_CANCELED || message === 'Query read timeout') return new StoreTimeoutError();
+  if (code === QUERY_CANCELED || isReadTimeout(error)) return new StoreTimeoutError();
   if ((code && UNAVAILABLE_CODES.has(code)) || UNAVAILABLE_MESSAGES.test(message)) return new ServiceUnavailableError();
   if (isRetryable(error)) return new ConflictError('A duplicate of this request is still being processed; retry shortly', 'in_flight');
   return error;

@@ -1,9 +1,9 @@
-import { Pool, type PoolClient, type QueryResult } from 'pg';
+import { Pool, type PoolClient } from 'pg';
 import type { Logger } from '../../logger';
 import { BOOKING_FIELDS, type BookingFields } from '../../schemas/booking';
 import type { TokenStatus } from '../../schemas/fields';
 import type { Account, Booking, BookingChange, Delivery, SeedData, Store, StoreTransaction, Token, Withdrawal } from '../store';
-import { pipeline, statement, withClient, type Call, type Statement } from './connection';
+import { pipeline, statement, withClient, type Call, type Statement, type StatementResult } from './connection';
 import { isRetryable, toStoreError } from './errors';
 import { migrate } from './migrate';
 
@@ -201,7 +201,7 @@ class PgTransaction implements StoreTransaction {
   constructor(private readonly client: PoolClient) {}
 
   /** Sends BEGIN (once), the waiting writes as one statement and these calls in one round trip; returns these calls' results. */
-  private async send(calls: Call[]): Promise<QueryResult[]> {
+  private async send(calls: Call[]): Promise<StatementResult[]> {
     const writes = this.pending.splice(0);
     const all = [...(this.begun ? [] : [{ statement: UNIT.begin }]), ...(writes.length > 0 ? [combined(writes)] : []), ...calls];
     this.begun = true;
@@ -341,11 +341,9 @@ export class PgStore implements Store {
     this.pool = new Pool({
       connectionString: options.connectionString,
       max: options.poolSize,
-      // Statements of a unit are sent without waiting for the answers before them (see pipeline()).
-      pipeline: true,
       statement_timeout: options.statementTimeoutMs,
-      // The driver's own limit, for a database that stops answering without closing the socket: on a
-      // pipelining connection it destroys the socket, so the unit fails and the connection is discarded.
+      // The driver's own limit, for a database that stops answering without closing the socket; the
+      // connection is then discarded (see withClient).
       query_timeout: options.statementTimeoutMs + 2_000,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 2_000,
       options: options.schema ? `-c search_path=${options.schema}` : undefined,

@@ -1,0 +1,50 @@
+import { Pool } from 'pg';
+import { pipeline, statement } from '../../src/store/postgres/connection';
+import { TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
+
+warnIfNoDatabase();
+
+const BEGIN = statement('t_begin', 'BEGIN');
+const COMMIT = statement('t_commit', 'COMMIT');
+const DIVIDE = statement('t_divide', 'SELECT 10 / $1::int AS quotient');
+const ECHO = statement('t_echo', 'SELECT $1::text AS text, $2::bigint AS number, $3::timestamptz AS at, $4::jsonb AS json, $5::text AS nothing');
+
+(TEST_DATABASE_URL ? describe : describe.skip)('statements batched in one round trip', () => {
+  let pool: Pool;
+  beforeEach(() => {
+    // One connection, so every batch below runs on the one whose statements the earlier ones parsed.
+    pool = new Pool({ connectionString: TEST_DATABASE_URL, max: 1 });
+  });
+  afterEach(() => pool.end());
+
+  it('binds every value and answers each statement in order, the same statement twice in one batch included', async () => {
+    const client = await pool.connect();
+    try {
+      const at = new Date('2026-01-02T03:04:05.678Z');
+      const [first, second, third] = await pipeline(client, [
+        { statement: ECHO, values: ["it's \\ \u00e9", 9_007_199_254_740_991, at, JSON.stringify({ a: [1] }), null] },
+        { statement: DIVIDE, values: [5] },
+        { statement: DIVIDE, values: [2] },
+      ]);
+      expect(first.rows).toEqual([{ text: "it's \\ \u00e9", number: '9007199254740991', at, json: { a: [1] }, nothing: null }]);
+      expect([second.rows[0].quotient, third.rows[0].quotient]).toEqual([2, 5]);
+    } finally {
+      client.release();
+    }
+  });
+
+  it('the first failure is thrown; a COMMIT after it answers ROLLBACK, which is thrown too; the connection stays usable', async () => {
+    const client = await pool.connect();
+    try {
+      await expect(pipeline(client, [{ statement: BEGIN }, { statement: DIVIDE, values: [0] }, { statement: DIVIDE, values: [1] }])).rejects.toThrow(
+        'division by zero',
+      );
+      await expect(pipeline(client, [{ statement: COMMIT }])).rejects.toThrow('t_commit answered ROLLBACK instead of COMMIT');
+      // Statements parsed in the failed batch, and the one it skipped, still run.
+      const [answer] = await pipeline(client, [{ statement: DIVIDE, values: [10] }]);
+      expect(answer.rows).toEqual([{ quotient: 1 }]);
+    } finally {
+      client.release();
+    }
+  });
+});
