@@ -1,5 +1,5 @@
 import type { RequestHandler, Response } from 'express';
-import { SECURITY_HEADER_LIST, SECURITY_HEADERS } from './security-headers';
+import { API_HEADER_LIST, PAGE_HEADERS } from './security-headers';
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -11,7 +11,7 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  * ones named here win.
  */
 export function sendJson(res: Response, status: number, body: string, headers: Readonly<Record<string, string>> = {}): void {
-  const list = [...SECURITY_HEADER_LIST, 'X-Request-Id', String(res.req.id), 'Content-Type', JSON_CONTENT_TYPE, 'Content-Length', String(Buffer.byteLength(body))];
+  const list = [...API_HEADER_LIST, 'X-Request-Id', String(res.req.id), 'Content-Type', JSON_CONTENT_TYPE, 'Content-Length', String(Buffer.byteLength(body))];
   for (const name of Object.keys(headers)) list.push(name, headers[name]);
   res.writeHead(status, list);
   res.end(body);
@@ -19,15 +19,15 @@ export function sendJson(res: Response, status: number, body: string, headers: R
 
 /** An answer without a body (OPTIONS), with the same common headers. */
 export function sendNoContent(res: Response, headers: Readonly<Record<string, string>>): void {
-  const list = [...SECURITY_HEADER_LIST, 'X-Request-Id', String(res.req.id)];
+  const list = [...API_HEADER_LIST, 'X-Request-Id', String(res.req.id)];
   for (const name of Object.keys(headers)) list.push(name, headers[name]);
   res.writeHead(204, list);
   res.end();
 }
 
-/** For the routes that answer something other than JSON (documents, metrics): the same headers, set up front. */
+/** For the routes that answer something other than JSON (documents, metrics): helmet's page headers, set up front. */
 export const commonHeaders: RequestHandler = (req, res, next) => {
-  for (const [name, value] of SECURITY_HEADERS) res.setHeader(name, value);
+  for (const [name, value] of PAGE_HEADERS) res.setHeader(name, value);
   res.setHeader('X-Request-Id', String(req.id));
   next();
 };

@@ -193,17 +193,29 @@ describe('transport rules, the same on every operation route', () => {
     ['a success', (t: TestApp) => request(t.server).post('/v1/tokens/withdraw').send(withdrawal())],
     ['an error', (t: TestApp) => request(t.server).post('/v1/tokens/withdraw').send({})],
     ['an unknown route', (t: TestApp) => request(t.server).get('/nowhere')],
-  ])('sends security headers on %s and forbids caching', async (_what, send) => {
+  ])("sends OWASP's REST API security headers on %s and forbids caching", async (_what, send) => {
     const response = await send(t);
     expect(response.headers).toMatchObject({
       'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',
-      'x-frame-options': 'SAMEORIGIN',
-      'content-security-policy': expect.stringContaining("default-src 'self'"),
+      'x-frame-options': 'DENY',
+      'content-security-policy': "default-src 'none';frame-ancestors 'none'",
+      'strict-transport-security': 'max-age=31536000; includeSubDomains',
       'cross-origin-resource-policy': 'same-origin',
       'referrer-policy': 'no-referrer',
     });
     expect(response.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it("serves the /docs page with all of helmet's page headers", async () => {
+    const response = await request(t.server).get('/docs');
+    expect(response.headers).toMatchObject({
+      'cache-control': 'no-store',
+      'x-frame-options': 'SAMEORIGIN',
+      'content-security-policy': expect.stringContaining("default-src 'self'"),
+      'cross-origin-opener-policy': 'same-origin',
+      'x-dns-prefetch-control': 'off',
+    });
   });
 
   it('echoes a well-formed X-Request-Id and replaces a malformed one', async () => {

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { CuttableProxy } from '../helpers/cuttable-proxy';
 import { TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
 import { startServer, type ServerProcess } from '../helpers/server-process';
+import { checkCapturedTraffic } from '../helpers/traffic-checks';
 import { clusterUnavailable, ThrowawayCluster } from '../helpers/throwaway-cluster';
 
 warnIfNoDatabase();
@@ -185,3 +186,5 @@ if (unavailable) console.warn(`no throwaway PostgreSQL cluster (${unavailable}):
     server = undefined;
   });
 });
+
+checkCapturedTraffic({ skip: !TEST_DATABASE_URL || Boolean(unavailable) });
