@@ -10,8 +10,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = path.resolve(__dirname, '..', '..', 'test-results', 'docs-withdraw.png');
 
 if (!existsSync(CHROMIUM)) {
-  // eslint-disable-next-line no-console
-  console.warn(`Chromium not found at ${CHROMIUM}: the /docs browser test is SKIPPED (apt-get install chromium, as .ci/run does)`);
+  process.stderr.write(`Chromium not found at ${CHROMIUM}: the /docs browser test is SKIPPED (apt-get install chromium, as .ci/run does)\n`);
 }
 
 (existsSync(CHROMIUM) ? describe : describe.skip)('the /docs page in a real browser (headless Chromium)', () => {

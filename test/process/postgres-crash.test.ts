@@ -1,6 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { Lanes } from '../helpers/lanes';
 import { TEST_DATABASE_URL, sql, warnIfNoDatabase } from '../helpers/postgres';
 import { startServer, type ServerProcess } from '../helpers/server-process';
 import { checkCapturedTraffic } from '../helpers/traffic-checks';
@@ -9,36 +7,10 @@ warnIfNoDatabase();
 jest.setTimeout(60_000);
 
 const SCHEMA = 'crash_test';
-const LANES = 8;
-const START_BALANCE = 100_000_000;
+const streams = new Lanes(8, 'CRASH', 5000000);
+const LANES = streams.count;
+const START_BALANCE = Lanes.START_BALANCE;
 
-/** One account and one token per sending lane, so each lane knows exactly which balance to state. */
-function writeSeed(): string {
-  const tokens = Array.from({ length: LANES }, (_, lane) => ({
-    token_id: String(5_000_000 + lane),
-    source_id: 'CRASH',
-    destination_id: 'D1',
-    status: 'active',
-    balance: (START_BALANCE / 100).toFixed(2),
-  }));
-  const seed = { accounts: [{ source_id: 'CRASH', share_public: 'pk_crash', share_secret: 'sk_crash', destinations: ['D1'] }], tokens };
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'crash-')), 'seed.json');
-  writeFileSync(file, JSON.stringify(seed));
-  return file;
-}
-
-function withdrawalBody(lane: number, transactionId: string, balanceAfter: number) {
-  return JSON.stringify({
-    share_public: 'pk_crash',
-    read_event: 'token.withdrawn_created',
-    source_id: 'CRASH',
-    destination_id: 'D1',
-    token_id: String(5_000_000 + lane),
-    transaction_id: transactionId,
-    withdrawn_amount: '1.00',
-    token_balance: (balanceAfter / 100).toFixed(2),
-  });
-}
 
 function databaseUrl(): string {
   const url = new URL(TEST_DATABASE_URL as string);
@@ -50,7 +22,7 @@ function databaseUrl(): string {
   it('every withdrawal that got a 200 is in the ledger after restart, none twice', async () => {
     await sql(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
     await sql(`CREATE SCHEMA ${SCHEMA}`);
-    const env = { DATABASE_URL: databaseUrl(), SEED_FILE: writeSeed() };
+    const env = { DATABASE_URL: databaseUrl(), SEED_FILE: streams.writeSeed() };
     let server: ServerProcess = await startServer(env);
 
     const acknowledged: string[] = [];
@@ -66,7 +38,7 @@ function databaseUrl(): string {
           const response = await fetch(`http://127.0.0.1:${server.port}/v1/tokens/withdraw`, {
             method: 'POST',
             headers: { 'Content-Type': 'application/json' },
-            body: withdrawalBody(lane, id, balance - 100),
+            body: streams.withdrawalBody(lane, id, balance - 100),
           });
           if (response.status === 200) {
             acknowledged.push(id);

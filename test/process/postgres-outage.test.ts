@@ -1,7 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { CuttableProxy } from '../helpers/cuttable-proxy';
+import { Lanes } from '../helpers/lanes';
 import { TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
 import { startServer, type ServerProcess } from '../helpers/server-process';
 import { checkCapturedTraffic } from '../helpers/traffic-checks';
@@ -10,44 +8,19 @@ import { clusterUnavailable, ThrowawayCluster } from '../helpers/throwaway-clust
 warnIfNoDatabase();
 jest.setTimeout(300_000);
 
-const LANES = 8;
-const START_BALANCE = 100_000_000;
+const streams = new Lanes(8, 'OUTAGE', 6000000);
+const LANES = streams.count;
+const START_BALANCE = Lanes.START_BALANCE;
 /** Pause between a lane's requests: eight lanes make a steady stream of some 150 withdrawals a second. */
 const PACE_MS = 40;
 const RETRY_MS = 50;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function writeSeed(): string {
-  const tokens = Array.from({ length: LANES }, (_, lane) => ({
-    token_id: String(6_000_000 + lane),
-    source_id: 'OUTAGE',
-    destination_id: 'D1',
-    status: 'active',
-    balance: (START_BALANCE / 100).toFixed(2),
-  }));
-  const seed = { accounts: [{ source_id: 'OUTAGE', share_public: 'pk_outage', share_secret: 'sk_outage', destinations: ['D1'] }], tokens };
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'outage-')), 'seed.json');
-  writeFileSync(file, JSON.stringify(seed));
-  return file;
-}
-
-function withdrawalBody(lane: number, transactionId: string, balanceAfter: number): string {
-  return JSON.stringify({
-    share_public: 'pk_outage',
-    read_event: 'token.withdrawn_created',
-    source_id: 'OUTAGE',
-    destination_id: 'D1',
-    token_id: String(6_000_000 + lane),
-    transaction_id: transactionId,
-    withdrawn_amount: '1.00',
-    token_balance: (balanceAfter / 100).toFixed(2),
-  });
-}
 
 const unavailable = TEST_DATABASE_URL ? clusterUnavailable() : undefined;
-// eslint-disable-next-line no-console
-if (unavailable) console.warn(`no throwaway PostgreSQL cluster (${unavailable}): the database outage test is SKIPPED`);
+// One plain line, not console.warn: jest would print a stack trace with it for a skip that is expected.
+if (unavailable) process.stderr.write(`no throwaway PostgreSQL cluster (${unavailable}): the database outage test is SKIPPED\n`);
 
 (TEST_DATABASE_URL && !unavailable ? describe : describe.skip)('losing the database never ends the process', () => {
   let cluster: ThrowawayCluster | undefined;
@@ -70,7 +43,7 @@ if (unavailable) console.warn(`no throwaway PostgreSQL cluster (${unavailable}):
     proxy = started.proxy;
     server = await startServer({
       DATABASE_URL: started.url,
-      SEED_FILE: writeSeed(),
+      SEED_FILE: streams.writeSeed(),
       DATABASE_CONNECT_TIMEOUT_MS: '1000',
       DATABASE_STATEMENT_TIMEOUT_MS: '3000',
       RATE_LIMIT_PER_MINUTE: '0',
@@ -92,7 +65,7 @@ if (unavailable) console.warn(`no throwaway PostgreSQL cluster (${unavailable}):
       let balance = START_BALANCE;
       for (let i = 0; !stopping; i += 1) {
         const id = `${String(index).padStart(2, '0')}${String(i).padStart(18, '0')}`;
-        const body = withdrawalBody(index, id, balance - 100);
+        const body = streams.withdrawalBody(index, id, balance - 100);
         for (;;) {
           if (abandoned) return;
           let status: string;

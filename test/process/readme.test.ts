@@ -32,8 +32,7 @@ const hasCurl = (() => {
 })();
 
 if (!hasCurl) {
-  // eslint-disable-next-line no-console
-  console.warn('README examples skipped: curl is not installed');
+  process.stderr.write('README examples SKIPPED: curl is not installed\n');
 }
 
 /** The README starts the demo with this token for its inspection examples. */
