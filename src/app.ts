@@ -10,7 +10,6 @@ import { jsonBody } from './middleware/json-body';
 import { observeRequests } from './middleware/observe';
 import { limitPerAccount, limitPerAddress, type RateLimitCounts } from './middleware/rate-limit';
 import { requestLogger } from './middleware/request-logger';
-import { commonHeaders } from './middleware/send-json';
 import { adminRouter } from './routes/admin';
 import { docsRouter } from './routes/docs';
 import { eventsRouter } from './routes/events';
@@ -84,7 +83,6 @@ export function createApp(deps: AppDeps): Express {
   app.use(modifyBookingRouter(operations)); // PATCH /:version/booking/:partnerid/:randomkey
 
   // Health, metrics, documents and the admin API.
-  app.use(commonHeaders);
   app.use(healthRouter(store, isShuttingDown));
   app.use(metricsRouter(metrics));
   app.use(openApiRouter());

@@ -25,7 +25,7 @@ export function sendNoContent(res: Response, headers: Readonly<Record<string, st
   res.end();
 }
 
-/** For the routes that answer something other than JSON (documents, metrics): helmet's page headers, set up front. */
+/** For the routes that answer something other than JSON (the /docs page and its files, the metrics): helmet's page headers, set up front. */
 export const commonHeaders: RequestHandler = (req, res, next) => {
   for (const [name, value] of PAGE_HEADERS) res.setHeader(name, value);
   res.setHeader('X-Request-Id', String(req.id));

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { NotFoundError, UnauthorizedError } from '../errors';
 import type { EventLog } from '../event-log';
 import { methodNotAllowed } from '../middleware/errors';
+import { sendJson } from '../middleware/send-json';
 import { formatAmount } from '../money';
 import { eventQuerySchema } from '../schemas/admin';
 import { text, tokenId } from '../schemas/fields';
@@ -38,19 +39,23 @@ export function adminRouter({ store, events, adminToken }: { store: Store; event
       const token = await store.findToken(id);
       if (!token) throw new NotFoundError('Token not found');
       const withdrawals = await store.recentWithdrawals(id, RECENT_WITHDRAWALS);
-      res.json({
-        token_id: token.tokenId,
-        source_id: token.sourceId,
-        destination_id: token.destinationId,
-        status: token.status,
-        balance: formatAmount(token.balance),
-        last_withdrawals: withdrawals.map((w) => ({
-          transaction_id: w.transactionId,
-          withdrawn_amount: formatAmount(w.amount),
-          token_balance: formatAmount(w.tokenBalance),
-          created_at: w.createdAt.toISOString(),
-        })),
-      });
+      sendJson(
+        res,
+        200,
+        JSON.stringify({
+          token_id: token.tokenId,
+          source_id: token.sourceId,
+          destination_id: token.destinationId,
+          status: token.status,
+          balance: formatAmount(token.balance),
+          last_withdrawals: withdrawals.map((w) => ({
+            transaction_id: w.transactionId,
+            withdrawn_amount: formatAmount(w.amount),
+            token_balance: formatAmount(w.tokenBalance),
+            created_at: w.createdAt.toISOString(),
+          })),
+        }),
+      );
     })
     .all(methodNotAllowed(['GET', 'HEAD']));
 
@@ -60,7 +65,7 @@ export function adminRouter({ store, events, adminToken }: { store: Store; event
       const { sourceId, bookingId } = parsePayload(z.object({ sourceId: text(), bookingId: text() }), req.params);
       const booking = await store.findBooking(sourceId, bookingId);
       if (!booking) throw new NotFoundError('Booking not found', 'booking_not_found');
-      res.json({ booking: bookingView(booking) });
+      sendJson(res, 200, JSON.stringify({ booking: bookingView(booking) }));
     })
     .all(methodNotAllowed(['GET', 'HEAD']));
 
@@ -68,7 +73,7 @@ export function adminRouter({ store, events, adminToken }: { store: Store; event
     .route('/admin/events')
     .get((req, res) => {
       const filter = parsePayload(eventQuerySchema, req.query);
-      res.json({ events: events.list(filter) });
+      sendJson(res, 200, JSON.stringify({ events: events.list(filter) }));
     })
     .all(methodNotAllowed(['GET', 'HEAD']));
 

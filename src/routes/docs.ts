@@ -1,6 +1,7 @@
 import express, { Router } from 'express';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
 import { methodNotAllowed } from '../middleware/errors';
+import { commonHeaders } from '../middleware/send-json';
 
 /** Scripts and styles come from the installed swagger-ui-dist package, never a CDN: the service often runs offline. */
 const PAGE = `<!doctype html>
@@ -25,16 +26,16 @@ export function docsRouter(): Router {
   const router = Router();
   router
     .route('/docs')
-    .get((_req, res) => {
+    .get(commonHeaders, (_req, res) => {
       res.type('text/html').send(PAGE);
     })
     .all(methodNotAllowed(['GET', 'HEAD']));
   router
     .route('/docs/init.js')
-    .get((_req, res) => {
+    .get(commonHeaders, (_req, res) => {
       res.type('application/javascript').send(INIT_SCRIPT);
     })
     .all(methodNotAllowed(['GET', 'HEAD']));
-  router.use('/docs/assets', express.static(getAbsoluteFSPath(), { index: false, etag: false }));
+  router.use('/docs/assets', commonHeaders, express.static(getAbsoluteFSPath(), { index: false, etag: false }));
   return router;
 }

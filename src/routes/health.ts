@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { ServiceUnavailableError } from '../errors';
 import { methodNotAllowed } from '../middleware/errors';
+import { sendJson } from '../middleware/send-json';
 import type { Store } from '../store/store';
 
 /** Liveness answers while the process serves; readiness asks the store and turns 503 once draining starts. */
@@ -9,7 +10,7 @@ export function healthRouter(store: Store, isShuttingDown: () => boolean): Route
   router
     .route('/healthz')
     .get((_req, res) => {
-      res.json({ status: 'ok' });
+      sendJson(res, 200, '{"status":"ok"}');
     })
     .all(methodNotAllowed(['GET', 'HEAD']));
   router
@@ -19,7 +20,7 @@ export function healthRouter(store: Store, isShuttingDown: () => boolean): Route
       await store.ping().catch(() => {
         throw new ServiceUnavailableError();
       });
-      res.json({ status: 'ready' });
+      sendJson(res, 200, '{"status":"ready"}');
     })
     .all(methodNotAllowed(['GET', 'HEAD']));
   return router;

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { methodNotAllowed } from '../middleware/errors';
+import { sendJson } from '../middleware/send-json';
 import { buildOpenApiDocument } from '../openapi';
 import { SERVICE_VERSION } from '../version';
 
@@ -10,7 +11,7 @@ export function openApiRouter(): Router {
   router
     .route('/openapi.json')
     .get((_req, res) => {
-      res.type('application/json').send(document);
+      sendJson(res, 200, document);
     })
     .all(methodNotAllowed(['GET', 'HEAD']));
   return router;
