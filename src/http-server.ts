@@ -50,6 +50,21 @@ function clientErrorStatus(code: string | undefined): { status: number; message:
   return { status: 400, message: 'Malformed HTTP request' };
 }
 
+/**
+ * Expect headers. Node would answer 100 Continue itself before the app has
+ * looked at the request; the app is asked instead (the body reader says
+ * continue once the declared size fits, else the 413 goes out with nothing
+ * uploaded). Any other expectation is a 417, in the envelope.
+ */
+function handleExpectations(server: Server): void {
+  server.on('checkContinue', (req, res) => server.emit('request', req, res));
+  server.on('checkExpectation', (_req, res: ServerResponse) => {
+    const body = JSON.stringify(envelope(417, 'Expectation Failed: only Expect: 100-continue is supported'));
+    res.writeHead(417, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', Connection: 'close' });
+    res.end(body);
+  });
+}
+
 /** Answers requests that never reach Express (unparseable bytes, headers too large, too slow) with the JSON envelope. */
 function answerClientErrors(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -82,6 +97,7 @@ export function createHttpServer(app: Express, limits: Partial<ServerTimeLimits>
   const { connectionsCheckingInterval, ...timeouts } = { ...SERVER_TIME_LIMITS, ...limits };
   const server = createServer({ ...messageClasses(app), connectionsCheckingInterval }, app);
   Object.assign(server, timeouts);
+  handleExpectations(server);
   answerClientErrors(server);
   return server;
 }

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import contentType from 'content-type';
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
@@ -18,8 +19,11 @@ function mediaType(req: IncomingMessage): { type: string; charset: string | unde
   }
 }
 
-/** Reads the whole body, within the limit. Bodies are identity-encoded UTF-8 JSON. */
-function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
+/**
+ * Reads the whole body, within the limit. Bodies are identity-encoded UTF-8 JSON. A client that asked to
+ * be told first (Expect: 100-continue) is told to send only once its declared size is known to fit.
+ */
+function readBody(req: IncomingMessage, limitBytes: number, sendContinue: () => void): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const encoding = req.headers['content-encoding'];
     if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
@@ -30,6 +34,7 @@ function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
       reject(new PayloadTooLargeError());
       return;
     }
+    if (req.headers.expect?.toLowerCase() === '100-continue') sendContinue();
     const chunks: Buffer[] = [];
     let received = 0;
     const onData = (chunk: Buffer) => {
@@ -87,6 +92,8 @@ function describeFailure(text: string): string {
 }
 
 function parseJson(body: Buffer): unknown {
+  // Decoding would turn bytes that are not UTF-8 into U+FFFD and store text the partner never sent.
+  if (!isUtf8(body)) throw new ValidationError('Request body is not valid UTF-8');
   const text = body.toString('utf8');
   try {
     return JSON.parse(text);
@@ -112,7 +119,7 @@ export function jsonBody(limitBytes: number): RequestHandler {
       throw new UnsupportedMediaTypeError('Unsupported charset: send the body as UTF-8 JSON');
     }
     try {
-      res.locals.rawBody = await readBody(req, limitBytes);
+      res.locals.rawBody = await readBody(req, limitBytes, () => res.writeContinue());
     } catch (error) {
       // The rest of an oversized body is never read: one answer, then the connection closes.
       if (error instanceof PayloadTooLargeError) res.setHeader('Connection', 'close');

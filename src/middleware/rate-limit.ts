@@ -84,7 +84,11 @@ export function limitPerAddress(perMinute: number, counts: RateLimitCounts): Req
 /**
  * After authentication: requests per account. A request that failed
  * authentication never reaches it, so nobody can spend another account's
- * budget, and its RateLimit headers describe the caller's own.
+ * budget, and its RateLimit headers describe the caller's own. Only requests
+ * that applied something stay counted: a replay, or a request the service
+ * refused, is taken off again when answered (the per-address limit bounds
+ * those), so whoever has seen one of an account's requests cannot use up its
+ * budget by sending it again.
  */
 export function limitPerAccount(perMinute: number, counts: RateLimitCounts): RequestHandler[] {
   if (perMinute === 0) return [];
@@ -92,6 +96,8 @@ export function limitPerAccount(perMinute: number, counts: RateLimitCounts): Req
     windowMs: WINDOW_MS,
     limit: perMinute,
     keyGenerator: (_req, res) => authenticatedAccount(res).sourceId,
+    skipFailedRequests: true,
+    requestWasSuccessful: (_req, res) => res.statusCode < 400 && res.locals.replayed !== true,
     standardHeaders: 'draft-7',
     legacyHeaders: false,
     handler: refuse,

@@ -87,6 +87,22 @@ describe('raw HTTP: wrong Content-Length and malformed requests', () => {
     expect(Date.now() - started).toBeLessThan(4000);
   });
 
+  it('Expect: 100-continue with a body declared over the limit: the 413 comes first, no 100 Continue invites the upload', async () => {
+    const answer = await rawExchange(port, `POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\nExpect: 100-continue\r\n\r\n`, { waitMs: 3000 });
+    expect(statusesOf(answer)).toEqual([413]);
+  });
+
+  it('Expect: 100-continue with a body that fits: 100 Continue, then the answer', async () => {
+    const answer = await rawExchange(port, `${head(body.length).replace('\r\n\r\n', '\r\nExpect: 100-continue\r\n\r\n')}${body}`, { waitMs: 1500 });
+    expect(statusesOf(answer)).toEqual([100, 200]);
+  });
+
+  it('any other Expect: a JSON 417', async () => {
+    const answer = await rawExchange(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\n\r\n');
+    expect(statusesOf(answer)).toEqual([417]);
+    expect(answer).toContain('{"success":"false","errors":{"code":"417","message":"Expectation Failed: only Expect: 100-continue is supported"}}');
+  });
+
   it('headers over the size limit: a JSON 431', async () => {
     const answer = await rawExchange(port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(statusesOf(answer)).toEqual([431]);

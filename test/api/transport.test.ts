@@ -52,6 +52,16 @@ describe('transport rules, the same on every operation route', () => {
     });
   });
 
+  it('a body that is not valid UTF-8 is a 400 and changes nothing, rather than stored with replacement characters', async () => {
+    const before = await readState(t.store);
+    const text = JSON.stringify(withdrawal());
+    const bytes = Buffer.concat([Buffer.from(text.slice(0, -2)), Buffer.from([0xff, 0xc3]), Buffer.from(text.slice(-2))]);
+    // superagent would serialise a Buffer as JSON: sent as the bytes they are.
+    const response = await request(t.server).post('/v1/tokens/withdraw').set('Content-Type', 'application/json').serialize((raw: Buffer) => raw).send(bytes);
+    expect({ status: response.status, body: response.body }).toEqual({ status: 400, body: errorBody(400, 'Request body is not valid UTF-8') });
+    expect(await readState(t.store)).toEqual(before);
+  });
+
   it.each([
     ['{"a":}', 'unexpected "}" at line 1, column 6'],
     ['{"a" 1}', 'unexpected "1" at line 1, column 6'],
@@ -310,6 +320,21 @@ describe('rate limit per account, after authentication', () => {
       await request(t.server).get('/metrics').expect(200);
     }
     expect((await readState(t.store)).tokens.find((token) => token?.tokenId === TOKENS.active.token_id)?.balance).toBe(100000);
+  });
+
+  it("replays and refused requests are taken off the account's budget: seeing one request is not enough to block an account", async () => {
+    const t = await buildTestApp(undefined, { config: { rateLimitPerMinute: 2 } });
+    const seen = withdrawal();
+    await request(t.server).post('/v1/tokens/withdraw').send(seen).expect(200);
+    for (let i = 0; i < 5; i += 1) {
+      const replay = await request(t.server).post('/v1/tokens/withdraw').send(seen);
+      expect({ status: replay.status, replayed: replay.headers['idempotent-replayed'] }).toEqual({ status: 200, replayed: 'true' });
+      await request(t.server).post('/v1/tokens/withdraw').send(withdrawal({ token_balance: '1.00' })).expect(409);
+    }
+    const genuine = await request(t.server).post('/v1/tokens/withdraw').send(withdrawal({ token_balance: '800.00' }));
+    expect({ status: genuine.status, body: genuine.body }).toEqual({ status: 200, body: SUCCESS_BODY });
+    const overBudget = await request(t.server).post('/v1/tokens/withdraw').send(withdrawal({ token_balance: '700.00' }));
+    expect(overBudget.status).toBe(429);
   });
 
   it("requests that fail authentication never spend the account's budget, and its headers show only the caller's own", async () => {
