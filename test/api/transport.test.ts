@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { ServiceUnavailableError, StoreTimeoutError } from '../../src/errors';
 import { buildTestApp, type TestApp } from '../helpers/app';
@@ -56,9 +57,12 @@ describe('transport rules, the same on every operation route', () => {
     const before = await readState(t.store);
     const text = JSON.stringify(withdrawal());
     const bytes = Buffer.concat([Buffer.from(text.slice(0, -2)), Buffer.from([0xff, 0xc3]), Buffer.from(text.slice(-2))]);
-    // superagent would serialise a Buffer as JSON: sent as the bytes they are.
-    const response = await request(t.server).post('/v1/tokens/withdraw').set('Content-Type', 'application/json').serialize((raw: Buffer) => raw).send(bytes);
-    expect({ status: response.status, body: response.body }).toEqual({ status: 400, body: errorBody(400, 'Request body is not valid UTF-8') });
+    // superagent would serialise a Buffer as JSON: fetch sends the bytes as they are.
+    await new Promise<void>((resolve) => t.server.listen(0, '127.0.0.1', resolve));
+    const { port } = t.server.address() as AddressInfo;
+    const response = await fetch(`http://127.0.0.1:${port}/v1/tokens/withdraw`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: bytes });
+    await new Promise((resolve) => t.server.close(resolve));
+    expect({ status: response.status, body: await response.json() }).toEqual({ status: 400, body: errorBody(400, 'Request body is not valid UTF-8') });
     expect(await readState(t.store)).toEqual(before);
   });
 
