@@ -326,9 +326,12 @@ export class PgStore implements Store {
   private readonly pool: Pool;
   private readonly retentionMs: number;
   private readonly logger: Logger | undefined;
-  /** Every account, read at start and again every ACCOUNT_REFRESH_MS (see findAccount). */
-  private accounts: Promise<Map<string, Account>> | undefined;
+  /** Every account as last read (see findAccount); the first read, while there is none yet; a read under way. */
+  private accounts: Map<string, Account> | undefined;
   private accountsReadAt = 0;
+  private readingAccounts: Promise<Map<string, Account>> | undefined;
+  /** Bumped when a seed sets the accounts, so a read begun before it never replaces what it set. */
+  private accountsGeneration = 0;
   /** Every open connection, idle or checked out, so that close() can cut those the database no longer answers on. */
   private readonly clients = new Set<PoolClient>();
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -379,24 +382,28 @@ export class PgStore implements Store {
    * instance's start is seen here within the refresh. While the database is away the last read stands.
    */
   async findAccount(sourceId: string): Promise<Account | undefined> {
-    if (!this.accounts || Date.now() - this.accountsReadAt > ACCOUNT_REFRESH_MS) this.refreshAccounts();
-    return (await (this.accounts as Promise<Map<string, Account>>)).get(sourceId);
+    if (!this.accounts) return (await this.readAccountsOnce()).get(sourceId);
+    if (Date.now() - this.accountsReadAt > ACCOUNT_REFRESH_MS) {
+      this.readAccountsOnce().catch((error: unknown) => this.logger?.warn({ err: error }, 'accounts could not be read again; the last read stands'));
+    }
+    return this.accounts.get(sourceId);
   }
 
-  private refreshAccounts(): void {
-    this.accountsReadAt = Date.now();
-    const previous = this.accounts;
-    const read = this.readAccounts();
-    // The first read must succeed to answer; later ones keep the accounts already read when they fail.
-    this.accounts = previous
-      ? read.catch((error: unknown) => {
-          this.logger?.warn({ err: error }, 'accounts could not be read again; the last read stands');
-          return previous;
-        })
-      : read;
-    this.accounts.catch(() => {
-      if (this.accounts === read) this.accounts = undefined;
-    });
+  /** One read at a time; a successful one replaces the accounts held. */
+  private readAccountsOnce(): Promise<Map<string, Account>> {
+    const generation = this.accountsGeneration;
+    this.readingAccounts ??= this.readAccounts()
+      .then((accounts) => {
+        if (generation === this.accountsGeneration) {
+          this.accounts = accounts;
+          this.accountsReadAt = Date.now();
+        }
+        return accounts;
+      })
+      .finally(() => {
+        this.readingAccounts = undefined;
+      });
+    return this.readingAccounts;
   }
 
   private async readAccounts(): Promise<Map<string, Account>> {
@@ -564,7 +571,9 @@ export class PgStore implements Store {
       throw toStoreError(error);
     });
     // The next lookup reads the accounts as the seed set them.
+    this.accountsGeneration += 1;
     this.accounts = undefined;
+    this.readingAccounts = undefined;
   }
 
   async ping(): Promise<void> {
