@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { BOOKING_FIELDS, type BookingFields } from './schemas/booking';
+import { dayNumber } from './schemas/fields';
 import { seedSchema, type SeedFile } from './schemas/seed';
 import { fieldProblems } from './schemas/validate';
 import { hashKey } from './secrets';
@@ -61,6 +62,8 @@ export function toSeedData(seed: SeedFile, loadedAt: Date): SeedData {
       destinationId: intern(token.destination_id),
       status: token.status,
       balance: token.balance,
+      ...(token.available_date ? { availableDay: dayNumber(token.available_date) } : {}),
+      ...(token.expiry_date ? { expiryDay: dayNumber(token.expiry_date) } : {}),
     })),
     bookings: seed.bookings.map((booking) => ({
       sourceId: booking.source_id,

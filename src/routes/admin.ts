@@ -6,7 +6,7 @@ import { methodNotAllowed } from '../middleware/errors';
 import { sendJson } from '../middleware/send-json';
 import { formatAmount } from '../money';
 import { eventQuerySchema } from '../schemas/admin';
-import { text, tokenId } from '../schemas/fields';
+import { formatDay, text, tokenId } from '../schemas/fields';
 import { parsePayload } from '../schemas/validate';
 import { hashKey, keyMatches } from '../secrets';
 import type { Store } from '../store/store';
@@ -48,6 +48,8 @@ export function adminRouter({ store, events, adminToken }: { store: Store; event
           destination_id: token.destinationId,
           status: token.status,
           balance: formatAmount(token.balance),
+          ...(token.availableDay === undefined ? {} : { available_date: formatDay(token.availableDay) }),
+          ...(token.expiryDay === undefined ? {} : { expiry_date: formatDay(token.expiryDay) }),
           last_withdrawals: withdrawals.map((w) => ({
             transaction_id: w.transactionId,
             withdrawn_amount: formatAmount(w.amount),

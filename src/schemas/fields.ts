@@ -109,6 +109,13 @@ export function dayNumber(date: string): number | undefined {
   return utc / 86_400_000;
 }
 
+/** A day number back as DD-MM-YYYY. */
+export function formatDay(day: number): string {
+  const date = new Date(day * 86_400_000);
+  const pad = (value: number) => String(value).padStart(2, '0');
+  return `${pad(date.getUTCDate())}-${pad(date.getUTCMonth() + 1)}-${date.getUTCFullYear()}`;
+}
+
 export const calendarDate = z
   .string({ error: typeError('a string') })
   .regex(/^\d{2}-\d{2}-\d{4}$/, 'must be a real calendar date written DD-MM-YYYY')

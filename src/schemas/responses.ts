@@ -37,6 +37,8 @@ export const adminTokenSchema = z.strictObject({
   destination_id: z.string(),
   status: z.enum(['active', 'freezed', 'disputed', 'deleted']),
   balance: z.string(),
+  available_date: z.string().optional(),
+  expiry_date: z.string().optional(),
   last_withdrawals: z.array(
     z.strictObject({ transaction_id: z.string(), withdrawn_amount: z.string(), token_balance: z.string(), created_at: z.iso.datetime() }),
   ),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { bookingFieldSchemas, bookingRuleProblems } from './booking';
 import { parseSecrets } from '../webhooks';
-import { amount, text, tokenId, tokenStatus } from './fields';
+import { amount, calendarDate, dayNumber, text, tokenId, tokenStatus } from './fields';
 
 /** A Standard Webhooks secret, as standardwebhooks takes it. */
 const signingSecret = text(1024).refine((secret) => {
@@ -27,6 +27,8 @@ const seedToken = z.object({
   destination_id: text(),
   status: tokenStatus,
   balance: amount,
+  available_date: calendarDate.optional(),
+  expiry_date: calendarDate.optional(),
 });
 
 const seedBooking = z.object({
@@ -54,6 +56,9 @@ export const seedSchema = z
     seed.tokens.forEach((token, index) => {
       if (tokenIds.has(token.token_id)) problem(['tokens', index, 'token_id'], `repeats ${token.token_id}`);
       tokenIds.add(token.token_id);
+      if (token.available_date && token.expiry_date && (dayNumber(token.expiry_date) as number) < (dayNumber(token.available_date) as number)) {
+        problem(['tokens', index, 'expiry_date'], `must not be before available_date (${token.available_date})`);
+      }
       const destinations = accounts.get(token.source_id);
       if (!destinations) problem(['tokens', index, 'source_id'], `names no account in accounts`);
       else if (!destinations.has(token.destination_id)) {

@@ -1,6 +1,6 @@
 import { ConflictError, DestinationUnknownError, TokenMismatchError, UnprocessableError } from '../errors';
 import { formatAmount } from '../money';
-import type { TokenStatus } from '../schemas/fields';
+import { formatDay, type TokenStatus } from '../schemas/fields';
 import type { StatusChangeRequest } from '../schemas/status-change';
 import type { WithdrawRequest } from '../schemas/withdraw';
 import type { Account, StoreTransaction, Token, Withdrawal } from '../store/store';
@@ -20,6 +20,19 @@ function requireCallerToken(token: Token | undefined, account: Account, destinat
     throw new TokenMismatchError();
   }
   return token;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Dates are UTC calendar days: a token is usable from its available date to its expiry date, both included. */
+function requireWithinDates(token: Token, now: Date): void {
+  const today = Math.floor(now.getTime() / DAY_MS);
+  if (token.availableDay !== undefined && today < token.availableDay) {
+    throw new ConflictError(`Token is not available until ${formatDay(token.availableDay)}`, 'token_not_available');
+  }
+  if (token.expiryDay !== undefined && today > token.expiryDay) {
+    throw new ConflictError(`Token expired on ${formatDay(token.expiryDay)}`, 'token_expired');
+  }
 }
 
 /** `deleted` is final; any other status may move to any status. */
@@ -61,6 +74,7 @@ export async function withdraw(tx: StoreTransaction, request: WithdrawRequest, a
   if (token.status !== 'active') {
     throw new ConflictError(`Token is ${token.status}; only an active token can be withdrawn from`, 'token_not_active');
   }
+  requireWithinDates(token, now);
   if (request.withdrawn_amount > token.balance) {
     throw new UnprocessableError(
       `withdrawn_amount ${formatAmount(request.withdrawn_amount)} is more than the token balance ${formatAmount(token.balance)}`,

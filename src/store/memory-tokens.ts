@@ -3,6 +3,8 @@ import { grown, NameTable } from './memory-columns';
 import type { Token } from './store';
 
 const FIRST_CAPACITY = 1024;
+/** A day column's value for "no such date". */
+const NO_DAY = -2_147_483_648;
 const STATUS_CODES = new Map<TokenStatus, number>(TOKEN_STATUSES.map((status, code) => [status, code]));
 
 /** The column's code of a status; anything else is refused rather than stored as another status. */
@@ -15,7 +17,7 @@ export function statusCode(status: TokenStatus): number {
 /**
  * The memory store's tokens, in columns: a million tokens as objects were
  * about 140 MB of V8 heap and a million objects for every full collection to
- * trace; here a token is its id string, a Map entry and 17 bytes of typed
+ * trace; here a token is its id string, a Map entry and 25 bytes of typed
  * arrays (docs/BENCHMARKS.md). Reads hand out new Token objects.
  */
 export class MemoryTokenTable {
@@ -26,6 +28,8 @@ export class MemoryTokenTable {
   private balances = new Float64Array(FIRST_CAPACITY);
   private sourceRefs = new Int32Array(FIRST_CAPACITY);
   private destinationRefs = new Int32Array(FIRST_CAPACITY);
+  private availableDays = new Int32Array(FIRST_CAPACITY);
+  private expiryDays = new Int32Array(FIRST_CAPACITY);
   private readonly names = new NameTable();
 
   /** The token's row, or undefined when the store does not hold it. */
@@ -38,13 +42,16 @@ export class MemoryTokenTable {
   }
 
   read(row: number): Token {
-    return {
+    const token: Token = {
       tokenId: this.ids[row],
       sourceId: this.names.nameOf(this.sourceRefs[row]),
       destinationId: this.names.nameOf(this.destinationRefs[row]),
       status: TOKEN_STATUSES[this.statuses[row]],
       balance: this.balances[row],
     };
+    if (this.availableDays[row] !== NO_DAY) token.availableDay = this.availableDays[row];
+    if (this.expiryDays[row] !== NO_DAY) token.expiryDay = this.expiryDays[row];
+    return token;
   }
 
   /** Writes the token into its row, adding a row for a token the table does not hold yet. */
@@ -60,6 +67,8 @@ export class MemoryTokenTable {
     this.balances[row] = token.balance;
     this.sourceRefs[row] = this.names.refOf(token.sourceId);
     this.destinationRefs[row] = this.names.refOf(token.destinationId);
+    this.availableDays[row] = token.availableDay ?? NO_DAY;
+    this.expiryDays[row] = token.expiryDay ?? NO_DAY;
   }
 
   private grow(): void {
@@ -68,5 +77,7 @@ export class MemoryTokenTable {
     this.balances = grown(this.balances, this.capacity);
     this.sourceRefs = grown(this.sourceRefs, this.capacity);
     this.destinationRefs = grown(this.destinationRefs, this.capacity);
+    this.availableDays = grown(this.availableDays, this.capacity);
+    this.expiryDays = grown(this.expiryDays, this.capacity);
   }
 }

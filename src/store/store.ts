@@ -23,6 +23,9 @@ export interface Token {
   destinationId: string;
   status: TokenStatus;
   balance: MinorUnits;
+  /** UTC calendar days since 1970-01-01 (see dayNumber); unset: no such limit. */
+  availableDay?: number;
+  expiryDay?: number;
 }
 
 /** One applied withdrawal: the ledger row, keyed by its transaction id. */

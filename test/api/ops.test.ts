@@ -116,6 +116,14 @@ describeOnEveryStore(
       });
     });
 
+    it("shows a token's available and expiry dates as DD-MM-YYYY", async () => {
+      const response = await request(current().server).get(`/admin/tokens/${TOKENS.dated.token_id}`).set(bearer);
+      expect({ status: response.status, body: response.body }).toEqual({
+        status: 200,
+        body: { token_id: TOKENS.dated.token_id, source_id: 'ACME', destination_id: 'D1', status: 'active', balance: '60.00', available_date: '01-01-2026', expiry_date: '02-01-2026', last_withdrawals: [] },
+      });
+    });
+
     it('answers 404 for an unknown token and 400 for a malformed id', async () => {
       const missing = await request(current().server).get('/admin/tokens/424242').set(bearer);
       expect({ status: missing.status, body: missing.body }).toEqual({ status: 404, body: errorBody(404, 'Token not found') });

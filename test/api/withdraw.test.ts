@@ -328,6 +328,25 @@ describeOnEveryStore('Withdraw', (current) => {
         .expect(200);
       expect((await post({ ...body, withdrawn_amount: '5.00', token_balance: '895.00' })).status).toBe(422);
     });
+    it.each([
+      ['expired the day before', TOKENS.expired.token_id, 'Token expired on 01-01-2026'],
+      ['available only from the next day', TOKENS.notYetAvailable.token_id, 'Token is not available until 03-01-2026'],
+    ])('409 naming the date for a token %s, and nothing changes', async (_what, tokenId, message) => {
+      const body = withdrawal({ token_id: tokenId, withdrawn_amount: '10.00', token_balance: '50.00' });
+      const before = await readState(current().store, [String(body.transaction_id)]);
+      const response = await post(body);
+      expect({ status: response.status, body: response.body }).toEqual({ status: 409, body: errorBody(409, message) });
+      expect(await readState(current().store, [String(body.transaction_id)])).toEqual(before);
+    });
+    it('on its available date and on its expiry date (UTC calendar days, both included), a token can be withdrawn from', async () => {
+      const response = await post(withdrawal({ token_id: TOKENS.dated.token_id, withdrawn_amount: '10.00', token_balance: '50.00' }));
+      expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: SUCCESS_BODY });
+      expect((await readToken(current().store, TOKENS.dated.token_id))?.balance).toBe(5000);
+    });
+    it('dates (409) before amount over balance (422)', async () => {
+      const response = await post(withdrawal({ token_id: TOKENS.expired.token_id, withdrawn_amount: '999.00', token_balance: '0.00' }));
+      expect(response.status).toBe(409);
+    });
     it('status (409) before amount over balance (422)', async () => {
       const response = await post(withdrawal({ token_id: TOKENS.freezed.token_id, withdrawn_amount: '999.00', token_balance: '0.00' }));
       expect(response.status).toBe(409);

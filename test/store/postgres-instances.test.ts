@@ -99,6 +99,7 @@ function appOn(store: PgStore) {
       { version: '003_webhook_deliveries' },
       { version: '004_lock_token_and_find_withdrawal' },
       { version: '005_per_account_keys' },
+      { version: '006_token_dates' },
     ]);
     await sql(`DROP SCHEMA ${schema} CASCADE`);
   });

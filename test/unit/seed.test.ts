@@ -59,4 +59,15 @@ describe('seed file', () => {
   it('rejects a missing file, naming it', () => {
     expect(() => readSeedFile(path.join(directory, 'absent.json'))).toThrow('absent.json cannot be read');
   });
+
+  it('reads token dates as UTC day numbers, and refuses an expiry before the available date, naming the entry', () => {
+    const dated = { ...FIXTURE.tokens[0], available_date: '01-01-2026', expiry_date: '31-12-2027' };
+    const token = readSeedFile(seedFile({ ...FIXTURE, tokens: [dated] })).tokens[0];
+    expect({ availableDay: token.availableDay, expiryDay: token.expiryDay }).toEqual({
+      availableDay: Date.UTC(2026, 0, 1) / 86_400_000,
+      expiryDay: Date.UTC(2027, 11, 31) / 86_400_000,
+    });
+    const file = seedFile({ ...FIXTURE, tokens: [{ ...dated, expiry_date: '31-12-2025' }] }, 'backwards.json');
+    expect(() => readSeedFile(file)).toThrow(`Seed file ${file} is invalid: tokens.0.expiry_date must not be before available_date (01-01-2026)`);
+  });
 });

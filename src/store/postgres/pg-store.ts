@@ -38,7 +38,14 @@ interface TokenRow {
   destination_id: string;
   status: TokenStatus;
   balance: string;
+  /** Days since 1970-01-01, or null: the dates as the service compares them. */
+  available_day: number | null;
+  expiry_day: number | null;
 }
+
+/** A token's columns as TokenRow has them. */
+const TOKEN_COLUMNS = `token_id, source_id, destination_id, status, balance,
+  available_date - DATE '1970-01-01' AS available_day, expiry_date - DATE '1970-01-01' AS expiry_day`;
 
 interface WithdrawalRow {
   transaction_id: string;
@@ -78,7 +85,10 @@ interface StoredBooking {
 }
 
 function toToken(row: TokenRow): Token {
-  return { tokenId: row.token_id, sourceId: row.source_id, destinationId: row.destination_id, status: row.status, balance: Number(row.balance) };
+  const token: Token = { tokenId: row.token_id, sourceId: row.source_id, destinationId: row.destination_id, status: row.status, balance: Number(row.balance) };
+  if (row.available_day !== null) token.availableDay = row.available_day;
+  if (row.expiry_day !== null) token.expiryDay = row.expiry_day;
+  return token;
 }
 
 function toWithdrawal(row: WithdrawalRow): Withdrawal {
@@ -106,7 +116,7 @@ function toBooking(row: BookingRow): Booking {
 const UNIT = {
   begin: statement('begin', 'BEGIN'),
   commit: statement('commit', 'COMMIT'),
-  lockToken: statement('lock_token', 'SELECT token_id, source_id, destination_id, status, balance FROM tokens WHERE token_id = $1 FOR UPDATE'),
+  lockToken: statement('lock_token', `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE token_id = $1 FOR UPDATE`),
   // migrations/004: the lock, then the lookup, in one statement.
   lockTokenAndFindWithdrawal: statement('lock_token_and_find_withdrawal', 'SELECT * FROM lock_token_and_find_withdrawal($1, $2, $3)'),
   findWithdrawal: statement(
@@ -422,7 +432,7 @@ export class PgStore implements Store {
   }
 
   async findToken(tokenId: string) {
-    const { rows } = await this.query<TokenRow>('SELECT token_id, source_id, destination_id, status, balance FROM tokens WHERE token_id = $1', [tokenId]);
+    const { rows } = await this.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE token_id = $1`, [tokenId]);
     return rows[0] && toToken(rows[0]);
   }
 
@@ -555,9 +565,20 @@ export class PgStore implements Store {
       }
       for (const tokens of batches(seed.tokens)) {
         await client.query(
-          `INSERT INTO tokens (token_id, source_id, destination_id, status, balance)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[]) ON CONFLICT DO NOTHING`,
-          [tokens.map((t) => t.tokenId), tokens.map((t) => t.sourceId), tokens.map((t) => t.destinationId), tokens.map((t) => t.status), tokens.map((t) => t.balance)],
+          `INSERT INTO tokens (token_id, source_id, destination_id, status, balance, available_date, expiry_date)
+           SELECT token_id, source_id, destination_id, status, balance, DATE '1970-01-01' + available_day, DATE '1970-01-01' + expiry_day
+             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::integer[], $7::integer[])
+               AS seed (token_id, source_id, destination_id, status, balance, available_day, expiry_day)
+           ON CONFLICT DO NOTHING`,
+          [
+            tokens.map((t) => t.tokenId),
+            tokens.map((t) => t.sourceId),
+            tokens.map((t) => t.destinationId),
+            tokens.map((t) => t.status),
+            tokens.map((t) => t.balance),
+            tokens.map((t) => t.availableDay ?? null),
+            tokens.map((t) => t.expiryDay ?? null),
+          ],
         );
       }
       for (const bookings of batches(seed.bookings)) {
