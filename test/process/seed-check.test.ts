@@ -1,0 +1,28 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DEMO_SEED_FILE } from '../../src/seed';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+/** Runs `npm run seed:check`'s script as npm does, and collects what it says. */
+function seedCheck(file: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/cli/seed-check.ts', file], { cwd: ROOT }, (error, stdout, stderr) =>
+      resolve({ code: error ? (error.code as number) : 0, stdout, stderr }),
+    );
+  });
+}
+
+describe('npm run seed:check FILE', () => {
+  it('says what a valid file holds and exits 0', async () => {
+    expect(await seedCheck(DEMO_SEED_FILE)).toEqual({ code: 0, stdout: `${DEMO_SEED_FILE}: valid: 2 accounts, 9 tokens, 2 bookings\n`, stderr: '' });
+  });
+
+  it('names the bad entry and exits 1', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'seed-check-')), 'bad.json');
+    writeFileSync(file, JSON.stringify({ accounts: [{ source_id: 'A', share_public: 'p', share_secret: 's', destinations: [] }], tokens: [{ token_id: '1', source_id: 'A', destination_id: 'Z', status: 'active', balance: '1.00' }] }));
+    expect(await seedCheck(file)).toEqual({ code: 1, stdout: '', stderr: `Seed file ${file} is invalid: tokens.0.destination_id is not a destination of account A\n` });
+  });
+});
