@@ -12,7 +12,7 @@ jest.setTimeout(120_000);
 const SCHEMA = 'shutdown_test';
 const SHUTDOWN_TIMEOUT_MS = 3_000;
 /** Room for the process itself to exit on a busy machine; the database's own time limits are far longer. */
-const SLACK_MS = 2_000;
+const SLACK_MS = 3_000;
 
 function writeSeed(): string {
   const seed = {

@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { pipeline, statement } from '../../src/store/postgres/connection';
+import { roundTrip, statement } from '../../src/store/postgres/connection';
 import { TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
 
 warnIfNoDatabase();
@@ -21,7 +21,7 @@ const ECHO = statement('t_echo', 'SELECT $1::text AS text, $2::bigint AS number,
     const client = await pool.connect();
     try {
       const at = new Date('2026-01-02T03:04:05.678Z');
-      const [first, second, third] = await pipeline(client, [
+      const [first, second, third] = await roundTrip(client, [
         { statement: ECHO, values: ["it's \\ \u00e9", 9_007_199_254_740_991, at, JSON.stringify({ a: [1] }), null] },
         { statement: DIVIDE, values: [5] },
         { statement: DIVIDE, values: [2] },
@@ -36,12 +36,12 @@ const ECHO = statement('t_echo', 'SELECT $1::text AS text, $2::bigint AS number,
   it('the first failure is thrown; a COMMIT after it answers ROLLBACK, which is thrown too; the connection stays usable', async () => {
     const client = await pool.connect();
     try {
-      await expect(pipeline(client, [{ statement: BEGIN }, { statement: DIVIDE, values: [0] }, { statement: DIVIDE, values: [1] }])).rejects.toThrow(
+      await expect(roundTrip(client, [{ statement: BEGIN }, { statement: DIVIDE, values: [0] }, { statement: DIVIDE, values: [1] }])).rejects.toThrow(
         'division by zero',
       );
-      await expect(pipeline(client, [{ statement: COMMIT }])).rejects.toThrow('t_commit answered ROLLBACK instead of COMMIT');
+      await expect(roundTrip(client, [{ statement: COMMIT }])).rejects.toThrow('t_commit answered ROLLBACK instead of COMMIT');
       // Statements parsed in the failed batch, and the one it skipped, still run.
-      const [answer] = await pipeline(client, [{ statement: DIVIDE, values: [10] }]);
+      const [answer] = await roundTrip(client, [{ statement: DIVIDE, values: [10] }]);
       expect(answer.rows).toEqual([{ quotient: 1 }]);
     } finally {
       client.release();

@@ -19,10 +19,9 @@ export interface Call {
   values?: unknown[];
 }
 
-/** One statement's answer: its command tag, the rows it counted and the rows it returned. */
+/** One statement's answer: its command tag and the rows it returned. */
 export interface StatementResult {
   command: string;
-  rowCount: number;
   rows: Array<Record<string, unknown>>;
 }
 
@@ -45,7 +44,8 @@ const parsedOn = new WeakMap<Connection, Set<string>>();
  * protocol, and a single Sync after the last: the database answers them all
  * in one flush, which a client in node-postgres's `pipeline` mode cannot do
  * (it ends every statement with a Sync, so the database answers and flushes
- * each on its own: measured, that cost more than the round trips it saved).
+ * each on its own, which cost more CPU than the literal batches it replaced:
+ * docs/BENCHMARKS.md, item 10).
  * On an error PostgreSQL skips the rest up to the Sync, so the first failure
  * is the answer. A Submittable, as node-postgres's own cursors are.
  */
@@ -110,12 +110,13 @@ class Batch implements Submittable {
   }
 
   handleCommandComplete(message: { text: string }): void {
-    const [command, first, second] = message.text.split(' ');
-    this.results.push({ command, rowCount: Number(second ?? first ?? 0), rows: this.rows });
+    // "INSERT 0 1", "UPDATE 1", "COMMIT": the tag is the first word.
+    this.results.push({ command: message.text.split(' ')[0], rows: this.rows });
     this.parsers = [];
     this.rows = [];
   }
 
+  /** Part of the protocol the client drives; no statement of a batch is empty. */
   handleEmptyQuery(): void {}
 
   handleError(error: Error): void {
@@ -134,6 +135,7 @@ class Batch implements Submittable {
     this.finish(new Error('a statement of a batch started COPY'));
   }
 
+  /** Part of the protocol the client drives; COPY has already failed the batch (handleCopyInResponse). */
   handleCopyData(): void {}
 
   private finish(error: Error | null): void {
@@ -150,7 +152,7 @@ class Batch implements Submittable {
  * a COMMIT inside a transaction that failed answers ROLLBACK without an
  * error, and nothing else would notice that the unit was not applied.
  */
-export async function pipeline(client: PoolClient, calls: readonly Call[]): Promise<StatementResult[]> {
+export async function roundTrip(client: PoolClient, calls: readonly Call[]): Promise<StatementResult[]> {
   const results = await new Promise<StatementResult[]>((resolve, reject) => {
     client.query(new Batch(calls, (error, answers) => (error ? reject(error) : resolve(answers as StatementResult[]))));
   });

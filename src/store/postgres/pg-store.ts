@@ -3,7 +3,7 @@ import type { Logger } from '../../logger';
 import { BOOKING_FIELDS, type BookingFields } from '../../schemas/booking';
 import type { TokenStatus } from '../../schemas/fields';
 import type { Account, Booking, BookingChange, Delivery, SeedData, Store, StoreTransaction, Token, Withdrawal } from '../store';
-import { pipeline, statement, withClient, type Call, type Statement, type StatementResult } from './connection';
+import { roundTrip, statement, withClient, type Call, type Statement, type StatementResult } from './connection';
 import { isRetryable, toStoreError } from './errors';
 import { migrate } from './migrate';
 
@@ -198,7 +198,7 @@ const SWEEP_LOCK = 72_041_183;
  * database, were most of the receiver's CPU per withdrawal
  * (docs/BENCHMARKS.md). BEGIN goes with the unit's first read; writes wait
  * and go with the next read or with COMMIT. The statements of a round trip
- * are pipelined (see pipeline()) and run one after the other in the same
+ * travel together (see roundTrip()) and run one after the other in the same
  * transaction, each seeing what the ones before it did, so a withdrawal is
  * two round trips: BEGIN, lock the token, look up the transaction id; then
  * update the token, record the row, COMMIT.
@@ -215,7 +215,7 @@ class PgTransaction implements StoreTransaction {
     const writes = this.pending.splice(0);
     const all = [...(this.begun ? [] : [{ statement: UNIT.begin }]), ...(writes.length > 0 ? [combined(writes)] : []), ...calls];
     this.begun = true;
-    const results = await pipeline(this.client, all);
+    const results = await roundTrip(this.client, all);
     return results.slice(results.length - calls.length);
   }
 
@@ -471,9 +471,9 @@ export class PgStore implements Store {
       return await withClient(
         this.pool,
         async (client) => {
-          const [, lock] = await pipeline(client, [{ statement: SWEEP.begin }, { statement: SWEEP.lock, values: [SWEEP_LOCK] }]);
+          const [, lock] = await roundTrip(client, [{ statement: SWEEP.begin }, { statement: SWEEP.lock, values: [SWEEP_LOCK] }]);
           const locked = (lock.rows[0] as { locked: boolean }).locked;
-          await pipeline(client, [
+          await roundTrip(client, [
             ...(locked ? [{ statement: SWEEP.bookingChanges, values: [cutoff] }, { statement: SWEEP.deliveries, values: [cutoff] }] : []),
             { statement: SWEEP.commit },
           ]);
@@ -601,7 +601,7 @@ export class PgStore implements Store {
     await this.query('SELECT 1');
   }
 
-  /** Idempotent. Resolves within CLOSE_GRACE_MS of the last unit ending, or at once when the database is frozen. */
+  /** Idempotent. Resolves once every connection is closed: at the latest CLOSE_GRACE_MS after the call, when they are cut. */
   close(): Promise<void> {
     this.closing ??= this.end();
     return this.closing;
