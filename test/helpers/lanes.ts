@@ -36,6 +36,24 @@ export class Lanes {
     return file;
   }
 
+  /**
+   * What the database holds against the ids acknowledged with a 200: how many ledger rows, the acknowledged ids
+   * missing from the ledger, the rows that repeat an id, and the tokens whose balance is not the opening balance
+   * less exactly what their ledger rows took.
+   */
+  async reconcile(query: (text: string) => Promise<{ rows: unknown[] }>, acknowledged: readonly string[]) {
+    const ledger = (await query('SELECT transaction_id, token_id, amount FROM withdrawals')).rows as Array<{ transaction_id: string; token_id: string; amount: string }>;
+    const balances = (await query('SELECT token_id, balance FROM tokens')).rows as Array<{ token_id: string; balance: string }>;
+    const inLedger = new Set(ledger.map((row) => row.transaction_id));
+    const spent = (tokenId: string) => ledger.filter((row) => row.token_id === tokenId).reduce((sum, row) => sum + Number(row.amount), 0);
+    return {
+      rows: ledger.length,
+      missing: acknowledged.filter((id) => !inLedger.has(id)),
+      duplicates: ledger.length - inLedger.size,
+      unbalanced: balances.filter(({ token_id, balance }) => Number(balance) !== Lanes.START_BALANCE - spent(token_id)).map((row) => row.token_id),
+    };
+  }
+
   /** A withdrawal of 1.00 from the lane's token, stating the balance after it. */
   withdrawalBody(lane: number, transactionId: string, balanceAfter: number): string {
     return JSON.stringify({
