@@ -108,7 +108,6 @@ export interface Config {
 export interface WebhookConfig {
   /** Every secret currently accepted (more than one while rotating). */
   secrets: Webhook[];
-  toleranceSeconds: number;
 }
 
 export interface DatabaseConfig {
@@ -151,7 +150,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
       : undefined,
     adminToken: settings.ADMIN_TOKEN,
     eventLogSize: settings.EVENT_LOG_SIZE,
-    webhook: settings.WEBHOOK_SECRET ? { secrets: settings.WEBHOOK_SECRET, toleranceSeconds: settings.WEBHOOK_TOLERANCE_SECONDS } : undefined,
+    webhook: settings.WEBHOOK_SECRET ? { secrets: settings.WEBHOOK_SECRET } : undefined,
     signatureToleranceSeconds: settings.WEBHOOK_TOLERANCE_SECONDS,
     allowKeylessStatusChange: settings.ALLOW_KEYLESS_STATUS_CHANGE === 'true',
   });

@@ -13,7 +13,7 @@ export interface ServerTimeLimits {
   connectionsCheckingInterval: number;
 }
 
-export const SERVER_TIME_LIMITS: ServerTimeLimits = {
+const SERVER_TIME_LIMITS: ServerTimeLimits = {
   headersTimeout: 10_000,
   requestTimeout: 30_000,
   keepAliveTimeout: 5_000,

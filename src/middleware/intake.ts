@@ -1,7 +1,8 @@
 import type { RequestHandler } from 'express';
 import { ServiceUnavailableError } from '../errors';
 import type { Account, Store } from '../store/store';
-import { createSignatureCheck, parseSecrets, type SignatureCheck } from '../webhooks';
+import { Webhook } from 'standardwebhooks';
+import { createSignatureCheck, type SignatureCheck } from '../webhooks';
 
 /** Once the process drains, operations answer 503 and the connection closes, so the client retries elsewhere. */
 export function refuseWhileDraining(isShuttingDown: () => boolean): RequestHandler {
@@ -31,7 +32,7 @@ export function verifySignature(store: Store, toleranceSeconds: number, upstream
   const ownCheck = (account: Account): SignatureCheck | undefined => {
     if (account.signingSecrets.length === 0) return undefined;
     let check = checks.get(account);
-    if (!check) checks.set(account, (check = createSignatureCheck(parseSecrets(account.signingSecrets.join(' ')), toleranceSeconds)));
+    if (!check) checks.set(account, (check = createSignatureCheck(account.signingSecrets.map((secret) => new Webhook(secret)), toleranceSeconds)));
     return check;
   };
   return async function verifySignature(req, res, next) {

@@ -11,18 +11,21 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  * ones named here win.
  */
 export function sendJson(res: Response, status: number, body: string, headers: Readonly<Record<string, string>> = {}): void {
-  const list = [...API_HEADER_LIST, 'X-Request-Id', String(res.req.id), 'Content-Type', JSON_CONTENT_TYPE, 'Content-Length', String(Buffer.byteLength(body))];
-  for (const name of Object.keys(headers)) list.push(name, headers[name]);
-  res.writeHead(status, list);
+  res.writeHead(status, headerList(res, { 'Content-Type': JSON_CONTENT_TYPE, 'Content-Length': String(Buffer.byteLength(body)), ...headers }));
   res.end(body);
 }
 
 /** An answer without a body (OPTIONS), with the same common headers. */
 export function sendNoContent(res: Response, headers: Readonly<Record<string, string>>): void {
+  res.writeHead(204, headerList(res, headers));
+  res.end();
+}
+
+/** The API headers, the request id and these, as the flat name, value, … list writeHead takes. */
+function headerList(res: Response, headers: Readonly<Record<string, string>>): string[] {
   const list = [...API_HEADER_LIST, 'X-Request-Id', String(res.req.id)];
   for (const name of Object.keys(headers)) list.push(name, headers[name]);
-  res.writeHead(204, list);
-  res.end();
+  return list;
 }
 
 /** For the routes that answer something other than JSON (the /docs page and its files, the metrics): helmet's page headers, set up front. */

@@ -9,7 +9,7 @@ import { bookingView } from './booking-view';
 import type { OperationRouterDeps } from './operation-deps';
 import { operation, respond } from './respond';
 
-export const BOOKING_PATH = '/:version/booking/:partnerid/:randomkey';
+const BOOKING_PATH = '/:version/booking/:partnerid/:randomkey';
 const SUPPORTED_VERSIONS: ReadonlySet<string> = new Set(['v1']);
 
 /** The version is checked on the path alone, before the body is read; like the rest of the path, in any case. */

@@ -7,7 +7,7 @@ import { changeTokenStatus } from '../services/token-notifications';
 import type { OperationRouterDeps } from './operation-deps';
 import { operation, respond } from './respond';
 
-export const STATUS_CHANGE_PATH = '/v1/tokens/status-change';
+const STATUS_CHANGE_PATH = '/v1/tokens/status-change';
 
 /**
  * Status Change after the intake: schema, account and key, then the service. Also served by POST /v1/events.

@@ -7,7 +7,7 @@ import { withdraw } from '../services/token-notifications';
 import type { OperationRouterDeps } from './operation-deps';
 import { operation, respond } from './respond';
 
-export const WITHDRAW_PATH = '/v1/tokens/withdraw';
+const WITHDRAW_PATH = '/v1/tokens/withdraw';
 const ALLOWED = ['GET', 'POST'];
 
 /** Withdraw after the intake: schema, account and key, then the service. Also served by POST /v1/events. */

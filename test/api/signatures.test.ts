@@ -127,7 +127,7 @@ describeOnEveryStore(
       expect((await signed(current(), 'post', '/v1/tokens/status-change', body, { id: 'msg_fails' })).status).toBe(409);
     });
   },
-  { config: { webhook: { secrets: parseSecrets(`${OLD_SECRET} ${NEW_SECRET}`), toleranceSeconds: 300 } } },
+  { config: { webhook: { secrets: parseSecrets(`${OLD_SECRET} ${NEW_SECRET}`) }, signatureToleranceSeconds: 300 } },
 );
 
 /** A Status Change of SIGNER's own token, keyless unless a key is given. */
@@ -207,7 +207,7 @@ describeOnEveryStore(
       expect(await readState(current().store)).toEqual(before);
     });
   },
-  { config: { webhook: { secrets: parseSecrets(NEW_SECRET), toleranceSeconds: 300 } } },
+  { config: { webhook: { secrets: parseSecrets(NEW_SECRET) }, signatureToleranceSeconds: 300 } },
 );
 
 checkCapturedTraffic();

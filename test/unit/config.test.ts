@@ -58,8 +58,8 @@ describe('loadConfig', () => {
     const secret = (text: string) => `whsec_${Buffer.from(text).toString('base64')}`;
     const config = loadConfig({ WEBHOOK_SECRET: `${secret('first-secret-0123456789')}, ${secret('second-secret-0123456789')}`, WEBHOOK_TOLERANCE_SECONDS: '60' });
     expect(config.webhook?.secrets).toHaveLength(2);
-    expect(config.webhook?.toleranceSeconds).toBe(60);
-    expect(loadConfig({ WEBHOOK_SECRET: secret('only-secret-0123456789') }).webhook?.toleranceSeconds).toBe(300);
+    expect(config.signatureToleranceSeconds).toBe(60);
+    expect(loadConfig({ WEBHOOK_SECRET: secret('only-secret-0123456789') }).signatureToleranceSeconds).toBe(300);
   });
 
   it('never echoes a bad webhook secret in its message', () => {
