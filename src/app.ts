@@ -15,7 +15,14 @@ import { docsRouter } from './routes/docs';
 import { eventsRouter } from './routes/events';
 import { healthRouter } from './routes/health';
 import { metricsRouter } from './routes/metrics';
-import { modifyBookingRouter } from './routes/modify-booking';
+import { cancelBookingRouter, createBookingRouter, modifyBookingRouter } from './routes/booking-operations';
+import { availableDateRouter } from './routes/available-date';
+import { createTokenRouter } from './routes/create-token';
+import { expiryDateRouter } from './routes/expiry-date';
+import { BOOKING_PATH, otherMethodsRouter, TOKEN_PATH } from './routes/keyed-operation';
+import { loadScheduleRouter } from './routes/load-schedule';
+import { loadedRouter } from './routes/loaded';
+import { unloadedRouter } from './routes/unloaded';
 import type { OperationRouterDeps } from './routes/operation-deps';
 import { openApiRouter } from './routes/openapi';
 import { statusChangeRouter } from './routes/status-change';
@@ -79,8 +86,18 @@ export function createApp(deps: AppDeps): Express {
   };
   app.use(statusChangeRouter(operations)); // POST /v1/tokens/status-change
   app.use(withdrawRouter(operations)); // GET, POST /v1/tokens/withdraw
-  app.use(eventsRouter(operations)); // POST /v1/events
-  app.use(modifyBookingRouter(operations)); // PATCH /:version/booking/:partnerid/:randomkey
+  app.use(loadedRouter(operations)); // POST /v1/tokens/loaded
+  app.use(unloadedRouter(operations)); // POST /v1/tokens/unloaded
+  app.use(loadScheduleRouter(operations)); // POST /v1/tokens/load-schedule
+  app.use(expiryDateRouter(operations)); // POST /v1/tokens/expiry-date
+  app.use(availableDateRouter(operations)); // POST /v1/tokens/available-date
+  app.use(eventsRouter(operations)); // POST /v1/events: any of the above, by read_event
+  app.use(createTokenRouter(operations)); // POST /:version/token/:partnerid/:randomkey
+  app.use(otherMethodsRouter(TOKEN_PATH, ['POST'])); // 405 for any other method there
+  app.use(createBookingRouter(operations)); // POST /:version/booking/:partnerid/:randomkey
+  app.use(modifyBookingRouter(operations)); // PATCH, the same path
+  app.use(cancelBookingRouter(operations)); // DELETE, the same path
+  app.use(otherMethodsRouter(BOOKING_PATH, ['POST', 'PATCH', 'DELETE'])); // 405 for any other method there
 
   // Health, metrics, documents and the admin API.
   app.use(healthRouter(store, isShuttingDown));

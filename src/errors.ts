@@ -59,7 +59,7 @@ export class NotFoundError extends DomainError {
 /** The message names the methods the path takes, as the Allow header does. */
 export class MethodNotAllowedError extends DomainError {
   constructor(readonly allow: readonly string[]) {
-    super(`Method Not Allowed: use ${allow.join(' or ')}`);
+    super(`Method Not Allowed: use ${allow.length > 1 ? `${allow.slice(0, -1).join(', ')} or ${allow[allow.length - 1]}` : allow[0]}`);
   }
 }
 

@@ -6,7 +6,7 @@
 import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
 import { eventQuerySchema } from './schemas/admin';
-import { bookingChangeSchema, bookingPathSchema } from './schemas/booking';
+import { bookingChangeSchema, keyedPathSchema } from './schemas/booking';
 import {
   adminBookingSchema,
   adminEventsSchema,
@@ -75,7 +75,7 @@ const ERROR_EXAMPLES: Record<number, Array<[string, Json]>> = {
   409: [['not active', envelopeExample(409, 'Token is freezed; only an active token can be withdrawn from')], ['balance', envelopeExample(409, 'token_balance 800.00 does not match the ledger: expected 900.00')]],
   413: [['destination', envelopeExample(413, 'Destination ID Unknown')], ['size', envelopeExample(413, 'Payload Too Large')]],
   415: [['type', envelopeExample(415, 'Content-Type must be application/json')]],
-  422: [['overdraft', envelopeExample(422, 'withdrawn_amount 600.00 is more than the token balance 500.00')], ['key reused', envelopeExample(422, 'transaction_id was already used for a different withdrawal')]],
+  422: [['overdraft', envelopeExample(422, 'withdrawn_amount 600.00 is more than the token balance 500.00')], ['key reused', envelopeExample(422, 'transaction_id was already used for a different request')]],
   428: [['token', envelopeExample(428, "Token ID doesn't match")]],
   429: [['limit', envelopeExample(429, 'Too Many Requests')]],
   500: [['crash', envelopeExample(500, 'internal Server Error')]],
@@ -166,7 +166,7 @@ function withdrawOperation(method: 'get' | 'post'): Json {
 }
 
 export function buildOpenApiDocument(version: string): Json {
-  const pathParameters = jsonSchema(bookingPathSchema, 'input') as { properties: Record<string, Json> };
+  const pathParameters = jsonSchema(keyedPathSchema, 'input') as { properties: Record<string, Json> };
   return {
     openapi: '3.1.0',
     info: {

@@ -69,6 +69,7 @@ export function toSeedData(seed: SeedFile, loadedAt: Date): SeedData {
       sourceId: booking.source_id,
       bookingId: booking.booking_id,
       fields: Object.fromEntries(BOOKING_FIELDS.map((field) => [field, booking[field]])) as BookingFields,
+      status: booking.status,
       updatedAt: booking.updated_at ? new Date(booking.updated_at) : loadedAt,
     })),
   };

@@ -1,10 +1,9 @@
 import type { RequestHandler, Response } from 'express';
 import type { EventLog, OperationEvent } from '../event-log';
 import { isoTimeNow } from '../logger';
-import type { Metrics, Operation, Outcome } from '../metrics';
+import type { Metrics, Outcome } from '../metrics';
 import { routePattern } from './request-logger';
 
-const COUNTED_OPERATIONS: ReadonlySet<string> = new Set<Operation>(['withdraw', 'status_change', 'booking_change']);
 const MAX_FIELD_LENGTH = 128;
 
 /** Identifying fields of the raw body, only when they are short strings or numbers: never keys, never whole bodies. */
@@ -38,7 +37,7 @@ export function observeRequests(metrics: Metrics, events: EventLog): RequestHand
       const name = state.operation;
       if (!name) return;
       const outcome = outcomeOf(res);
-      if (COUNTED_OPERATIONS.has(name)) metrics.countOperation(name as Operation, outcome, outcome === 'rejected' ? reason : '');
+      metrics.countOperation(name, outcome, outcome === 'rejected' ? reason : '');
       events.record({
         time: isoTimeNow(),
         request_id: String(req.id),

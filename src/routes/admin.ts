@@ -6,13 +6,14 @@ import { methodNotAllowed } from '../middleware/errors';
 import { sendJson } from '../middleware/send-json';
 import { formatAmount } from '../money';
 import { eventQuerySchema } from '../schemas/admin';
-import { formatDay, text, tokenId } from '../schemas/fields';
+import { text, tokenId } from '../schemas/fields';
 import { parsePayload } from '../schemas/validate';
 import { hashKey, keyMatches } from '../secrets';
 import type { Store } from '../store/store';
 import { bookingView } from './booking-view';
+import { tokenView } from './token-view';
 
-const RECENT_WITHDRAWALS = 10;
+const RECENT_LEDGER_ENTRIES = 10;
 
 /** Requires `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
 function requireAdmin(adminToken: string): RequestHandler {
@@ -38,23 +39,19 @@ export function adminRouter({ store, events, adminToken }: { store: Store; event
       const id = parsePayload(z.object({ tokenId }), req.params).tokenId;
       const token = await store.findToken(id);
       if (!token) throw new NotFoundError('Token not found');
-      const withdrawals = await store.recentWithdrawals(id, RECENT_WITHDRAWALS);
+      const entries = await store.recentLedgerEntries(id, RECENT_LEDGER_ENTRIES);
       sendJson(
         res,
         200,
         JSON.stringify({
-          token_id: token.tokenId,
-          source_id: token.sourceId,
-          destination_id: token.destinationId,
-          status: token.status,
-          balance: formatAmount(token.balance),
-          ...(token.availableDay === undefined ? {} : { available_date: formatDay(token.availableDay) }),
-          ...(token.expiryDay === undefined ? {} : { expiry_date: formatDay(token.expiryDay) }),
-          last_withdrawals: withdrawals.map((w) => ({
-            transaction_id: w.transactionId,
-            withdrawn_amount: formatAmount(w.amount),
-            token_balance: formatAmount(w.tokenBalance),
-            created_at: w.createdAt.toISOString(),
+          ...tokenView(token),
+          last_ledger_entries: entries.map((entry) => ({
+            transaction_id: entry.transactionId,
+            kind: entry.kind,
+            amount: formatAmount(entry.amount),
+            ...(entry.kind === 'load' ? { fee_amount: formatAmount(entry.fee) } : {}),
+            token_balance: formatAmount(entry.tokenBalance),
+            created_at: entry.createdAt.toISOString(),
           })),
         }),
       );

@@ -1,19 +1,30 @@
 import { Router, type RequestHandler } from 'express';
 import { methodNotAllowed } from '../middleware/errors';
-import { STATUS_CHANGED_EVENT } from '../schemas/status-change';
-import { tokenEventSchema } from '../schemas/token-event';
+import { TOKEN_EVENTS, tokenEventSchema, type TokenEvent } from '../schemas/token-event';
 import { parsePayload } from '../schemas/validate';
-import { WITHDRAWN_EVENT } from '../schemas/withdraw';
+import { availableDateChain } from './available-date';
+import { expiryDateChain } from './expiry-date';
+import { loadScheduleChain } from './load-schedule';
+import { loadedChain } from './loaded';
 import type { OperationRouterDeps } from './operation-deps';
 import { operation } from './respond';
 import { statusChangeChain } from './status-change';
+import { unloadedChain } from './unloaded';
 import { withdrawChain } from './withdraw';
 
-/** Each read_event's operation: its name for metrics, and its chain after the intake, as a router of its own. */
-function operationsByEvent(deps: OperationRouterDeps): Record<string, { name: string; chain: Router }> {
+/**
+ * Each read_event's operation: its name for metrics, and its chain after the intake, as a router of its own.
+ * token.loaded_created here is Loaded; only the Unloaded route also takes it for Unloaded, as the published page names it.
+ */
+function operationsByEvent(deps: OperationRouterDeps): Record<TokenEvent, { name: string; chain: Router }> {
   return {
-    [STATUS_CHANGED_EVENT]: { name: 'status_change', chain: Router().use(statusChangeChain(deps)) },
-    [WITHDRAWN_EVENT]: { name: 'withdraw', chain: Router().use(withdrawChain(deps)) },
+    [TOKEN_EVENTS.statusChanged]: { name: 'status_change', chain: Router().use(statusChangeChain(deps)) },
+    [TOKEN_EVENTS.withdrawn]: { name: 'withdraw', chain: Router().use(withdrawChain(deps)) },
+    [TOKEN_EVENTS.loaded]: { name: 'loaded', chain: Router().use(loadedChain(deps)) },
+    [TOKEN_EVENTS.unloaded]: { name: 'unloaded', chain: Router().use(unloadedChain(deps)) },
+    [TOKEN_EVENTS.loadSchedule]: { name: 'load_schedule', chain: Router().use(loadScheduleChain(deps)) },
+    [TOKEN_EVENTS.expiryUpdated]: { name: 'expiry_date', chain: Router().use(expiryDateChain(deps)) },
+    [TOKEN_EVENTS.availableUpdated]: { name: 'available_date', chain: Router().use(availableDateChain(deps)) },
   };
 }
 

@@ -3,12 +3,24 @@ import type { RequestHandler, Response } from 'express';
 import { UnprocessableError } from '../errors';
 import { authenticatedAccount } from '../middleware/authenticate';
 import { sendJson } from '../middleware/send-json';
+import type { KeyedOutcome, RequestKey } from '../services/keyed-requests';
 import type { Delivery, Store, StoreTransaction } from '../store/store';
 
-/** What an operation's handler reports: whether it repeated an applied request, and what else the answer carries. */
+/** What an operation's handler reports: whether it repeated an applied request, and what the answer carries. */
 export interface Answer {
   replayed: boolean;
+  /** What the answer carries besides success and message (a booking, a token). */
   extra?: object;
+  /** A replay's first answer, byte for byte, when its key kept it (operations keyed by {randomkey}). */
+  response?: string;
+  /** The {randomkey} under which the answer is kept, in the unit of the change. */
+  requestKey?: RequestKey;
+}
+
+/** A keyed operation's outcome as the answer: the first answer's bytes, or what it made, shown by `view`. */
+export function keyedAnswer<Result>(outcome: KeyedOutcome<Result>, view: (result: Result) => object): Answer {
+  if (outcome.replayed) return { replayed: true, response: outcome.response };
+  return { replayed: false, extra: view(outcome.result), requestKey: outcome.requestKey };
 }
 
 const SUCCESS = { success: true, message: 'Success' } as const;
@@ -24,7 +36,8 @@ function signedDelivery(res: Response): Omit<Delivery, 'response' | 'receivedAt'
 
 /**
  * The last step of every operation's chain: its one service call, in one
- * unit of work, then the success answer. A signed request is remembered in
+ * unit of work, then the success answer. A request keyed by {randomkey} is
+ * kept with its answer in that unit. A signed request is remembered in
  * that same unit, under its account's webhook-id with a digest of its body:
  * a repeat with the same body gets the first answer's bytes and applies
  * nothing; the same id with another body is a 422. A change is never kept
@@ -41,8 +54,9 @@ export function respond(store: Store, now: () => Date, serve: (tx: StoreTransact
         }
         return { replayed: true, body: earlier.response };
       }
-      const { replayed, extra } = await serve(tx, res);
-      const body = extra ? JSON.stringify({ ...SUCCESS, ...extra }) : SUCCESS_BODY;
+      const { replayed, extra, response, requestKey } = await serve(tx, res);
+      const body = response ?? (extra ? JSON.stringify({ ...SUCCESS, ...extra }) : SUCCESS_BODY);
+      if (requestKey) await tx.recordKeyedRequest({ ...requestKey, response: body, createdAt: now() });
       if (delivery) await tx.recordDelivery({ ...delivery, response: body, receivedAt: now() });
       return { replayed, body };
     });

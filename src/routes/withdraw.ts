@@ -1,24 +1,16 @@
 import { Router, type RequestHandler } from 'express';
-import { authenticate, authenticatedAccount } from '../middleware/authenticate';
 import { methodNotAllowed } from '../middleware/errors';
-import { validate } from '../middleware/validate';
+import { ROUTE_OF_EVENT, TOKEN_EVENTS } from '../schemas/token-event';
 import { withdrawSchema } from '../schemas/withdraw';
-import { withdraw } from '../services/token-notifications';
+import { withdraw } from '../services/token-ledger';
 import type { OperationRouterDeps } from './operation-deps';
-import { operation, respond } from './respond';
+import { operation } from './respond';
+import { tokenNotificationChain } from './token-notification';
 
-const WITHDRAW_PATH = '/v1/tokens/withdraw';
 const ALLOWED = ['GET', 'POST'];
 
-/** Withdraw after the intake: schema, account and key, then the service. Also served by POST /v1/events. */
-export function withdrawChain({ store, now, afterAuthentication }: OperationRouterDeps): RequestHandler[] {
-  const withdrawal = validate(withdrawSchema);
-  return [
-    withdrawal,
-    authenticate(store, 'share_public', withdrawal.input),
-    ...afterAuthentication,
-    respond(store, now, (tx, res) => withdraw(tx, withdrawal.input(res), authenticatedAccount(res), now())),
-  ];
+export function withdrawChain(deps: OperationRouterDeps): RequestHandler[] {
+  return tokenNotificationChain(deps, withdrawSchema, withdraw);
 }
 
 /**
@@ -30,7 +22,7 @@ export function withdrawRouter(deps: OperationRouterDeps): Router {
   const chain = withdrawChain(deps);
   const router = Router();
   router
-    .route(WITHDRAW_PATH)
+    .route(ROUTE_OF_EVENT[TOKEN_EVENTS.withdrawn])
     .head(methodNotAllowed(ALLOWED))
     .get(operation('withdraw'), ...deps.intake, ...chain)
     .post(operation('withdraw'), ...deps.intake, ...chain)

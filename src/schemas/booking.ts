@@ -47,6 +47,43 @@ const optionalBookingFields = Object.fromEntries(
   BOOKING_FIELDS.map((field) => [field, bookingFieldSchemas[field].optional()]),
 ) as { [Field in BookingField]: z.ZodOptional<(typeof bookingFieldSchemas)[Field]> };
 
+/** The fields of a booking in the specification's order, as a schema validated them. */
+function bookingFieldsOf(body: Partial<BookingFields>): Partial<BookingFields> {
+  const fields: Partial<BookingFields> = {};
+  for (const field of BOOKING_FIELDS) {
+    const value = body[field];
+    if (value !== undefined) fields[field] = value;
+  }
+  return fields;
+}
+
+/** Create Booking body: every field but buyer_id (empty when left out), checked together as a stored booking is. */
+export const createBookingSchema = z
+  .object({
+    share_secret: text(),
+    booking_event: eventName('new'),
+    source_id: text(),
+    booking_id: text(),
+    ...bookingFieldSchemas,
+    buyer_id: bookingFieldSchemas.buyer_id.default(''),
+  })
+  .superRefine((body, ctx) => {
+    for (const problem of bookingRuleProblems(body)) ctx.addIssue({ code: 'custom', path: [problem.field], message: problem.message });
+  })
+  .transform((body) => ({ share_secret: body.share_secret, source_id: body.source_id, booking_id: body.booking_id, fields: bookingFieldsOf(body) as BookingFields }));
+
+export type CreateBookingRequest = z.output<typeof createBookingSchema>;
+
+/** Cancel Booking body: the booking, named by its account. */
+export const cancelBookingSchema = z.object({
+  share_secret: text(),
+  booking_event: eventName('cancel'),
+  source_id: text(),
+  booking_id: text(),
+});
+
+export type CancelBookingRequest = z.output<typeof cancelBookingSchema>;
+
 /** Modify Booking body: identity, secret and event are required; PATCH changes only the fields it carries. */
 export const bookingChangeSchema = z
   .object({
@@ -61,19 +98,12 @@ export const bookingChangeSchema = z
       ctx.addIssue({ code: 'custom', path: [], message: `must carry at least one field to change: ${BOOKING_FIELDS.join(', ')}` });
     }
   })
-  .transform((body) => {
-    const changes: Partial<BookingFields> = {};
-    for (const field of BOOKING_FIELDS) {
-      const value = body[field];
-      if (value !== undefined) changes[field] = value;
-    }
-    return { share_secret: body.share_secret, source_id: body.source_id, booking_id: body.booking_id, changes };
-  });
+  .transform((body) => ({ share_secret: body.share_secret, source_id: body.source_id, booking_id: body.booking_id, changes: bookingFieldsOf(body) }));
 
 export type BookingChangeRequest = z.output<typeof bookingChangeSchema>;
 
-/** Path of Modify Booking; `{randomkey}` is the idempotency key. `{version}` is routed, not validated here. */
-export const bookingPathSchema = z.object({
+/** Path of the booking operations and Create Token; `{randomkey}` is the idempotency key. `{version}` is routed, not validated here. */
+export const keyedPathSchema = z.object({
   partnerid: text(),
   randomkey: z
     .string({ error: typeError('a string') })

@@ -67,7 +67,7 @@ export const tokenId = z
 export const transactionId = z
   .string({ error: typeError('a string of 20 digits') })
   .regex(/^\d{20}$/, 'must be exactly 20 digits')
-  .meta({ description: '20 digits, unique across the service: the idempotency key of a withdrawal', examples: ['20240121000000000001'] });
+  .meta({ description: "20 digits, the account's idempotency key of a ledger row (withdrawal, load, unload or credited schedule)", examples: ['20240121000000000001'] });
 
 /** A decimal amount string, read as integer minor units. */
 /** An amount sent as a JSON number is the commonest mistake: the message says what to send instead. */
@@ -121,6 +121,9 @@ export const calendarDate = z
   .regex(/^\d{2}-\d{2}-\d{4}$/, 'must be a real calendar date written DD-MM-YYYY')
   .refine((value) => dayNumber(value) !== undefined, 'must be a real calendar date written DD-MM-YYYY')
   .meta({ description: 'A real calendar date, DD-MM-YYYY', examples: ['21-01-2024'] });
+
+/** A calendar date read as its UTC day number (see dayNumber). */
+export const calendarDay = calendarDate.transform((value) => dayNumber(value) as number);
 
 /** Officially assigned ISO 3166-1 alpha-2 codes, from a maintained package rather than Intl. */
 const COUNTRY_CODES = Object.keys(countries.getAlpha2Codes()).sort() as [string, ...string[]];

@@ -1,6 +1,9 @@
 /** What the service answers: used for the error envelope's type and for the OpenAPI document. */
 import { z } from 'zod';
+import { BOOKING_STATUSES, LEDGER_KINDS } from '../store/store';
 import { BOOKING_FIELDS } from './booking';
+import { TOKEN_STATUSES } from './fields';
+import { TOKEN_DETAIL_FIELDS, type TokenDetailField } from './token-creation';
 
 export const successSchema = z.strictObject({ success: z.literal(true), message: z.literal('Success') });
 
@@ -8,6 +11,7 @@ const bookingViewSchema = z.strictObject({
   source_id: z.string(),
   booking_id: z.string(),
   ...(Object.fromEntries(BOOKING_FIELDS.map((field) => [field, z.string()])) as Record<(typeof BOOKING_FIELDS)[number], z.ZodString>),
+  status: z.enum(BOOKING_STATUSES),
   updated_at: z.iso.datetime().meta({ description: 'When the booking last changed (UTC)' }),
 });
 
@@ -31,16 +35,35 @@ export const errorEnvelopeSchema = z.strictObject({
 export const healthSchema = z.strictObject({ status: z.literal('ok') });
 export const readySchema = z.strictObject({ status: z.literal('ready') });
 
-export const adminTokenSchema = z.strictObject({
+/** A token as its account sees it (Create Token's answer, the admin view). */
+const tokenViewSchema = z.strictObject({
   token_id: z.string(),
   source_id: z.string(),
   destination_id: z.string(),
-  status: z.enum(['active', 'freezed', 'disputed', 'deleted']),
+  status: z.enum(TOKEN_STATUSES),
   balance: z.string(),
+  destination_currency: z.string().optional(),
   available_date: z.string().optional(),
   expiry_date: z.string().optional(),
-  last_withdrawals: z.array(
-    z.strictObject({ transaction_id: z.string(), withdrawn_amount: z.string(), token_balance: z.string(), created_at: z.iso.datetime() }),
+  ...(Object.fromEntries(TOKEN_DETAIL_FIELDS.map((field) => [field, z.string().optional()])) as Record<TokenDetailField, z.ZodOptional<z.ZodString>>),
+});
+
+export const tokenSuccessSchema = z.strictObject({
+  success: z.literal(true),
+  message: z.literal('Success'),
+  token: tokenViewSchema,
+});
+
+export const adminTokenSchema = tokenViewSchema.extend({
+  last_ledger_entries: z.array(
+    z.strictObject({
+      transaction_id: z.string(),
+      kind: z.enum(LEDGER_KINDS),
+      amount: z.string(),
+      fee_amount: z.string().optional().meta({ description: 'Loads only: the fee charged to the sender' }),
+      token_balance: z.string(),
+      created_at: z.iso.datetime(),
+    }),
   ),
 });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { bookingFieldSchemas, bookingRuleProblems } from './booking';
+import { BOOKING_STATUSES } from '../store/store';
 import { parseSecrets } from '../webhooks';
 import { amount, calendarDate, dayNumber, text, tokenId, tokenStatus } from './fields';
 
@@ -35,6 +36,7 @@ const seedBooking = z.object({
   booking_id: text(),
   source_id: text(),
   ...bookingFieldSchemas,
+  status: z.enum(BOOKING_STATUSES, { error: 'must be "active" or "cancelled"' }).default('active'),
   updated_at: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' }).optional(),
 });
 

@@ -1,13 +1,12 @@
 import { z } from 'zod';
-import { eventName, text, tokenId, tokenStatus } from './fields';
-
-export const STATUS_CHANGED_EVENT = 'token.status_changed';
+import { text, tokenId, tokenStatus } from './fields';
+import { readEvent, TOKEN_EVENTS } from './token-event';
 
 /** Status Change: `tokes_status` (sic) is the field; `token_status` is accepted as its alias. */
 export const statusChangeSchema = z
   .object({
     share_public: text().optional(),
-    read_event: eventName(STATUS_CHANGED_EVENT),
+    read_event: readEvent([TOKEN_EVENTS.statusChanged]),
     source_id: text(),
     destination_id: text(),
     token_id: tokenId,

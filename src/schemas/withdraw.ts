@@ -1,15 +1,11 @@
 import { z } from 'zod';
-import { amount, eventName, positiveAmount, text, tokenId, transactionId } from './fields';
-
-export const WITHDRAWN_EVENT = 'token.withdrawn_created';
+import { amount, positiveAmount, transactionId } from './fields';
+import { tokenNotificationFields } from './token-notification';
+import { readEvent, TOKEN_EVENTS } from './token-event';
 
 /** Withdraw: every field required; amounts come out as integer minor units. */
 export const withdrawSchema = z.object({
-  share_public: text(),
-  read_event: eventName(WITHDRAWN_EVENT),
-  source_id: text(),
-  destination_id: text(),
-  token_id: tokenId,
+  ...tokenNotificationFields(readEvent([TOKEN_EVENTS.withdrawn])),
   transaction_id: transactionId,
   withdrawn_amount: positiveAmount,
   token_balance: amount,

@@ -1,39 +1,11 @@
-import { ConflictError, DestinationUnknownError, TokenMismatchError, UnprocessableError } from '../errors';
-import { formatAmount } from '../money';
+/** The token notifications that change no money: Status Change, Expiry Date and Available Date. Idempotent by nature. */
+import { ConflictError } from '../errors';
 import { formatDay, type TokenStatus } from '../schemas/fields';
 import type { StatusChangeRequest } from '../schemas/status-change';
-import type { WithdrawRequest } from '../schemas/withdraw';
-import type { Account, StoreTransaction, Token, Withdrawal } from '../store/store';
-
-export interface OperationOutcome {
-  /** True when the request repeated one already applied: nothing was applied again. */
-  replayed: boolean;
-}
-
-function requireDestination(account: Account, destinationId: string): void {
-  if (!account.destinations.has(destinationId)) throw new DestinationUnknownError();
-}
-
-/** The locked token must exist, be the caller's and be at the named destination. */
-function requireCallerToken(token: Token | undefined, account: Account, destinationId: string): Token {
-  if (!token || token.sourceId !== account.sourceId || token.destinationId !== destinationId) {
-    throw new TokenMismatchError();
-  }
-  return token;
-}
-
-const DAY_MS = 86_400_000;
-
-/** Dates are UTC calendar days: a token is usable from its available date to its expiry date, both included. */
-function requireWithinDates(token: Token, now: Date): void {
-  const today = Math.floor(now.getTime() / DAY_MS);
-  if (token.availableDay !== undefined && today < token.availableDay) {
-    throw new ConflictError(`Token is not available until ${formatDay(token.availableDay)}`, 'token_not_available');
-  }
-  if (token.expiryDay !== undefined && today > token.expiryDay) {
-    throw new ConflictError(`Token expired on ${formatDay(token.expiryDay)}`, 'token_expired');
-  }
-}
+import type { AvailableDateRequest, ExpiryDateRequest } from '../schemas/token-dates';
+import { validationError } from '../schemas/validate';
+import type { Account, StoreTransaction, Token } from '../store/store';
+import { APPLIED, requireCallerToken, requireDestination, requireNotDeleted, type OperationOutcome } from './token-checks';
 
 /** `deleted` is final; any other status may move to any status. */
 function canChangeStatus(from: TokenStatus, to: TokenStatus): boolean {
@@ -44,60 +16,39 @@ export async function changeTokenStatus(tx: StoreTransaction, request: StatusCha
   requireDestination(account, request.destination_id);
   const token = requireCallerToken(await tx.tokenForUpdate(request.token_id), account, request.destination_id);
   const target = request.status;
-  if (target === undefined || target === token.status) return { replayed: false };
+  if (target === undefined || target === token.status) return APPLIED;
   if (!canChangeStatus(token.status, target)) {
     throw new ConflictError(`Token is deleted; a deleted token cannot become ${target}`, 'status_final');
   }
   await tx.saveToken({ ...token, status: target });
-  return { replayed: false };
+  return APPLIED;
 }
 
-/** Same key, same withdrawal: every field the sender controls, compared by value. */
-function sameWithdrawal(recorded: Withdrawal, request: WithdrawRequest): boolean {
-  return (
-    recorded.sourceId === request.source_id &&
-    recorded.destinationId === request.destination_id &&
-    recorded.tokenId === request.token_id &&
-    recorded.amount === request.withdrawn_amount &&
-    recorded.tokenBalance === request.token_balance
-  );
+/** A date the token already has changes nothing; a deleted token's dates cannot change; the expiry is never before the available date. */
+async function setTokenDates(tx: StoreTransaction, token: Token, dates: Pick<Token, 'availableDay' | 'expiryDay'>): Promise<OperationOutcome> {
+  const changed = { ...token, ...dates };
+  if (changed.availableDay === token.availableDay && changed.expiryDay === token.expiryDay) return APPLIED;
+  requireNotDeleted(token, 'keeps its dates');
+  if (changed.availableDay !== undefined && changed.expiryDay !== undefined && changed.expiryDay < changed.availableDay) {
+    const problem =
+      dates.expiryDay === undefined
+        ? { field: 'available_date', message: `must not be after the token's expiry date (${formatDay(changed.expiryDay)})` }
+        : { field: 'expiry_date', message: `must not be before the token's available date (${formatDay(changed.availableDay)})` };
+    throw validationError([problem], 'dates_out_of_order');
+  }
+  await tx.saveToken(changed);
+  return APPLIED;
 }
 
-export async function withdraw(tx: StoreTransaction, request: WithdrawRequest, account: Account, now: Date): Promise<OperationOutcome> {
+export async function changeExpiryDate(tx: StoreTransaction, request: ExpiryDateRequest, account: Account): Promise<OperationOutcome> {
   requireDestination(account, request.destination_id);
-  const [locked, recorded] = await tx.lockTokenAndFindWithdrawal(request.token_id, account.sourceId, request.transaction_id);
-  const token = requireCallerToken(locked, account, request.destination_id);
-  if (recorded) {
-    if (sameWithdrawal(recorded, request)) return { replayed: true };
-    throw new UnprocessableError('transaction_id was already used for a different withdrawal', 'key_reused');
-  }
-  if (token.status !== 'active') {
-    throw new ConflictError(`Token is ${token.status}; only an active token can be withdrawn from`, 'token_not_active');
-  }
-  requireWithinDates(token, now);
-  if (request.withdrawn_amount > token.balance) {
-    throw new UnprocessableError(
-      `withdrawn_amount ${formatAmount(request.withdrawn_amount)} is more than the token balance ${formatAmount(token.balance)}`,
-      'over_balance',
-    );
-  }
-  const balanceAfter = token.balance - request.withdrawn_amount;
-  if (request.token_balance !== balanceAfter) {
-    throw new ConflictError(
-      `token_balance ${formatAmount(request.token_balance)} does not match the ledger: expected ${formatAmount(balanceAfter)}`,
-      'balance_mismatch',
-    );
-  }
-  await tx.saveToken({ ...token, balance: balanceAfter });
-  // The token's own strings, equal to the request's: a million ledger rows then share them.
-  await tx.recordWithdrawal({
-    transactionId: request.transaction_id,
-    sourceId: token.sourceId,
-    destinationId: token.destinationId,
-    tokenId: token.tokenId,
-    amount: request.withdrawn_amount,
-    tokenBalance: request.token_balance,
-    createdAt: now,
-  });
-  return { replayed: false };
+  const token = requireCallerToken(await tx.tokenForUpdate(request.token_id), account, request.destination_id);
+  if (request.expiry_date === undefined) return APPLIED;
+  return setTokenDates(tx, token, { expiryDay: request.expiry_date });
+}
+
+export async function changeAvailableDate(tx: StoreTransaction, request: AvailableDateRequest, account: Account): Promise<OperationOutcome> {
+  requireDestination(account, request.destination_id);
+  const token = requireCallerToken(await tx.tokenForUpdate(request.token_id), account, request.destination_id);
+  return setTokenDates(tx, token, { availableDay: request.available_date });
 }

@@ -1,5 +1,5 @@
 import { grown, NameTable } from './memory-columns';
-import type { Withdrawal } from './store';
+import { LEDGER_KINDS, type LedgerEntry, type LedgerKind } from './store';
 
 const DIGIT_0 = 48;
 const FIRST_CAPACITY = 1024;
@@ -33,12 +33,21 @@ function hashOf(high: number, low: number): number {
 }
 
 /** One ledger row as the memory store hands it in: the token by its row in the store's token table. */
-export interface LedgerEntry extends Omit<Withdrawal, 'tokenId'> {
+export interface LedgerRow extends Omit<LedgerEntry, 'tokenId'> {
   tokenRow: number;
 }
 
+const KIND_CODES = new Map<LedgerKind, number>(LEDGER_KINDS.map((kind, code) => [kind, code]));
+
+/** The column's code of a kind; anything else is refused rather than stored as another kind. */
+export function ledgerKindCode(kind: LedgerKind): number {
+  const code = KIND_CODES.get(kind);
+  if (code === undefined) throw new Error(`ledger kind ${kind} is not one of ${LEDGER_KINDS.join(', ')}`);
+  return code;
+}
+
 /**
- * The memory store's withdrawals, in columns of typed arrays with an
+ * The memory store's ledger rows (every kind), in columns of typed arrays with an
  * open-addressing index on the transaction id (a row's key is its account and
  * transaction id: accounts' ids share a hash slot chain, never a row): about 70 bytes a row, where a
  * record object, its Date, its id string and a Map entry took about 420 (a
@@ -54,7 +63,9 @@ export class MemoryLedger {
   private tokenRows = new Int32Array(FIRST_CAPACITY);
   private sourceRefs = new Int32Array(FIRST_CAPACITY);
   private destinationRefs = new Int32Array(FIRST_CAPACITY);
+  private kinds = new Uint8Array(FIRST_CAPACITY);
   private amounts = new Float64Array(FIRST_CAPACITY);
+  private fees = new Float64Array(FIRST_CAPACITY);
   private tokenBalances = new Float64Array(FIRST_CAPACITY);
   private createdAt = new Float64Array(FIRST_CAPACITY);
   private previousOfToken = new Int32Array(FIRST_CAPACITY);
@@ -83,7 +94,7 @@ export class MemoryLedger {
   }
 
   /** Appends a row; the caller has checked that the account's transaction id is new. */
-  append(entry: LedgerEntry): void {
+  append(entry: LedgerRow): void {
     const split = splitTransactionId(entry.transactionId);
     if (!split) throw new Error(`transaction_id ${entry.transactionId} is not 20 digits`);
     const [high, low] = split;
@@ -94,7 +105,9 @@ export class MemoryLedger {
     this.tokenRows[row] = entry.tokenRow;
     this.sourceRefs[row] = this.names.refOf(entry.sourceId);
     this.destinationRefs[row] = this.names.refOf(entry.destinationId);
+    this.kinds[row] = ledgerKindCode(entry.kind);
     this.amounts[row] = entry.amount;
+    this.fees[row] = entry.fee;
     this.tokenBalances[row] = entry.tokenBalance;
     this.createdAt[row] = entry.createdAt.getTime();
     if (entry.tokenRow >= this.latestOfToken.length) {
@@ -108,13 +121,15 @@ export class MemoryLedger {
     this.index(row);
   }
 
-  read(row: number, tokenIdOf: (tokenRow: number) => string): Withdrawal {
+  read(row: number, tokenIdOf: (tokenRow: number) => string): LedgerEntry {
     return {
+      kind: LEDGER_KINDS[this.kinds[row]],
       transactionId: joinTransactionId(this.idHigh[row], this.idLow[row]),
       sourceId: this.names.nameOf(this.sourceRefs[row]),
       destinationId: this.names.nameOf(this.destinationRefs[row]),
       tokenId: tokenIdOf(this.tokenRows[row]),
       amount: this.amounts[row],
+      fee: this.fees[row],
       tokenBalance: this.tokenBalances[row],
       createdAt: new Date(this.createdAt[row]),
     };
@@ -145,7 +160,9 @@ export class MemoryLedger {
     this.tokenRows = grown(this.tokenRows, this.capacity);
     this.sourceRefs = grown(this.sourceRefs, this.capacity);
     this.destinationRefs = grown(this.destinationRefs, this.capacity);
+    this.kinds = grown(this.kinds, this.capacity);
     this.amounts = grown(this.amounts, this.capacity);
+    this.fees = grown(this.fees, this.capacity);
     this.tokenBalances = grown(this.tokenBalances, this.capacity);
     this.createdAt = grown(this.createdAt, this.capacity);
     this.previousOfToken = grown(this.previousOfToken, this.capacity);

@@ -1,7 +1,7 @@
 import { ServiceUnavailableError } from '../errors';
-import { isLedgerTransactionId, MemoryLedger } from './memory-ledger';
+import { isLedgerTransactionId, ledgerKindCode, MemoryLedger } from './memory-ledger';
 import { MemoryTokenTable, statusCode } from './memory-tokens';
-import type { Account, Booking, BookingChange, Delivery, SeedData, Store, StoreTransaction, Token, Withdrawal } from './store';
+import type { Account, Booking, Delivery, KeyedRequest, LedgerEntry, SeedData, Store, StoreTransaction, Token } from './store';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -15,17 +15,17 @@ function forgetOlderThan<Value>(entries: Map<string, Value>, cutoffMs: number, s
 
 /**
  * A copy that callers may change freely. Records are flat but for a booking's
- * fields and a change's result; Dates are never mutated, so they are shared.
+ * fields and a token's details; Dates are never mutated, so they are shared.
  * Far cheaper than structuredClone on every read and write.
  */
 function copy<Value>(value: Value): Value {
   const record: Record<string, unknown> = { ...(value as Record<string, unknown>) };
   if (record.fields) record.fields = { ...(record.fields as Record<string, unknown>) };
-  if (record.result) record.result = copy(record.result);
+  if (record.details) record.details = { ...(record.details as Record<string, unknown>) };
   return record as Value;
 }
 
-/** A record's key within its account: bookings, booking keys, deliveries and ledger rows are all per account. */
+/** A record's key within its account: bookings, request keys, deliveries and ledger rows are all per account. */
 function accountKey(sourceId: string, id: string): string {
   return `${sourceId}\u0000${id}`;
 }
@@ -35,20 +35,20 @@ interface MemoryTables {
   tokens: MemoryTokenTable;
   ledger: MemoryLedger;
   bookings: Map<string, Booking>;
-  bookingChanges: Map<string, BookingChange>;
+  keyedRequests: Map<string, KeyedRequest>;
   deliveries: Map<string, Delivery>;
 }
 
 interface StagedWrites {
   tokens: Map<string, Token>;
-  withdrawals: Map<string, Withdrawal>;
+  ledger: Map<string, LedgerEntry>;
   bookings: Map<string, Booking>;
-  bookingChanges: Map<string, BookingChange>;
+  keyedRequests: Map<string, KeyedRequest>;
   deliveries: Map<string, Delivery>;
 }
 
 /** An unlocked read of the ledger, as the store's tables hold it. */
-function storedWithdrawal(tables: MemoryTables, sourceId: string, transactionId: string): Withdrawal | undefined {
+function storedLedgerEntry(tables: MemoryTables, sourceId: string, transactionId: string): LedgerEntry | undefined {
   const row = tables.ledger.find(sourceId, transactionId);
   return row < 0 ? undefined : tables.ledger.read(row, (tokenRow) => tables.tokens.idOf(tokenRow));
 }
@@ -73,33 +73,50 @@ class MemoryTransaction implements StoreTransaction {
     return staged ? copy(staged) : this.storedToken(tokenId);
   }
 
-  async findWithdrawal(sourceId: string, transactionId: string) {
-    const staged = this.staged.withdrawals?.get(accountKey(sourceId, transactionId));
-    return staged ? copy(staged) : storedWithdrawal(this.tables, sourceId, transactionId);
+  async findLedgerEntry(sourceId: string, transactionId: string) {
+    const staged = this.staged.ledger?.get(accountKey(sourceId, transactionId));
+    return staged ? copy(staged) : storedLedgerEntry(this.tables, sourceId, transactionId);
   }
 
-  async lockTokenAndFindWithdrawal(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, Withdrawal | undefined]> {
-    return [await this.tokenForUpdate(tokenId), await this.findWithdrawal(sourceId, transactionId)];
+  async lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]> {
+    return [await this.tokenForUpdate(tokenId), await this.findLedgerEntry(sourceId, transactionId)];
+  }
+
+  private holdsToken(tokenId: string): boolean {
+    return this.staged.tokens?.has(tokenId) === true || this.tables.tokens.rowOf(tokenId) !== undefined;
+  }
+
+  async createToken(token: Token) {
+    // As the database's primary key.
+    if (this.holdsToken(token.tokenId)) throw new Error(`token ${token.tokenId} is already in the store`);
+    await this.stageToken(token);
   }
 
   async saveToken(token: Token) {
+    if (!this.holdsToken(token.tokenId)) throw new Error(`token ${token.tokenId} is not in the store`);
+    await this.stageToken(token);
+  }
+
+  private async stageToken(token: Token) {
     // Checked here, so that commit cannot fail halfway through a unit's writes.
     statusCode(token.status);
+    if (token.availableDay !== undefined && token.expiryDay !== undefined && token.expiryDay < token.availableDay) {
+      throw new Error(`token ${token.tokenId} would expire before it is available`);
+    }
     (this.staged.tokens ??= new Map()).set(token.tokenId, copy(token));
   }
 
-  async recordWithdrawal(withdrawal: Withdrawal) {
+  async recordLedgerEntry(entry: LedgerEntry) {
     // Checked here, like the ones below, so that commit cannot fail after it applied the unit's token writes.
-    if (!isLedgerTransactionId(withdrawal.transactionId)) throw new Error(`transaction_id ${withdrawal.transactionId} is not 20 digits`);
-    const key = accountKey(withdrawal.sourceId, withdrawal.transactionId);
-    if (this.staged.withdrawals?.has(key) || this.tables.ledger.find(withdrawal.sourceId, withdrawal.transactionId) >= 0) {
-      throw new Error(`transaction_id ${withdrawal.transactionId} of ${withdrawal.sourceId} is already in the ledger`);
+    if (!isLedgerTransactionId(entry.transactionId)) throw new Error(`transaction_id ${entry.transactionId} is not 20 digits`);
+    ledgerKindCode(entry.kind);
+    const key = accountKey(entry.sourceId, entry.transactionId);
+    if (this.staged.ledger?.has(key) || this.tables.ledger.find(entry.sourceId, entry.transactionId) >= 0) {
+      throw new Error(`transaction_id ${entry.transactionId} of ${entry.sourceId} is already in the ledger`);
     }
     // As the database's foreign key: a ledger row belongs to a token the store holds.
-    if (!this.staged.tokens?.has(withdrawal.tokenId) && this.tables.tokens.rowOf(withdrawal.tokenId) === undefined) {
-      throw new Error(`token ${withdrawal.tokenId} is not in the store`);
-    }
-    (this.staged.withdrawals ??= new Map()).set(key, copy(withdrawal));
+    if (!this.holdsToken(entry.tokenId)) throw new Error(`token ${entry.tokenId} is not in the store`);
+    (this.staged.ledger ??= new Map()).set(key, copy(entry));
   }
 
   async bookingForUpdate(sourceId: string, bookingId: string) {
@@ -108,18 +125,29 @@ class MemoryTransaction implements StoreTransaction {
     return booking && copy(booking);
   }
 
-  async findBookingChange(sourceId: string, key: string) {
-    const changeKey = accountKey(sourceId, key);
-    const change = this.staged.bookingChanges?.get(changeKey) ?? this.tables.bookingChanges.get(changeKey);
-    return change && copy(change);
+  async createBooking(booking: Booking) {
+    const key = accountKey(booking.sourceId, booking.bookingId);
+    // As the database's primary key.
+    if (this.staged.bookings?.has(key) || this.tables.bookings.has(key)) throw new Error(`booking ${booking.bookingId} of ${booking.sourceId} is already in the store`);
+    (this.staged.bookings ??= new Map()).set(key, copy(booking));
   }
 
   async saveBooking(booking: Booking) {
-    (this.staged.bookings ??= new Map()).set(accountKey(booking.sourceId, booking.bookingId), copy(booking));
+    const key = accountKey(booking.sourceId, booking.bookingId);
+    if (!this.staged.bookings?.has(key) && !this.tables.bookings.has(key)) throw new Error(`booking ${booking.bookingId} of ${booking.sourceId} is not in the store`);
+    (this.staged.bookings ??= new Map()).set(key, copy(booking));
   }
 
-  async recordBookingChange(change: BookingChange) {
-    (this.staged.bookingChanges ??= new Map()).set(accountKey(change.sourceId, change.key), copy(change));
+  async findKeyedRequest(sourceId: string, key: string) {
+    const requestKey = accountKey(sourceId, key);
+    const request = this.staged.keyedRequests?.get(requestKey) ?? this.tables.keyedRequests.get(requestKey);
+    return request && copy(request);
+  }
+
+  async recordKeyedRequest(request: KeyedRequest) {
+    const requestKey = accountKey(request.sourceId, request.key);
+    if (this.staged.keyedRequests?.has(requestKey) || this.tables.keyedRequests.has(requestKey)) throw new Error(`key ${request.key} of ${request.sourceId} is already recorded`);
+    (this.staged.keyedRequests ??= new Map()).set(requestKey, copy(request));
   }
 
   async findDelivery(sourceId: string, webhookId: string) {
@@ -136,19 +164,19 @@ class MemoryTransaction implements StoreTransaction {
 
   /**
    * Applies every staged write in one synchronous step, so no other unit sees half of them. Every write was
-   * checked when it was staged (saveToken, recordWithdrawal), so applying cannot stop halfway.
+   * checked when it was staged (saveToken, recordLedgerEntry), so applying cannot stop halfway.
    */
   commit(): void {
-    const { tokens, ledger, bookings, bookingChanges, deliveries } = this.tables;
-    const { tokens: stagedTokens = [], withdrawals = [], bookings: stagedBookings = [], bookingChanges: changes = [], deliveries: stagedDeliveries = [] } = this.staged;
+    const { tokens, ledger, bookings, keyedRequests, deliveries } = this.tables;
+    const { tokens: stagedTokens = [], ledger: entries = [], bookings: stagedBookings = [], keyedRequests: requests = [], deliveries: stagedDeliveries = [] } = this.staged;
     for (const [, token] of stagedTokens) tokens.put(token);
-    for (const [, withdrawal] of withdrawals) {
-      ledger.append({ ...withdrawal, tokenRow: tokens.rowOf(withdrawal.tokenId) as number });
+    for (const [, entry] of entries) {
+      ledger.append({ ...entry, tokenRow: tokens.rowOf(entry.tokenId) as number });
     }
     for (const [key, booking] of stagedBookings) bookings.set(key, booking);
-    for (const [key, change] of changes) {
-      bookingChanges.set(key, change);
-      forgetOlderThan(bookingChanges, change.createdAt.getTime() - this.retentionMs, (kept) => kept.createdAt);
+    for (const [key, request] of requests) {
+      keyedRequests.set(key, request);
+      forgetOlderThan(keyedRequests, request.createdAt.getTime() - this.retentionMs, (kept) => kept.createdAt);
     }
     for (const [key, delivery] of stagedDeliveries) {
       deliveries.set(key, delivery);
@@ -158,7 +186,7 @@ class MemoryTransaction implements StoreTransaction {
 }
 
 export interface MemoryStoreOptions {
-  /** How long booking idempotency keys and webhook ids are kept; the contract asks for at least 24 hours. */
+  /** How long request keys ({randomkey}) and webhook ids are kept; the contract asks for at least 24 hours. */
   retentionMs?: number;
 }
 
@@ -171,7 +199,7 @@ export class MemoryStore implements Store {
     tokens: new MemoryTokenTable(),
     ledger: new MemoryLedger(),
     bookings: new Map(),
-    bookingChanges: new Map(),
+    keyedRequests: new Map(),
     deliveries: new Map(),
   };
   private readonly accounts = new Map<string, Account>();
@@ -198,7 +226,7 @@ export class MemoryStore implements Store {
     return row === undefined ? undefined : this.tables.tokens.read(row);
   }
 
-  async recentWithdrawals(tokenId: string, limit: number) {
+  async recentLedgerEntries(tokenId: string, limit: number) {
     this.assertOpen();
     const { tokens, ledger } = this.tables;
     const row = tokens.rowOf(tokenId);
@@ -212,9 +240,9 @@ export class MemoryStore implements Store {
     return booking && copy(booking);
   }
 
-  async findWithdrawal(sourceId: string, transactionId: string) {
+  async findLedgerEntry(sourceId: string, transactionId: string) {
     this.assertOpen();
-    return storedWithdrawal(this.tables, sourceId, transactionId);
+    return storedLedgerEntry(this.tables, sourceId, transactionId);
   }
 
   async findDelivery(sourceId: string, webhookId: string) {

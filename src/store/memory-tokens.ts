@@ -1,6 +1,6 @@
 import { TOKEN_STATUSES, type TokenStatus } from '../schemas/fields';
 import { grown, NameTable } from './memory-columns';
-import type { Token } from './store';
+import type { Token, TokenDetails } from './store';
 
 const FIRST_CAPACITY = 1024;
 /** A day column's value for "no such date". */
@@ -31,6 +31,8 @@ export class MemoryTokenTable {
   private availableDays = new Int32Array(FIRST_CAPACITY);
   private expiryDays = new Int32Array(FIRST_CAPACITY);
   private readonly names = new NameTable();
+  /** Currency and details by row, for the tokens that have them (those made by Create Token). */
+  private readonly detailsOfRow = new Map<number, TokenDetails>();
 
   /** The token's row, or undefined when the store does not hold it. */
   rowOf(tokenId: string): number | undefined {
@@ -51,6 +53,9 @@ export class MemoryTokenTable {
     };
     if (this.availableDays[row] !== NO_DAY) token.availableDay = this.availableDays[row];
     if (this.expiryDays[row] !== NO_DAY) token.expiryDay = this.expiryDays[row];
+    const details = this.detailsOfRow.get(row);
+    if (details?.currency !== undefined) token.currency = details.currency;
+    if (details?.details !== undefined) token.details = details.details;
     return token;
   }
 
@@ -69,6 +74,9 @@ export class MemoryTokenTable {
     this.destinationRefs[row] = this.names.refOf(token.destinationId);
     this.availableDays[row] = token.availableDay ?? NO_DAY;
     this.expiryDays[row] = token.expiryDay ?? NO_DAY;
+    if (token.currency !== undefined || token.details !== undefined) {
+      this.detailsOfRow.set(row, { currency: token.currency, details: token.details && { ...token.details } });
+    }
   }
 
   private grow(): void {

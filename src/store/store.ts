@@ -6,6 +6,14 @@ import type { MinorUnits } from '../money';
 import type { BookingFields } from '../schemas/booking';
 import type { TokenStatus } from '../schemas/fields';
 
+/** What a token may carry beyond its balance: set by Create Token, shown with the token. */
+export interface TokenDetails {
+  /** ISO 4217 code of the token's currency. */
+  currency?: string;
+  /** Create Token's optional text fields (token_name, customer_name, …), by field name, as sent. */
+  details?: Readonly<Record<string, string>>;
+}
+
 export interface Account {
   sourceId: string;
   /** SHA-256 of the public key; the store never holds a key in plain text. */
@@ -17,7 +25,7 @@ export interface Account {
   signingSecrets: readonly string[];
 }
 
-export interface Token {
+export interface Token extends TokenDetails {
   tokenId: string;
   sourceId: string;
   destinationId: string;
@@ -28,33 +36,48 @@ export interface Token {
   expiryDay?: number;
 }
 
-/** One applied withdrawal: the ledger row, keyed by its transaction id. */
-export interface Withdrawal {
+/** What moved money on a token: a withdrawal, a load (with its fee), an unload, a credited load schedule. */
+export const LEDGER_KINDS = ['withdrawal', 'load', 'unload', 'schedule'] as const;
+export type LedgerKind = (typeof LEDGER_KINDS)[number];
+
+/** One ledger row, keyed by its account and transaction id across every kind. */
+export interface LedgerEntry {
+  kind: LedgerKind;
   transactionId: string;
   sourceId: string;
   destinationId: string;
   tokenId: string;
+  /** What moved, above zero; a credited schedule that found the balance already there moves zero. */
   amount: MinorUnits;
-  /** The balance the sender stated after the withdrawal (equal to the ledger's when applied). */
+  /** A load's fee, charged to the sender and not taken from the token; zero for the other kinds. */
+  fee: MinorUnits;
+  /** The balance the sender stated after the row (equal to the ledger's when applied). */
   tokenBalance: MinorUnits;
   createdAt: Date;
 }
+
+export const BOOKING_STATUSES = ['active', 'cancelled'] as const;
+export type BookingStatus = (typeof BOOKING_STATUSES)[number];
 
 export interface Booking {
   sourceId: string;
   bookingId: string;
   fields: BookingFields;
+  status: BookingStatus;
   updatedAt: Date;
 }
 
-/** An applied booking change, kept so a retry with the same key replays the same answer. */
-export interface BookingChange {
+/**
+ * A request applied under an idempotency key of its account (a booking operation's or Create Token's
+ * `{randomkey}`), kept so a retry with the same key gets the first answer byte for byte.
+ */
+export interface KeyedRequest {
   sourceId: string;
   key: string;
-  /** Canonical form of the request, to tell a replay from a reused key. */
+  /** Canonical form of the request (operation and fields by value), to tell a replay from a reused key. */
   fingerprint: string;
-  /** The booking as the first answer showed it. */
-  result: Booking;
+  /** The JSON body of the first answer. */
+  response: string;
   createdAt: Date;
 }
 
@@ -83,15 +106,21 @@ export interface SeedData {
 export interface StoreTransaction {
   tokenForUpdate(tokenId: string): Promise<Token | undefined>;
   /** Ledger rows are keyed by the account and its transaction id. */
-  findWithdrawal(sourceId: string, transactionId: string): Promise<Withdrawal | undefined>;
-  /** tokenForUpdate, then findWithdrawal once the lock is held: one step, so a store can save a round trip. */
-  lockTokenAndFindWithdrawal(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, Withdrawal | undefined]>;
+  findLedgerEntry(sourceId: string, transactionId: string): Promise<LedgerEntry | undefined>;
+  /** tokenForUpdate, then findLedgerEntry once the lock is held: one step, so a store can save a round trip. */
+  lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]>;
+  /** A token the store does not hold yet; its id taken meanwhile fails the unit (a database's unique key). */
+  createToken(token: Token): Promise<void>;
+  /** Status, balance and dates of a token the store holds. */
   saveToken(token: Token): Promise<void>;
-  recordWithdrawal(withdrawal: Withdrawal): Promise<void>;
+  recordLedgerEntry(entry: LedgerEntry): Promise<void>;
   bookingForUpdate(sourceId: string, bookingId: string): Promise<Booking | undefined>;
-  findBookingChange(sourceId: string, key: string): Promise<BookingChange | undefined>;
+  /** A booking the account does not hold yet; one created meanwhile fails the unit. */
+  createBooking(booking: Booking): Promise<void>;
   saveBooking(booking: Booking): Promise<void>;
-  recordBookingChange(change: BookingChange): Promise<void>;
+  findKeyedRequest(sourceId: string, key: string): Promise<KeyedRequest | undefined>;
+  /** In the unit of the change the request applied, like recordDelivery. */
+  recordKeyedRequest(request: KeyedRequest): Promise<void>;
   findDelivery(sourceId: string, webhookId: string): Promise<Delivery | undefined>;
   /** In the unit of the change the delivery applied, so neither is ever kept without the other. */
   recordDelivery(delivery: Delivery): Promise<void>;
@@ -102,8 +131,8 @@ export interface Store {
   /** Reads for inspection: no lock, outside any unit of work. */
   findToken(tokenId: string): Promise<Token | undefined>;
   /** The token's latest ledger rows, newest first. */
-  recentWithdrawals(tokenId: string, limit: number): Promise<Withdrawal[]>;
-  findWithdrawal(sourceId: string, transactionId: string): Promise<Withdrawal | undefined>;
+  recentLedgerEntries(tokenId: string, limit: number): Promise<LedgerEntry[]>;
+  findLedgerEntry(sourceId: string, transactionId: string): Promise<LedgerEntry | undefined>;
   findBooking(sourceId: string, bookingId: string): Promise<Booking | undefined>;
   findDelivery(sourceId: string, webhookId: string): Promise<Delivery | undefined>;
   /** Runs `work` atomically: all its writes commit, or (when it throws) none do. */

@@ -53,6 +53,7 @@ describeOnEveryStore('Modify Booking', (current) => {
         guests_count: '3',
         check_out: '18-02-2024',
         transaction_amount: '500.00',
+        status: 'active',
         updated_at: FIXED_NOW.toISOString(),
       };
       expect(response.body).toEqual({ success: true, message: 'Success', booking: expectedBooking });
@@ -60,7 +61,7 @@ describeOnEveryStore('Modify Booking', (current) => {
         'source_id', 'booking_id', 'buyer_id', 'booking_date', 'booking_category', 'supplier_id', 'property_name',
         'property_country', 'guests_count', 'room_count', 'check_in', 'check_out', 'transaction_currency',
         'transaction_amount', 'margin_category', 'transaction_margin', 'nonrefundable_amount', 'refundable_amount',
-        'firstnight_amount', 'cancellation_days', 'auth_code', 'pre_auth', 'updated_at',
+        'firstnight_amount', 'cancellation_days', 'auth_code', 'pre_auth', 'status', 'updated_at',
       ]);
       expect(response.text).not.toContain('share_secret');
       expect(response.text).not.toContain(ACME.share_secret);
@@ -122,7 +123,7 @@ describeOnEveryStore('Modify Booking', (current) => {
       ['an extra field', { room_count: '2' }],
     ])('422 when the key is reused with %s, and nothing changes', async (_what, change) => {
       await patch(bookingChange()).expect(200);
-      await expectRejected(bookingChange(change), 422, errorBody(422, 'randomkey was already used for a different booking change'));
+      await expectRejected(bookingChange(change), 422, errorBody(422, 'randomkey was already used for a different request'));
     });
 
     it('the same key under another account is another key', async () => {

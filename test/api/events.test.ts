@@ -33,9 +33,9 @@ describeOnEveryStore('POST /v1/events', (current) => {
   });
 
   it.each([
-    ['unknown', 'token.created', 'must be "token.status_changed" or "token.withdrawn_created"'],
+    ['unknown', 'token.created', 'must be one of "token.status_changed", "token.withdrawn_created", "token.loaded_created", "token.unloaded_created", "token.load_schedule", "token.expiry_updated", "token.available_updated"'],
     ['missing', undefined, 'is required'],
-    ['not a string', 5, 'must be "token.status_changed" or "token.withdrawn_created"'],
+    ['not a string', 5, 'must be one of "token.status_changed", "token.withdrawn_created", "token.loaded_created", "token.unloaded_created", "token.load_schedule", "token.expiry_updated", "token.available_updated"'],
   ])('400 when read_event is %s, and nothing changes', async (_situation, readEvent, message) => {
     const before = await readState(current().store);
     const response = await post(withdrawal({ read_event: readEvent }));

@@ -5,7 +5,7 @@ import { buildTestApp, describeOnEveryStore, FIXED_NOW } from '../helpers/app';
 import { FailingStore } from '../helpers/failing-store';
 import { ACME, fixtureSeed, OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
-import { bookingChange, bookingPath, statusChange, withdrawal } from '../helpers/payloads';
+import { bookingChange, bookingPath, loaded, statusChange, withdrawal } from '../helpers/payloads';
 import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 const ADMIN_TOKEN = 'admin-test-token-0123456789';
@@ -38,13 +38,13 @@ describe('GET /metrics', () => {
     expect(sample(text, 'receiver_http_requests_total', 'method="POST",route="/v1/tokens/withdraw",status="200"')).toBe(2);
     expect(sample(text, 'receiver_http_requests_total', 'method="GET",route="unmatched",status="404"')).toBe(1);
     expect(sample(text, 'receiver_http_request_duration_seconds_count', 'method="POST",route="/v1/tokens/withdraw",status="409"')).toBe(1);
-    expect(sample(text, 'receiver_withdrawals_total', 'outcome="accepted",reason=""')).toBe(1);
-    expect(sample(text, 'receiver_withdrawals_total', 'outcome="replayed",reason=""')).toBe(1);
-    expect(sample(text, 'receiver_withdrawals_total', 'outcome="rejected",reason="token_not_active"')).toBe(1);
-    expect(sample(text, 'receiver_withdrawals_total', 'outcome="rejected",reason="over_balance"')).toBe(1);
-    expect(sample(text, 'receiver_status_changes_total', 'outcome="accepted",reason=""')).toBe(1);
-    expect(sample(text, 'receiver_booking_changes_total', 'outcome="accepted",reason=""')).toBe(1);
-    expect(sample(text, 'receiver_booking_changes_total', 'outcome="rejected",reason="booking_not_found"')).toBe(1);
+    expect(sample(text, 'receiver_operations_total', 'operation="withdraw",outcome="accepted",reason=""')).toBe(1);
+    expect(sample(text, 'receiver_operations_total', 'operation="withdraw",outcome="replayed",reason=""')).toBe(1);
+    expect(sample(text, 'receiver_operations_total', 'operation="withdraw",outcome="rejected",reason="token_not_active"')).toBe(1);
+    expect(sample(text, 'receiver_operations_total', 'operation="withdraw",outcome="rejected",reason="over_balance"')).toBe(1);
+    expect(sample(text, 'receiver_operations_total', 'operation="status_change",outcome="accepted",reason=""')).toBe(1);
+    expect(sample(text, 'receiver_operations_total', 'operation="modify_booking",outcome="accepted",reason=""')).toBe(1);
+    expect(sample(text, 'receiver_operations_total', 'operation="modify_booking",outcome="rejected",reason="booking_not_found"')).toBe(1);
   });
 
   it('counts store errors by kind', async () => {
@@ -58,7 +58,7 @@ describe('GET /metrics', () => {
     const text = (await request(t.server).get('/metrics')).text;
     expect(sample(text, 'receiver_store_errors_total', 'kind="unavailable"')).toBe(1);
     expect(sample(text, 'receiver_store_errors_total', 'kind="timeout"')).toBe(1);
-    expect(sample(text, 'receiver_withdrawals_total', 'outcome="rejected",reason="store_timeout"')).toBe(1);
+    expect(sample(text, 'receiver_operations_total', 'operation="withdraw",outcome="rejected",reason="store_timeout"')).toBe(1);
   });
 
   it('includes the process metrics when asked, and is never rate limited', async () => {
@@ -94,11 +94,11 @@ describeOnEveryStore(
       });
     });
 
-    it('shows a token with its status, balance and latest withdrawals, newest first', async () => {
+    it('shows a token with its status, balance and latest ledger rows with their kind, newest first', async () => {
       const first = withdrawal({ withdrawn_amount: '100.00', token_balance: '900.00' });
-      const second = withdrawal({ withdrawn_amount: '0.50', token_balance: '899.50' });
+      const second = loaded({ load_amount: '0.50', fee_amount: '0.10', token_balance: '900.50' });
       await request(current().server).post('/v1/tokens/withdraw').send(first).expect(200);
-      await request(current().server).post('/v1/tokens/withdraw').send(second).expect(200);
+      await request(current().server).post('/v1/tokens/loaded').send(second).expect(200);
       const response = await request(current().server).get(`/admin/tokens/${TOKENS.active.token_id}`).set(bearer);
       expect({ status: response.status, body: response.body }).toEqual({
         status: 200,
@@ -107,10 +107,10 @@ describeOnEveryStore(
           source_id: 'ACME',
           destination_id: 'D1',
           status: 'active',
-          balance: '899.50',
-          last_withdrawals: [
-            { transaction_id: second.transaction_id, withdrawn_amount: '0.50', token_balance: '899.50', created_at: FIXED_NOW.toISOString() },
-            { transaction_id: first.transaction_id, withdrawn_amount: '100.00', token_balance: '900.00', created_at: FIXED_NOW.toISOString() },
+          balance: '900.50',
+          last_ledger_entries: [
+            { transaction_id: second.transaction_id, kind: 'load', amount: '0.50', fee_amount: '0.10', token_balance: '900.50', created_at: FIXED_NOW.toISOString() },
+            { transaction_id: first.transaction_id, kind: 'withdrawal', amount: '100.00', token_balance: '900.00', created_at: FIXED_NOW.toISOString() },
           ],
         },
       });
@@ -120,7 +120,7 @@ describeOnEveryStore(
       const response = await request(current().server).get(`/admin/tokens/${TOKENS.dated.token_id}`).set(bearer);
       expect({ status: response.status, body: response.body }).toEqual({
         status: 200,
-        body: { token_id: TOKENS.dated.token_id, source_id: 'ACME', destination_id: 'D1', status: 'active', balance: '60.00', available_date: '01-01-2026', expiry_date: '02-01-2026', last_withdrawals: [] },
+        body: { token_id: TOKENS.dated.token_id, source_id: 'ACME', destination_id: 'D1', status: 'active', balance: '60.00', available_date: '01-01-2026', expiry_date: '02-01-2026', last_ledger_entries: [] },
       });
     });
 
@@ -152,7 +152,7 @@ describeOnEveryStore(
         request_id: 'req-d',
         method: 'PATCH',
         route: '/:version/booking/:partnerid/:randomkey',
-        operation: 'booking_change',
+        operation: 'modify_booking',
         source_id: 'ACME',
         booking_id: '1396',
         status: 401,

@@ -97,7 +97,10 @@ describeOnEveryStore('Status Change', (current) => {
       { read_event: 'token.withdrawn_created', source_id: 7, token_id: '0', tokes_status: 'gone' },
       400,
       errorBody(400, 'Invalid fields: read_event, source_id, destination_id, token_id, tokes_status', [
-        { field: 'read_event', message: 'must be "token.status_changed"' },
+        {
+          field: 'read_event',
+          message: 'is "token.withdrawn_created", which POST /v1/tokens/withdraw (or POST /v1/events) takes; this route takes "token.status_changed"',
+        },
         { field: 'source_id', message: 'must be a string' },
         { field: 'destination_id', message: 'is required' },
         { field: 'token_id', message: 'must be a positive integer or a string of 1 to 32 digits without a leading zero' },

@@ -5,7 +5,7 @@ import { buildTestApp, type TestApp } from '../helpers/app';
 import { FailingStore } from '../helpers/failing-store';
 import { fixtureSeed, OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
-import { bookingChange, bookingPath, statusChange, withdrawal } from '../helpers/payloads';
+import { bookingChange, bookingPath, statusChange, tokenPath, withdrawal } from '../helpers/payloads';
 import { readState } from '../helpers/state';
 import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
@@ -13,12 +13,20 @@ const OPERATIONS = [
   ['POST', '/v1/tokens/status-change'],
   ['POST', '/v1/tokens/withdraw'],
   ['GET', '/v1/tokens/withdraw'],
+  ['POST', '/v1/tokens/loaded'],
+  ['POST', '/v1/tokens/unloaded'],
+  ['POST', '/v1/tokens/load-schedule'],
+  ['POST', '/v1/tokens/expiry-date'],
+  ['POST', '/v1/tokens/available-date'],
   ['POST', '/v1/events'],
+  ['POST', tokenPath()],
+  ['POST', bookingPath()],
   ['PATCH', bookingPath()],
+  ['DELETE', bookingPath()],
 ] as const;
 
 function send(t: TestApp, method: string, path: string) {
-  return request(t.server)[method.toLowerCase() as 'post' | 'get' | 'patch'](path);
+  return request(t.server)[method.toLowerCase() as 'post' | 'get' | 'patch' | 'delete'](path);
 }
 
 describe('transport rules, the same on every operation route', () => {
@@ -163,15 +171,17 @@ describe('transport rules, the same on every operation route', () => {
     ['GET', '/v1/tokens/status-change', 'POST'],
     ['DELETE', '/v1/tokens/withdraw', 'GET, POST'],
     ['PATCH', '/v1/events', 'POST'],
-    ['POST', bookingPath(), 'PATCH'],
-    ['GET', bookingPath('key-00000001', 'ACME', 'v2'), 'PATCH'],
+    ['PUT', bookingPath(), 'POST, PATCH, DELETE'],
+    ['GET', bookingPath('key-00000001', 'ACME', 'v2'), 'POST, PATCH, DELETE'],
+    ['PATCH', tokenPath(), 'POST'],
+    ['GET', '/v1/tokens/loaded', 'POST'],
     ['POST', '/healthz', 'GET, HEAD'],
     ['DELETE', '/readyz', 'GET, HEAD'],
   ])('405 with Allow for %s %s', async (method, path, allow) => {
     const response = await request(t.server)[method.toLowerCase() as 'put'](path).set('Content-Type', 'application/json').send('{}');
     expect({ status: response.status, body: response.body, allow: response.headers.allow }).toEqual({
       status: 405,
-      body: errorBody(405, `Method Not Allowed: use ${allow.split(', ').join(' or ')}`),
+      body: errorBody(405, `Method Not Allowed: use ${allow.split(', ').join(', ').replace(/, (\w+)$/, ' or $1')}`),
       allow,
     });
   });

@@ -3,7 +3,7 @@ import { describeOnEveryStore, FIXED_NOW } from '../helpers/app';
 import { ACME, OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
 import { newTransactionId, withdrawal } from '../helpers/payloads';
-import { readState, readToken, readWithdrawal } from '../helpers/state';
+import { readState, readToken, readLedgerEntry } from '../helpers/state';
 import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 describeOnEveryStore('Withdraw', (current) => {
@@ -27,12 +27,14 @@ describeOnEveryStore('Withdraw', (current) => {
       expect(response.text).toBe('{"success":true,"message":"Success"}');
       expect(response.headers['idempotent-replayed']).toBeUndefined();
       expect((await readToken(current().store, TOKENS.active.token_id))?.balance).toBe(90000);
-      expect(await readWithdrawal(current().store, body.transaction_id as string)).toEqual({
+      expect(await readLedgerEntry(current().store, body.transaction_id as string)).toEqual({
+        kind: 'withdrawal',
         transactionId: body.transaction_id,
         sourceId: ACME.source_id,
         destinationId: TOKENS.active.destination_id,
         tokenId: TOKENS.active.token_id,
         amount: 10000,
+        fee: 0,
         tokenBalance: 90000,
         createdAt: FIXED_NOW,
       });
@@ -124,7 +126,7 @@ describeOnEveryStore('Withdraw', (current) => {
       const before = await readState(current().store, [body.transaction_id as string]);
       const response = await post({ ...body, ...change });
       expect(response.status).toBe(422);
-      expect(response.body).toEqual(errorBody(422, 'transaction_id was already used for a different withdrawal'));
+      expect(response.body).toEqual(errorBody(422, 'transaction_id was already used for a different request'));
       expect(await readState(current().store, [body.transaction_id as string])).toEqual(before);
     });
 
@@ -142,8 +144,8 @@ describeOnEveryStore('Withdraw', (current) => {
       });
       const response = await post(others);
       expect({ status: response.status, body: response.body, replayed: response.headers['idempotent-replayed'] }).toEqual({ status: 200, body: SUCCESS_BODY, replayed: undefined });
-      expect((await readWithdrawal(current().store, String(body.transaction_id)))?.amount).toBe(10000);
-      expect((await readWithdrawal(current().store, String(body.transaction_id), OTHER.source_id))?.amount).toBe(1000);
+      expect((await readLedgerEntry(current().store, String(body.transaction_id)))?.amount).toBe(10000);
+      expect((await readLedgerEntry(current().store, String(body.transaction_id), OTHER.source_id))?.amount).toBe(1000);
       expect((await readToken(current().store, TOKENS.others.token_id))?.balance).toBe(6000);
     });
 

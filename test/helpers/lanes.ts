@@ -42,7 +42,7 @@ export class Lanes {
    * less exactly what their ledger rows took.
    */
   async reconcile(query: (text: string) => Promise<{ rows: unknown[] }>, acknowledged: readonly string[]) {
-    const ledger = (await query('SELECT transaction_id, token_id, amount FROM withdrawals')).rows as Array<{ transaction_id: string; token_id: string; amount: string }>;
+    const ledger = (await query('SELECT transaction_id, token_id, amount FROM ledger')).rows as Array<{ transaction_id: string; token_id: string; amount: string }>;
     const balances = (await query('SELECT token_id, balance FROM tokens')).rows as Array<{ token_id: string; balance: string }>;
     const inLedger = new Set(ledger.map((row) => row.transaction_id));
     const spent = (tokenId: string) => ledger.filter((row) => row.token_id === tokenId).reduce((sum, row) => sum + Number(row.amount), 0);

@@ -34,6 +34,79 @@ export function withdrawal(overrides: Overrides = {}): Overrides {
   );
 }
 
+/** The fields every token notification starts with, naming the 1000.00 active token. */
+function notification(readEvent: string): Overrides {
+  return {
+    share_public: ACME.share_public,
+    read_event: readEvent,
+    source_id: ACME.source_id,
+    destination_id: TOKENS.active.destination_id,
+    token_id: TOKENS.active.token_id,
+  };
+}
+
+/** A valid load of 100.00 (fee 2.50) onto the 1000.00 active token. */
+export function loaded(overrides: Overrides = {}): Overrides {
+  return withOverrides(
+    { ...notification('token.loaded_created'), transaction_id: newTransactionId(), load_amount: '100.00', fee_amount: '2.50', token_balance: '1100.00' },
+    overrides,
+  );
+}
+
+/** A valid unload of 100.00 from the 1000.00 active token. */
+export function unloaded(overrides: Overrides = {}): Overrides {
+  return withOverrides(
+    { ...notification('token.unloaded_created'), transaction_id: newTransactionId(), unload_amount: '100.00', token_balance: '900.00' },
+    overrides,
+  );
+}
+
+/** A valid credited schedule taking the 1000.00 active token to 1250.00. */
+export function loadSchedule(overrides: Overrides = {}): Overrides {
+  return withOverrides(
+    { ...notification('token.load_schedule'), schedule_status: 'credited', transaction_id: newTransactionId(), token_balance: '1250.00' },
+    overrides,
+  );
+}
+
+/** A valid new expiry date for the active token. */
+export function expiryDate(overrides: Overrides = {}): Overrides {
+  return withOverrides({ ...notification('token.expiry_updated'), expiry_date: '31-12-2026' }, overrides);
+}
+
+/** A valid new available date for the active token. */
+export function availableDate(overrides: Overrides = {}): Overrides {
+  return withOverrides({ ...notification('token.available_updated'), available_date: '01-01-2026' }, overrides);
+}
+
+/** A valid Create Token of 500.00 at D1. */
+export function tokenCreation(overrides: Overrides = {}): Overrides {
+  return withOverrides(
+    {
+      share_secret: ACME.share_secret,
+      token_event: 'create',
+      source_id: ACME.source_id,
+      destination_id: 'D1',
+      destination_currency: 'EUR',
+      load_amount: '500.00',
+      available_date: '01-01-2026',
+      expiry_date: '31-12-2026',
+    },
+    overrides,
+  );
+}
+
+/** A valid Create Booking of a booking ACME does not have: the fixture booking's fields under another id. */
+export function bookingCreation(overrides: Overrides = {}): Overrides {
+  const { updated_at: _updatedAt, ...fields } = BOOKING;
+  return withOverrides({ ...fields, share_secret: ACME.share_secret, booking_event: 'new', booking_id: 'B-2001' }, overrides);
+}
+
+/** A valid Cancel Booking of the fixture booking. */
+export function bookingCancellation(overrides: Overrides = {}): Overrides {
+  return withOverrides({ share_secret: ACME.share_secret, booking_event: 'cancel', source_id: ACME.source_id, booking_id: BOOKING.booking_id }, overrides);
+}
+
 /** A valid status change of the active token to freezed. */
 export function statusChange(overrides: Overrides = {}): Overrides {
   return withOverrides(
@@ -65,4 +138,8 @@ export function bookingChange(overrides: Overrides = {}): Overrides {
 
 export function bookingPath(key = 'key-00000001', partnerId = ACME.source_id, version = 'v1'): string {
   return `/${version}/booking/${partnerId}/${key}`;
+}
+
+export function tokenPath(key = 'key-00000001', partnerId = ACME.source_id, version = 'v1'): string {
+  return `/${version}/token/${partnerId}/${key}`;
 }

@@ -31,7 +31,7 @@ async function lockToken(tokenId: string) {
 }
 
 const ledgerRows = async (transactionId: unknown) =>
-  (await sql('SELECT count(*)::int AS n FROM withdrawals WHERE transaction_id = $1', [transactionId])).rows[0].n;
+  (await sql('SELECT count(*)::int AS n FROM ledger WHERE transaction_id = $1', [transactionId])).rows[0].n;
 const balance = async () => Number((await sql('SELECT balance FROM tokens WHERE token_id = $1', [TOKENS.active.token_id])).rows[0].balance);
 
 (TEST_DATABASE_URL ? describe : describe.skip)('PostgreSQL failures map to the contract and apply nothing', () => {

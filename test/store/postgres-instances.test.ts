@@ -43,7 +43,7 @@ function appOn(store: PgStore) {
     expect(statuses.every((status) => status === 200 || status === 409)).toBe(true);
     expect(applied).toBe(1);
     expect(replayed).toBe(statuses.filter((s) => s === 200).length - 1);
-    const rows = await sql('SELECT count(*)::int AS n FROM withdrawals WHERE transaction_id = $1', [body.transaction_id]);
+    const rows = await sql('SELECT count(*)::int AS n FROM ledger WHERE transaction_id = $1', [body.transaction_id]);
     expect(rows.rows[0].n).toBe(1);
     expect(await balance()).toBe(90000);
     process.stdout.write(`two instances, 50 copies: ${applied} applied, ${replayed} replayed, ${statuses.filter((s) => s === 409).length} answered 409\n`);
@@ -70,7 +70,7 @@ function appOn(store: PgStore) {
     expect(pending).toEqual([]);
     const sum = Array.from({ length: 50 }, (_, i) => 100 + i).reduce((a, b) => a + b, 0);
     expect(await balance()).toBe(100000 - sum);
-    const ledger = await sql('SELECT count(*)::int AS n, sum(amount)::bigint AS total FROM withdrawals WHERE token_id = $1', [TOKENS.active.token_id]);
+    const ledger = await sql('SELECT count(*)::int AS n, sum(amount)::bigint AS total FROM ledger WHERE token_id = $1', [TOKENS.active.token_id]);
     expect({ n: ledger.rows[0].n, total: Number(ledger.rows[0].total) }).toEqual({ n: 50, total: sum });
     process.stdout.write(`two instances, 50 distinct: ledger ${ledger.rows[0].n} rows, ${sum} cents, balance ${await balance()} in ${rounds} rounds\n`);
   });
@@ -82,7 +82,7 @@ function appOn(store: PgStore) {
     expect(responses.every((r) => r.status === 200 || r.status === 409)).toBe(true);
     expect(responses.filter((r) => r.status === 200 && r.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
     expect(new Set(responses.filter((r) => r.status === 200).map((r) => r.text)).size).toBe(1);
-    expect((await sql('SELECT count(*)::int AS n FROM booking_changes')).rows[0].n).toBe(1);
+    expect((await sql('SELECT count(*)::int AS n FROM keyed_requests')).rows[0].n).toBe(1);
   });
 
   it('several instances starting at once on a new schema apply each migration once', async () => {

@@ -17,12 +17,11 @@ const at = (hours: number) => new Date(T0.getTime() + hours * HOUR_MS);
   });
 
   async function recordBoth(key: string, stamp: Date) {
-    const booking = (await store.transaction((tx) => tx.bookingForUpdate('ACME', '1396')))!;
-    await store.transaction((tx) => tx.recordBookingChange({ sourceId: 'ACME', key, fingerprint: key, result: booking, createdAt: stamp }));
+    await store.transaction((tx) => tx.recordKeyedRequest({ sourceId: 'ACME', key, fingerprint: key, response: '{}', createdAt: stamp }));
     await store.transaction((tx) => tx.recordDelivery({ sourceId: 'ACME', webhookId: key, bodyDigest: Buffer.alloc(32), response: '{}', receivedAt: stamp }));
   }
   const kept = async (key: string) => ({
-    bookingKey: (await store.transaction((tx) => tx.findBookingChange('ACME', key))) !== undefined,
+    bookingKey: (await store.transaction((tx) => tx.findKeyedRequest('ACME', key))) !== undefined,
     delivery: (await store.findDelivery('ACME', key)) !== undefined,
   });
 

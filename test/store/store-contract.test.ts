@@ -2,16 +2,18 @@ import fc from 'fast-check';
 import { BOOKING_FIELDS, type BookingFields } from '../../src/schemas/booking';
 import { MemoryStore } from '../../src/store/memory-store';
 import type { TokenStatus } from '../../src/schemas/fields';
-import type { Store, Withdrawal } from '../../src/store/store';
+import type { Store, LedgerEntry } from '../../src/store/store';
 import { storeKinds } from '../helpers/app';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
 
-const ledgerRow = (transactionId: string, overrides: Partial<Withdrawal> = {}): Withdrawal => ({
+const ledgerRow = (transactionId: string, overrides: Partial<LedgerEntry> = {}): LedgerEntry => ({
+  kind: 'withdrawal',
   transactionId,
   sourceId: 'ACME',
   destinationId: 'D1',
   tokenId: TOKENS.active.token_id,
   amount: 100,
+  fee: 0,
   tokenBalance: 99900,
   createdAt: new Date('2026-01-01T00:00:00.000Z'),
   ...overrides,
@@ -40,10 +42,10 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     await store.transaction(async (tx) => {
       const token = await tx.tokenForUpdate(TOKENS.active.token_id);
       await tx.saveToken({ ...token!, balance: 99900 });
-      await tx.recordWithdrawal(ledgerRow('00000000000000000001'));
+      await tx.recordLedgerEntry(ledgerRow('00000000000000000001'));
     });
     expect(await balance()).toBe(99900);
-    expect(await store.findWithdrawal('ACME', '00000000000000000001')).toEqual(ledgerRow('00000000000000000001'));
+    expect(await store.findLedgerEntry('ACME', '00000000000000000001')).toEqual(ledgerRow('00000000000000000001'));
   });
 
   it('applies nothing of a unit that throws', async () => {
@@ -51,12 +53,12 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
       store.transaction(async (tx) => {
         const token = await tx.tokenForUpdate(TOKENS.active.token_id);
         await tx.saveToken({ ...token!, balance: 1 });
-        await tx.recordWithdrawal(ledgerRow('00000000000000000002'));
+        await tx.recordLedgerEntry(ledgerRow('00000000000000000002'));
         throw new Error('rolled back');
       }),
     ).rejects.toThrow('rolled back');
     expect(await balance()).toBe(100000);
-    expect(await store.findWithdrawal('ACME', '00000000000000000002')).toBeUndefined();
+    expect(await store.findLedgerEntry('ACME', '00000000000000000002')).toBeUndefined();
   });
 
   it('a unit that saves the same token twice keeps the last', async () => {
@@ -72,12 +74,12 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     await expect(
       store.transaction(async (tx) => {
         const token = await tx.tokenForUpdate(TOKENS.active.token_id);
-        await tx.recordWithdrawal(ledgerRow('00000000000000000004'));
+        await tx.recordLedgerEntry(ledgerRow('00000000000000000004'));
         await tx.saveToken({ ...token!, balance: 1, status: 'closed' as TokenStatus });
       }),
     ).rejects.toThrow();
     expect(await store.findToken(TOKENS.active.token_id)).toMatchObject({ balance: 100000, status: 'active' });
-    expect(await store.findWithdrawal('ACME', '00000000000000000004')).toBeUndefined();
+    expect(await store.findLedgerEntry('ACME', '00000000000000000004')).toBeUndefined();
   });
 
   it.each([
@@ -88,12 +90,12 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
       store.transaction(async (tx) => {
         const token = await tx.tokenForUpdate(TOKENS.active.token_id);
         await tx.saveToken({ ...token!, balance: 99900 });
-        await tx.recordWithdrawal(row);
+        await tx.recordLedgerEntry(row);
       }),
     ).rejects.toThrow();
     expect(await store.findToken(TOKENS.active.token_id)).toMatchObject({ balance: 100000, status: 'active' });
-    expect(await store.recentWithdrawals(TOKENS.active.token_id, 5)).toEqual([]);
-    expect(await store.findWithdrawal(row.sourceId, row.transactionId)).toBeUndefined();
+    expect(await store.recentLedgerEntries(TOKENS.active.token_id, 5)).toEqual([]);
+    expect(await store.findLedgerEntry(row.sourceId, row.transactionId)).toBeUndefined();
   });
 
   it('gives back awkward strings unchanged: quotes, backslashes, dollars, semicolons, any Unicode, very long', async () => {
@@ -106,10 +108,10 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
       const key = `key-${run}-${text}`;
       await store.transaction(async (tx) => {
         await tx.saveBooking(changed);
-        await tx.recordBookingChange({ sourceId: 'ACME', key, fingerprint: other, result: changed, createdAt: booking.updatedAt });
+        await tx.recordKeyedRequest({ sourceId: 'ACME', key, fingerprint: other, response: text, createdAt: booking.updatedAt });
       });
       expect((await store.findBooking('ACME', '1396'))?.fields).toEqual(fields);
-      expect(await store.transaction((tx) => tx.findBookingChange('ACME', key))).toMatchObject({ key, fingerprint: other, result: { fields } });
+      expect(await store.transaction((tx) => tx.findKeyedRequest('ACME', key))).toMatchObject({ key, fingerprint: other, response: text });
       const webhookId = `msg-${run}`;
       await store.transaction((tx) => tx.recordDelivery({ sourceId: other, webhookId, bodyDigest: Buffer.alloc(32, run), response: text, receivedAt: booking.updatedAt }));
       expect((await store.findDelivery(other, webhookId))?.response).toBe(text);
@@ -128,18 +130,18 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
 
   it("keys ledger rows by account: the same transaction id of another account is another row", async () => {
     const id = '00000000000000000005';
-    await store.transaction((tx) => tx.recordWithdrawal(ledgerRow(id)));
-    expect(await store.findWithdrawal('OTHER', id)).toBeUndefined();
+    await store.transaction((tx) => tx.recordLedgerEntry(ledgerRow(id)));
+    expect(await store.findLedgerEntry('OTHER', id)).toBeUndefined();
     const others = { ...ledgerRow(id), sourceId: 'OTHER', destinationId: 'X1', tokenId: TOKENS.others.token_id, amount: 7 };
-    await store.transaction((tx) => tx.recordWithdrawal(others));
-    expect((await store.findWithdrawal('ACME', id))?.amount).toBe(100);
-    expect(await store.findWithdrawal('OTHER', id)).toEqual(others);
+    await store.transaction((tx) => tx.recordLedgerEntry(others));
+    expect((await store.findLedgerEntry('ACME', id))?.amount).toBe(100);
+    expect(await store.findLedgerEntry('OTHER', id)).toEqual(others);
   });
 
   it('refuses a second ledger row with the same transaction id', async () => {
-    await store.transaction((tx) => tx.recordWithdrawal(ledgerRow('00000000000000000003')));
-    await expect(store.transaction((tx) => tx.recordWithdrawal(ledgerRow('00000000000000000003', { amount: 5 })))).rejects.toThrow();
-    expect((await store.findWithdrawal('ACME', '00000000000000000003'))?.amount).toBe(100);
+    await store.transaction((tx) => tx.recordLedgerEntry(ledgerRow('00000000000000000003')));
+    await expect(store.transaction((tx) => tx.recordLedgerEntry(ledgerRow('00000000000000000003', { amount: 5 })))).rejects.toThrow();
+    expect((await store.findLedgerEntry('ACME', '00000000000000000003'))?.amount).toBe(100);
   });
 
   it('runs concurrent read-modify-write units on one token one after the other (no lost update)', async () => {
@@ -170,26 +172,72 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     expect(await balance()).toBe(100000);
   });
 
-  it('keeps booking keys for at least 24 hours', async () => {
-    const booking = (await store.transaction((tx) => tx.bookingForUpdate('ACME', '1396')))!;
+  it('keeps request keys for at least 24 hours, per account; a second record of one key is refused', async () => {
     const at = (iso: string) => new Date(iso);
-    const record = (key: string, createdAt: Date) =>
-      store.transaction((tx) => tx.recordBookingChange({ sourceId: 'ACME', key, fingerprint: key, result: booking, createdAt }));
+    const record = (key: string, createdAt: Date, sourceId = 'ACME') =>
+      store.transaction((tx) => tx.recordKeyedRequest({ sourceId, key, fingerprint: key, response: `{"key":"${key}"}`, createdAt }));
     await record('key-first-0001', at('2026-01-01T00:00:00.000Z'));
     await record('key-later-0002', at('2026-01-01T23:59:59.000Z'));
-    expect(await store.transaction((tx) => tx.findBookingChange('ACME', 'key-first-0001'))).toMatchObject({ fingerprint: 'key-first-0001' });
+    await record('key-first-0001', at('2026-01-01T23:59:59.000Z'), 'OTHER');
+    await expect(record('key-first-0001', at('2026-01-01T23:59:59.000Z'))).rejects.toThrow();
+    expect(await store.transaction((tx) => tx.findKeyedRequest('ACME', 'key-first-0001'))).toEqual({
+      sourceId: 'ACME',
+      key: 'key-first-0001',
+      fingerprint: 'key-first-0001',
+      response: '{"key":"key-first-0001"}',
+      createdAt: at('2026-01-01T00:00:00.000Z'),
+    });
   });
 
-  it('inspection reads return the token, its latest withdrawals newest first, and a booking, without a unit of work', async () => {
+  it('records every kind of ledger row with its fee, in one key space per account', async () => {
+    const load = ledgerRow('00000000000000000011', { kind: 'load', amount: 500, fee: 25, tokenBalance: 100500 });
+    const credited = ledgerRow('00000000000000000012', { kind: 'schedule', amount: 0, tokenBalance: 100500 });
+    const unload = ledgerRow('00000000000000000013', { kind: 'unload', amount: 500, tokenBalance: 100000 });
+    for (const row of [load, credited, unload]) await store.transaction((tx) => tx.recordLedgerEntry(row));
+    expect(await store.findLedgerEntry('ACME', load.transactionId)).toEqual(load);
+    expect((await store.recentLedgerEntries(TOKENS.active.token_id, 5)).map((row) => row.kind)).toEqual(['unload', 'schedule', 'load']);
+    await expect(store.transaction((tx) => tx.recordLedgerEntry({ ...ledgerRow(load.transactionId), kind: 'withdrawal' }))).rejects.toThrow();
+    expect(await store.findLedgerEntry('ACME', load.transactionId)).toEqual(load);
+  });
+
+  it('creates tokens and bookings it does not hold, with their details; creating one it holds fails the unit', async () => {
+    const created = {
+      tokenId: '4000000000000001',
+      sourceId: 'ACME',
+      destinationId: 'D1',
+      status: 'active' as const,
+      balance: 5000,
+      availableDay: 20454,
+      expiryDay: 20819,
+      currency: 'EUR',
+      details: { token_name: "Guest's \"card\"", room_count: '2' },
+    };
+    await store.transaction((tx) => tx.createToken(created));
+    expect(await store.findToken(created.tokenId)).toEqual(created);
+    await expect(store.transaction((tx) => tx.createToken({ ...created, balance: 1 }))).rejects.toThrow();
+    expect((await store.findToken(created.tokenId))?.balance).toBe(5000);
+    await store.transaction(async (tx) => tx.saveToken({ ...(await tx.tokenForUpdate(created.tokenId))!, expiryDay: undefined, availableDay: 20500 }));
+    expect(await store.findToken(created.tokenId)).toEqual({ ...created, expiryDay: undefined, availableDay: 20500 });
+
+    const booking = (await store.findBooking('ACME', '1396'))!;
+    const fresh = { ...booking, bookingId: 'new-1', status: 'active' as const };
+    await store.transaction((tx) => tx.createBooking(fresh));
+    expect(await store.findBooking('ACME', 'new-1')).toEqual(fresh);
+    await expect(store.transaction((tx) => tx.createBooking({ ...fresh, status: 'cancelled' }))).rejects.toThrow();
+    await store.transaction((tx) => tx.saveBooking({ ...fresh, status: 'cancelled' }));
+    expect((await store.findBooking('ACME', 'new-1'))?.status).toBe('cancelled');
+  });
+
+  it('inspection reads return the token, its latest ledger rows newest first, and a booking, without a unit of work', async () => {
     for (let i = 1; i <= 25; i += 1) {
       const id = String(i).padStart(20, '0');
-      await store.transaction((tx) => tx.recordWithdrawal(ledgerRow(id, { amount: i })));
+      await store.transaction((tx) => tx.recordLedgerEntry(ledgerRow(id, { amount: i })));
     }
     expect(await store.findToken(TOKENS.active.token_id)).toMatchObject({ tokenId: TOKENS.active.token_id, balance: 100000, status: 'active' });
     expect(await store.findToken('999')).toBeUndefined();
-    const recent = await store.recentWithdrawals(TOKENS.active.token_id, 5);
+    const recent = await store.recentLedgerEntries(TOKENS.active.token_id, 5);
     expect(recent.map((w) => w.amount)).toEqual([25, 24, 23, 22, 21]);
-    expect(await store.recentWithdrawals(TOKENS.others.token_id, 5)).toEqual([]);
+    expect(await store.recentLedgerEntries(TOKENS.others.token_id, 5)).toEqual([]);
     expect((await store.findBooking('ACME', '1396'))?.fields.guests_count).toBe('2');
     expect(await store.findBooking('OTHER', '1396')).toBeUndefined();
   });
@@ -239,15 +287,14 @@ describe('MemoryStore retention', () => {
     expect(await store.findDelivery('ACME', 'msg_day')).toBeDefined();
   });
 
-  it('forgets booking keys older than the retention once newer keys arrive', async () => {
+  it('forgets request keys older than the retention once newer keys arrive', async () => {
     const store = new MemoryStore({ retentionMs: 60_000 });
     await store.loadSeed(fixtureSeed());
-    const booking = (await store.transaction((tx) => tx.bookingForUpdate('ACME', '1396')))!;
     const record = (key: string, createdAt: string) =>
-      store.transaction((tx) => tx.recordBookingChange({ sourceId: 'ACME', key, fingerprint: key, result: booking, createdAt: new Date(createdAt) }));
+      store.transaction((tx) => tx.recordKeyedRequest({ sourceId: 'ACME', key, fingerprint: key, response: '{}', createdAt: new Date(createdAt) }));
     await record('key-old-00001', '2026-01-01T00:00:00.000Z');
     await record('key-new-00002', '2026-01-01T00:01:00.001Z');
-    expect(await store.transaction((tx) => tx.findBookingChange('ACME', 'key-old-00001'))).toBeUndefined();
-    expect(await store.transaction((tx) => tx.findBookingChange('ACME', 'key-new-00002'))).toBeDefined();
+    expect(await store.transaction((tx) => tx.findKeyedRequest('ACME', 'key-old-00001'))).toBeUndefined();
+    expect(await store.transaction((tx) => tx.findKeyedRequest('ACME', 'key-new-00002'))).toBeDefined();
   });
 });

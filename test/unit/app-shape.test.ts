@@ -16,7 +16,8 @@ function routesOf(app: Express): Map<string, Record<string, string[]>> {
   for (const mounted of (app.router as unknown as { stack: Layer[] }).stack) {
     for (const layer of mounted.handle.stack ?? []) {
       if (!layer.route) continue;
-      const chains: Record<string, string[]> = {};
+      // Several routers may serve one path, one method each: their chains are gathered under the path.
+      const chains = routes.get(layer.route.path) ?? {};
       for (const step of layer.route.stack) (chains[step.method ?? 'all'] ??= []).push(step.name);
       routes.set(layer.route.path, chains);
     }
@@ -47,10 +48,12 @@ describe('the app createApp builds', () => {
       post: chain('validate', 'authenticate'),
       all: ['methodNotAllowed'],
     });
-    expect(routes.get('/:version/booking/:partnerid/:randomkey')).toEqual({
-      patch: ['nameOperation', 'supportedVersion', ...INTAKE, 'validate', 'authenticate', ...AFTER_AUTHENTICATION, 'respond'],
-      all: ['methodNotAllowed'],
-    });
+    for (const path of ['/v1/tokens/loaded', '/v1/tokens/unloaded', '/v1/tokens/load-schedule', '/v1/tokens/expiry-date', '/v1/tokens/available-date']) {
+      expect([path, routes.get(path)]).toEqual([path, { post: chain('validate', 'authenticate'), all: ['methodNotAllowed'] }]);
+    }
+    const keyed = ['nameOperation', 'supportedVersion', ...INTAKE, 'validate', 'authenticate', ...AFTER_AUTHENTICATION, 'respond'];
+    expect(routes.get('/:version/token/:partnerid/:randomkey')).toEqual({ post: keyed, all: ['methodNotAllowed'] });
+    expect(routes.get('/:version/booking/:partnerid/:randomkey')).toEqual({ post: keyed, patch: keyed, delete: keyed, all: ['methodNotAllowed'] });
   });
 
   it('serves /v1/events through the same intake, then the chain of the operation its read_event names', () => {

@@ -24,6 +24,7 @@ describe('toErrorResponse', () => {
     [new NotFoundError(), 404, 'Not Found'],
     [new MethodNotAllowedError(['POST']), 405, 'Method Not Allowed: use POST'],
     [new MethodNotAllowedError(['GET', 'POST']), 405, 'Method Not Allowed: use GET or POST'],
+    [new MethodNotAllowedError(['POST', 'PATCH', 'DELETE']), 405, 'Method Not Allowed: use POST, PATCH or DELETE'],
     [new ConflictError('busy', 'in_flight'), 409, 'busy'],
     [new DestinationUnknownError(), 413, 'Destination ID Unknown'],
     [new PayloadTooLargeError(), 413, 'Payload Too Large'],

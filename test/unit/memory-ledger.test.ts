@@ -1,15 +1,19 @@
 import fc from 'fast-check';
-import { MemoryLedger, type LedgerEntry } from '../../src/store/memory-ledger';
+import { MemoryLedger, type LedgerRow } from '../../src/store/memory-ledger';
+import { LEDGER_KINDS } from '../../src/store/store';
 
 const TOKEN_IDS = ['token-a', 'token-b', 'token-c'];
 const tokenIdOf = (tokenRow: number) => TOKEN_IDS[tokenRow];
 
-const entry = (transactionId: string, tokenRow: number, amount: number): LedgerEntry => ({
+/** Every kind in turn, with a fee on loads, so each column is read back. */
+const entry = (transactionId: string, tokenRow: number, amount: number): LedgerRow => ({
+  kind: LEDGER_KINDS[amount % LEDGER_KINDS.length],
   transactionId,
   tokenRow,
   sourceId: tokenRow === 2 ? 'OTHER' : 'ACME',
   destinationId: 'D1',
   amount,
+  fee: LEDGER_KINDS[amount % LEDGER_KINDS.length] === 'load' ? amount % 7 : 0,
   tokenBalance: 1_000_000 - amount,
   createdAt: new Date(1_700_000_000_000 + amount),
 });

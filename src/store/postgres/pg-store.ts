@@ -2,7 +2,7 @@ import { Pool, type PoolClient } from 'pg';
 import type { Logger } from '../../logger';
 import { BOOKING_FIELDS, type BookingFields } from '../../schemas/booking';
 import type { TokenStatus } from '../../schemas/fields';
-import type { Account, Booking, BookingChange, Delivery, SeedData, Store, StoreTransaction, Token, Withdrawal } from '../store';
+import type { Account, Booking, BookingStatus, Delivery, KeyedRequest, LedgerEntry, LedgerKind, SeedData, Store, StoreTransaction, Token } from '../store';
 import { roundTrip, statement, withClient, type Call, type Statement, type StatementResult } from './connection';
 import { isRetryable, toStoreError } from './errors';
 import { migrate } from './migrate';
@@ -41,63 +41,57 @@ interface TokenRow {
   /** Days since 1970-01-01, or null: the dates as the service compares them. */
   available_day: number | null;
   expiry_day: number | null;
+  destination_currency: string | null;
+  details: Record<string, string> | null;
 }
 
 /** A token's columns as TokenRow has them. */
 const TOKEN_COLUMNS = `token_id, source_id, destination_id, status, balance,
-  available_date - DATE '1970-01-01' AS available_day, expiry_date - DATE '1970-01-01' AS expiry_day`;
+  available_date - DATE '1970-01-01' AS available_day, expiry_date - DATE '1970-01-01' AS expiry_day, destination_currency, details`;
 
-interface WithdrawalRow {
+interface LedgerRow {
+  kind: LedgerKind;
   transaction_id: string;
   source_id: string;
   destination_id: string;
   token_id: string;
   amount: string;
+  fee: string;
   token_balance: string;
   created_at: Date;
 }
 
-/** lock_token_and_find_withdrawal's one row: the token's columns (null when it does not exist), then the withdrawal's (w_, null when new). */
-interface LockedTokenRow extends Omit<TokenRow, 'token_id'> {
-  token_id: string | null;
-  w_transaction_id: string | null;
-  w_source_id: string;
-  w_destination_id: string;
-  w_token_id: string;
-  w_amount: string;
-  w_token_balance: string;
-  w_created_at: Date;
-}
+const LEDGER_COLUMNS = 'kind, transaction_id, source_id, destination_id, token_id, amount, fee, token_balance, created_at';
+
+/** lock_token_and_find_ledger_entry's one row: the token's columns (null when it does not exist), then the ledger row's (l_, null when new). */
+type LockedTokenRow = Omit<TokenRow, 'token_id'> & { token_id: string | null } & { [Column in keyof LedgerRow as `l_${Column}`]: LedgerRow[Column] | null };
 
 interface BookingRow {
   source_id: string;
   booking_id: string;
   fields: Record<string, string>;
+  status: BookingStatus;
   updated_at: Date;
-}
-
-/** What a booking change keeps of its result, as JSON. */
-interface StoredBooking {
-  sourceId: string;
-  bookingId: string;
-  fields: Record<string, string>;
-  updatedAt: string;
 }
 
 function toToken(row: TokenRow): Token {
   const token: Token = { tokenId: row.token_id, sourceId: row.source_id, destinationId: row.destination_id, status: row.status, balance: Number(row.balance) };
   if (row.available_day !== null) token.availableDay = row.available_day;
   if (row.expiry_day !== null) token.expiryDay = row.expiry_day;
+  if (row.destination_currency !== null) token.currency = row.destination_currency;
+  if (row.details !== null) token.details = row.details;
   return token;
 }
 
-function toWithdrawal(row: WithdrawalRow): Withdrawal {
+function toLedgerEntry(row: LedgerRow): LedgerEntry {
   return {
+    kind: row.kind,
     transactionId: row.transaction_id,
     sourceId: row.source_id,
     destinationId: row.destination_id,
     tokenId: row.token_id,
     amount: Number(row.amount),
+    fee: Number(row.fee),
     tokenBalance: Number(row.token_balance),
     createdAt: row.created_at,
   };
@@ -109,7 +103,7 @@ function bookingFields(stored: Record<string, string>): BookingFields {
 }
 
 function toBooking(row: BookingRow): Booking {
-  return { sourceId: row.source_id, bookingId: row.booking_id, fields: bookingFields(row.fields), updatedAt: row.updated_at };
+  return { sourceId: row.source_id, bookingId: row.booking_id, fields: bookingFields(row.fields), status: row.status, updatedAt: row.updated_at };
 }
 
 /** The statements of units of work, by name: each connection parses and plans them once. */
@@ -117,24 +111,30 @@ const UNIT = {
   begin: statement('begin', 'BEGIN'),
   commit: statement('commit', 'COMMIT'),
   lockToken: statement('lock_token', `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE token_id = $1 FOR UPDATE`),
-  // migrations/004: the lock, then the lookup, in one statement.
-  lockTokenAndFindWithdrawal: statement('lock_token_and_find_withdrawal', 'SELECT * FROM lock_token_and_find_withdrawal($1, $2, $3)'),
-  findWithdrawal: statement(
-    'find_withdrawal',
-    'SELECT transaction_id, source_id, destination_id, token_id, amount, token_balance, created_at FROM withdrawals WHERE source_id = $1 AND transaction_id = $2',
+  // migrations/007: the lock, then the lookup, in one statement.
+  lockTokenAndFindLedgerEntry: statement('lock_token_and_find_ledger_entry', 'SELECT * FROM lock_token_and_find_ledger_entry($1, $2, $3)'),
+  findLedgerEntry: statement('find_ledger_entry', `SELECT ${LEDGER_COLUMNS} FROM ledger WHERE source_id = $1 AND transaction_id = $2`),
+  createToken: statement(
+    'create_token',
+    `INSERT INTO tokens (token_id, source_id, destination_id, status, balance, available_date, expiry_date, destination_currency, details)
+     VALUES ($1, $2, $3, $4, $5, DATE '1970-01-01' + $6::integer, DATE '1970-01-01' + $7::integer, $8, $9)`,
   ),
-  saveToken: statement('save_token', 'UPDATE tokens SET status = $2, balance = $3 WHERE token_id = $1'),
-  recordWithdrawal: statement(
-    'record_withdrawal',
-    `INSERT INTO withdrawals (transaction_id, source_id, destination_id, token_id, amount, token_balance, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+  saveToken: statement(
+    'save_token',
+    `UPDATE tokens SET status = $2, balance = $3, available_date = DATE '1970-01-01' + $4::integer, expiry_date = DATE '1970-01-01' + $5::integer
+     WHERE token_id = $1`,
   ),
-  lockBooking: statement('lock_booking', 'SELECT source_id, booking_id, fields, updated_at FROM bookings WHERE source_id = $1 AND booking_id = $2 FOR UPDATE'),
-  findBookingChange: statement('find_booking_change', 'SELECT fingerprint, result, created_at FROM booking_changes WHERE source_id = $1 AND key = $2'),
-  saveBooking: statement('save_booking', 'UPDATE bookings SET fields = $3, updated_at = $4 WHERE source_id = $1 AND booking_id = $2'),
-  recordBookingChange: statement(
-    'record_booking_change',
-    'INSERT INTO booking_changes (source_id, key, fingerprint, result, created_at) VALUES ($1, $2, $3, $4, $5)',
+  recordLedgerEntry: statement(
+    'record_ledger_entry',
+    `INSERT INTO ledger (${LEDGER_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+  ),
+  lockBooking: statement('lock_booking', 'SELECT source_id, booking_id, fields, status, updated_at FROM bookings WHERE source_id = $1 AND booking_id = $2 FOR UPDATE'),
+  createBooking: statement('create_booking', 'INSERT INTO bookings (source_id, booking_id, fields, status, updated_at) VALUES ($1, $2, $3, $4, $5)'),
+  saveBooking: statement('save_booking', 'UPDATE bookings SET fields = $3, status = $4, updated_at = $5 WHERE source_id = $1 AND booking_id = $2'),
+  findKeyedRequest: statement('find_keyed_request', 'SELECT fingerprint, response, created_at FROM keyed_requests WHERE source_id = $1 AND key = $2'),
+  recordKeyedRequest: statement(
+    'record_keyed_request',
+    'INSERT INTO keyed_requests (source_id, key, fingerprint, response, created_at) VALUES ($1, $2, $3, $4, $5)',
   ),
   findDelivery: statement('find_delivery', 'SELECT body_digest, response, received_at FROM deliveries WHERE source_id = $1 AND webhook_id = $2'),
   recordDelivery: statement(
@@ -185,7 +185,7 @@ const SWEEP = {
   commit: UNIT.commit,
   // Keyed by schema too: instances on one schema are one deployment; another schema's sweep is not a rival.
   lock: statement('sweep_lock', 'SELECT pg_try_advisory_xact_lock($1, hashtext(current_schema())) AS locked'),
-  bookingChanges: statement('sweep_booking_changes', 'DELETE FROM booking_changes WHERE created_at < $1'),
+  keyedRequests: statement('sweep_keyed_requests', 'DELETE FROM keyed_requests WHERE created_at < $1'),
   deliveries: statement('sweep_deliveries', 'DELETE FROM deliveries WHERE received_at < $1'),
 };
 
@@ -226,7 +226,8 @@ class PgTransaction implements StoreTransaction {
 
   /**
    * The writes of a round trip run as one statement, whose parts cannot see one another's rows: a second
-   * update of the same row replaces the first, as the later one would have overwritten it anyway.
+   * update of the same row replaces the first, as the later one would have overwritten it anyway. A unit
+   * creates a row or updates it, never both.
    */
   private write(statement: Statement, values: unknown[], row?: string): void {
     const earlier = row === undefined ? -1 : this.pending.findIndex((write) => write.row === row);
@@ -249,34 +250,50 @@ class PgTransaction implements StoreTransaction {
     return row && toToken(row);
   }
 
-  async findWithdrawal(sourceId: string, transactionId: string) {
-    const row = await this.readOne<WithdrawalRow>(UNIT.findWithdrawal, [sourceId, transactionId]);
-    return row && toWithdrawal(row);
+  async findLedgerEntry(sourceId: string, transactionId: string) {
+    const row = await this.readOne<LedgerRow>(UNIT.findLedgerEntry, [sourceId, transactionId]);
+    return row && toLedgerEntry(row);
   }
 
-  async lockTokenAndFindWithdrawal(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, Withdrawal | undefined]> {
-    const row = (await this.readOne<LockedTokenRow>(UNIT.lockTokenAndFindWithdrawal, [tokenId, sourceId, transactionId])) as LockedTokenRow;
-    const withdrawal: WithdrawalRow | undefined =
-      row.w_transaction_id === null
+  async lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]> {
+    const row = (await this.readOne<LockedTokenRow>(UNIT.lockTokenAndFindLedgerEntry, [tokenId, sourceId, transactionId])) as LockedTokenRow;
+    const entry =
+      row.l_transaction_id === null
         ? undefined
-        : {
-            transaction_id: row.w_transaction_id,
-            source_id: row.w_source_id,
-            destination_id: row.w_destination_id,
-            token_id: row.w_token_id,
-            amount: row.w_amount,
-            token_balance: row.w_token_balance,
-            created_at: row.w_created_at,
-          };
-    return [row.token_id === null ? undefined : toToken({ ...row, token_id: row.token_id }), withdrawal && toWithdrawal(withdrawal)];
+        : toLedgerEntry({
+            kind: row.l_kind as LedgerKind,
+            transaction_id: row.l_transaction_id,
+            source_id: row.l_source_id as string,
+            destination_id: row.l_destination_id as string,
+            token_id: row.l_token_id as string,
+            amount: row.l_amount as string,
+            fee: row.l_fee as string,
+            token_balance: row.l_token_balance as string,
+            created_at: row.l_created_at as Date,
+          });
+    return [row.token_id === null ? undefined : toToken({ ...row, token_id: row.token_id }), entry];
   }
 
-  async saveToken(token: Token) {
-    this.write(UNIT.saveToken, [token.tokenId, token.status, token.balance], `token ${token.tokenId}`);
+  async createToken(t: Token) {
+    this.write(UNIT.createToken, [
+      t.tokenId,
+      t.sourceId,
+      t.destinationId,
+      t.status,
+      t.balance,
+      t.availableDay ?? null,
+      t.expiryDay ?? null,
+      t.currency ?? null,
+      t.details === undefined ? null : JSON.stringify(t.details),
+    ]);
   }
 
-  async recordWithdrawal(w: Withdrawal) {
-    this.write(UNIT.recordWithdrawal, [w.transactionId, w.sourceId, w.destinationId, w.tokenId, w.amount, w.tokenBalance, w.createdAt]);
+  async saveToken(t: Token) {
+    this.write(UNIT.saveToken, [t.tokenId, t.status, t.balance, t.availableDay ?? null, t.expiryDay ?? null], `token ${t.tokenId}`);
+  }
+
+  async recordLedgerEntry(e: LedgerEntry) {
+    this.write(UNIT.recordLedgerEntry, [e.kind, e.transactionId, e.sourceId, e.destinationId, e.tokenId, e.amount, e.fee, e.tokenBalance, e.createdAt]);
   }
 
   async bookingForUpdate(sourceId: string, bookingId: string) {
@@ -284,30 +301,21 @@ class PgTransaction implements StoreTransaction {
     return row && toBooking(row);
   }
 
-  async findBookingChange(sourceId: string, key: string) {
-    const row = await this.readOne<{ fingerprint: string; result: StoredBooking; created_at: Date }>(UNIT.findBookingChange, [sourceId, key]);
-    if (!row) return undefined;
-    const result: Booking = {
-      sourceId: row.result.sourceId,
-      bookingId: row.result.bookingId,
-      fields: bookingFields(row.result.fields),
-      updatedAt: new Date(row.result.updatedAt),
-    };
-    return { sourceId, key, fingerprint: row.fingerprint, result, createdAt: row.created_at };
+  async createBooking(b: Booking) {
+    this.write(UNIT.createBooking, [b.sourceId, b.bookingId, JSON.stringify(b.fields), b.status, b.updatedAt]);
   }
 
-  async saveBooking(booking: Booking) {
-    this.write(UNIT.saveBooking, [booking.sourceId, booking.bookingId, JSON.stringify(booking.fields), booking.updatedAt], `booking ${JSON.stringify([booking.sourceId, booking.bookingId])}`);
+  async saveBooking(b: Booking) {
+    this.write(UNIT.saveBooking, [b.sourceId, b.bookingId, JSON.stringify(b.fields), b.status, b.updatedAt], `booking ${JSON.stringify([b.sourceId, b.bookingId])}`);
   }
 
-  async recordBookingChange(change: BookingChange) {
-    const result: StoredBooking = {
-      sourceId: change.result.sourceId,
-      bookingId: change.result.bookingId,
-      fields: change.result.fields,
-      updatedAt: change.result.updatedAt.toISOString(),
-    };
-    this.write(UNIT.recordBookingChange, [change.sourceId, change.key, change.fingerprint, JSON.stringify(result), change.createdAt]);
+  async findKeyedRequest(sourceId: string, key: string): Promise<KeyedRequest | undefined> {
+    const row = await this.readOne<{ fingerprint: string; response: string; created_at: Date }>(UNIT.findKeyedRequest, [sourceId, key]);
+    return row && { sourceId, key, fingerprint: row.fingerprint, response: row.response, createdAt: row.created_at };
+  }
+
+  async recordKeyedRequest(r: KeyedRequest) {
+    this.write(UNIT.recordKeyedRequest, [r.sourceId, r.key, r.fingerprint, r.response, r.createdAt]);
   }
 
   async findDelivery(sourceId: string, webhookId: string) {
@@ -436,12 +444,9 @@ export class PgStore implements Store {
     return rows[0] && toToken(rows[0]);
   }
 
-  async recentWithdrawals(tokenId: string, limit: number) {
-    const { rows } = await this.query<WithdrawalRow>(
-      'SELECT * FROM withdrawals WHERE token_id = $1 ORDER BY ledger_seq DESC LIMIT $2',
-      [tokenId, limit],
-    );
-    return rows.map(toWithdrawal);
+  async recentLedgerEntries(tokenId: string, limit: number) {
+    const { rows } = await this.query<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM ledger WHERE token_id = $1 ORDER BY ledger_seq DESC LIMIT $2`, [tokenId, limit]);
+    return rows.map(toLedgerEntry);
   }
 
   async findBooking(sourceId: string, bookingId: string) {
@@ -449,9 +454,9 @@ export class PgStore implements Store {
     return rows[0] && toBooking(rows[0]);
   }
 
-  async findWithdrawal(sourceId: string, transactionId: string) {
-    const { rows } = await this.query<WithdrawalRow>(UNIT.findWithdrawal.text, [sourceId, transactionId]);
-    return rows[0] && toWithdrawal(rows[0]);
+  async findLedgerEntry(sourceId: string, transactionId: string) {
+    const { rows } = await this.query<LedgerRow>(UNIT.findLedgerEntry.text, [sourceId, transactionId]);
+    return rows[0] && toLedgerEntry(rows[0]);
   }
 
   async findDelivery(sourceId: string, webhookId: string) {
@@ -460,7 +465,7 @@ export class PgStore implements Store {
   }
 
   /**
-   * Forgets booking keys and webhook deliveries stamped before `now` less the retention, measured on the
+   * Forgets request keys and webhook deliveries stamped before `now` less the retention, measured on the
    * clock that stamped them (the services'). One instance at a time: the sweep holds a transaction-level
    * advisory lock, released with the transaction even when the connection breaks, and an instance that
    * cannot take it skips the round. Resolves false when it skipped.
@@ -474,7 +479,7 @@ export class PgStore implements Store {
           const [, lock] = await roundTrip(client, [{ statement: SWEEP.begin }, { statement: SWEEP.lock, values: [SWEEP_LOCK] }]);
           const locked = (lock.rows[0] as { locked: boolean }).locked;
           await roundTrip(client, [
-            ...(locked ? [{ statement: SWEEP.bookingChanges, values: [cutoff] }, { statement: SWEEP.deliveries, values: [cutoff] }] : []),
+            ...(locked ? [{ statement: SWEEP.keyedRequests, values: [cutoff] }, { statement: SWEEP.deliveries, values: [cutoff] }] : []),
             { statement: SWEEP.commit },
           ]);
           return locked;
@@ -583,9 +588,15 @@ export class PgStore implements Store {
       }
       for (const bookings of batches(seed.bookings)) {
         await client.query(
-          `INSERT INTO bookings (source_id, booking_id, fields, updated_at)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::timestamptz[]) ON CONFLICT DO NOTHING`,
-          [bookings.map((b) => b.sourceId), bookings.map((b) => b.bookingId), bookings.map((b) => JSON.stringify(b.fields)), bookings.map((b) => b.updatedAt)],
+          `INSERT INTO bookings (source_id, booking_id, fields, status, updated_at)
+           SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[], $5::timestamptz[]) ON CONFLICT DO NOTHING`,
+          [
+            bookings.map((b) => b.sourceId),
+            bookings.map((b) => b.bookingId),
+            bookings.map((b) => JSON.stringify(b.fields)),
+            bookings.map((b) => b.status),
+            bookings.map((b) => b.updatedAt),
+          ],
         );
       }
     }).catch((error: unknown) => {

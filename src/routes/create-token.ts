@@ -1,0 +1,18 @@
+import type { Router } from 'express';
+import { createTokenSchema } from '../schemas/token-creation';
+import { createToken } from '../services/token-creation';
+import { keyedOperationRouter, TOKEN_PATH } from './keyed-operation';
+import type { OperationRouterDeps } from './operation-deps';
+import { tokenView } from './token-view';
+
+/** POST: a new token with a token_id the service assigns; a retry under the same {randomkey} gets the same token. */
+export function createTokenRouter(deps: OperationRouterDeps): Router {
+  return keyedOperationRouter(deps, {
+    method: 'post',
+    path: TOKEN_PATH,
+    name: 'create_token',
+    schema: createTokenSchema,
+    service: (tx, { partnerId, key, body, account }) => createToken(tx, partnerId, key, body, account),
+    view: (token) => ({ token: tokenView(token) }),
+  });
+}

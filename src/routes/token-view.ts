@@ -1,0 +1,23 @@
+import { formatAmount } from '../money';
+import { formatDay } from '../schemas/fields';
+import { TOKEN_DETAIL_FIELDS } from '../schemas/token-creation';
+import type { Token } from '../store/store';
+
+/** The token as its account sees it: identity, status, balance, currency and dates, then the details it was created with. */
+export function tokenView(token: Token): Record<string, string> {
+  const view: Record<string, string> = {
+    token_id: token.tokenId,
+    source_id: token.sourceId,
+    destination_id: token.destinationId,
+    status: token.status,
+    balance: formatAmount(token.balance),
+  };
+  if (token.currency !== undefined) view.destination_currency = token.currency;
+  if (token.availableDay !== undefined) view.available_date = formatDay(token.availableDay);
+  if (token.expiryDay !== undefined) view.expiry_date = formatDay(token.expiryDay);
+  for (const field of TOKEN_DETAIL_FIELDS) {
+    const value = token.details?.[field];
+    if (value !== undefined) view[field] = value;
+  }
+  return view;
+}

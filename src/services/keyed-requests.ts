@@ -1,0 +1,37 @@
+/**
+ * Idempotency of the operations keyed by `{randomkey}` (booking operations and Create Token): one key space
+ * per account. The same key with the same request gets the first answer byte for byte; with another request, a
+ * 422 that does not reveal the first. The answer is recorded, with the key, in the unit of the change.
+ */
+import { ForbiddenError, UnprocessableError } from '../errors';
+import type { Account, KeyedRequest } from '../store/store';
+
+/** The path's partner must be the authenticated account (403). */
+export function requirePartner(partnerId: string, account: Account): void {
+  if (partnerId !== account.sourceId) throw new ForbiddenError('partnerid in the path does not match source_id');
+}
+
+export type RequestKey = Pick<KeyedRequest, 'sourceId' | 'key' | 'fingerprint'>;
+
+/** What a keyed operation did: repeated its first answer, or applied and left its key to be recorded with the answer. */
+export type KeyedOutcome<Result> = { replayed: true; response: string } | { replayed: false; result: Result; requestKey: RequestKey };
+
+/** The request by value: its operation, then its fields in a fixed order, values as the schema normalised them. */
+export function fingerprintOf(operation: string, ...fields: unknown[]): string {
+  return JSON.stringify([operation, ...fields]);
+}
+
+export function isReplayOf(earlier: KeyedRequest | undefined, requestKey: RequestKey): earlier is KeyedRequest {
+  return earlier !== undefined && earlier.fingerprint === requestKey.fingerprint;
+}
+
+export function keyReused(): UnprocessableError {
+  return new UnprocessableError('randomkey was already used for a different request', 'key_reused');
+}
+
+/** The first answer when the request repeats one applied under its key; a 422 when the key was used for another request. */
+export function earlierAnswer(earlier: KeyedRequest | undefined, requestKey: RequestKey): string | undefined {
+  if (!earlier) return undefined;
+  if (isReplayOf(earlier, requestKey)) return earlier.response;
+  throw keyReused();
+}

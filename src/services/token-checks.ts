@@ -1,0 +1,46 @@
+/** The checks every token notification shares, in the contract's order: destination, token, status and dates. */
+import { ConflictError, DestinationUnknownError, TokenMismatchError } from '../errors';
+import { formatDay } from '../schemas/fields';
+import type { Account, Token } from '../store/store';
+
+export interface OperationOutcome {
+  /** True when the request repeated one already applied: nothing was applied again. */
+  replayed: boolean;
+}
+
+export const APPLIED: OperationOutcome = { replayed: false };
+
+export function requireDestination(account: Account, destinationId: string): void {
+  if (!account.destinations.has(destinationId)) throw new DestinationUnknownError();
+}
+
+/** The locked token must exist, be the caller's and be at the named destination. */
+export function requireCallerToken(token: Token | undefined, account: Account, destinationId: string): Token {
+  if (!token || token.sourceId !== account.sourceId || token.destinationId !== destinationId) {
+    throw new TokenMismatchError();
+  }
+  return token;
+}
+
+/** `deleted` is final: a deleted token takes no money and changes nothing. */
+export function requireNotDeleted(token: Token, what: string): void {
+  if (token.status === 'deleted') throw new ConflictError(`Token is deleted; a deleted token ${what}`, 'token_deleted');
+}
+
+const DAY_MS = 86_400_000;
+
+/** Today as a UTC day number, as the token's dates are kept. */
+export function dayOf(now: Date): number {
+  return Math.floor(now.getTime() / DAY_MS);
+}
+
+/** Dates are UTC calendar days: a token is usable from its available date to its expiry date, both included. */
+export function requireWithinDates(token: Token, now: Date): void {
+  const today = dayOf(now);
+  if (token.availableDay !== undefined && today < token.availableDay) {
+    throw new ConflictError(`Token is not available until ${formatDay(token.availableDay)}`, 'token_not_available');
+  }
+  if (token.expiryDay !== undefined && today > token.expiryDay) {
+    throw new ConflictError(`Token expired on ${formatDay(token.expiryDay)}`, 'token_expired');
+  }
+}

@@ -1,0 +1,59 @@
+/** Create Token: the service assigns a new 16-digit token_id; a retry under the same `{randomkey}` gets the same token. */
+import { randomInt } from 'node:crypto';
+import { dayNumber } from '../schemas/fields';
+import { TOKEN_DETAIL_FIELDS, type CreateTokenRequest } from '../schemas/token-creation';
+import type { Account, StoreTransaction, Token } from '../store/store';
+import { earlierAnswer, fingerprintOf, requirePartner, type KeyedOutcome, type RequestKey } from './keyed-requests';
+import { requireDestination } from './token-checks';
+
+const FIRST_16_DIGIT = 1_000_000_000_000_000;
+const PAST_16_DIGITS = 10_000_000_000_000_000;
+/** Ids are drawn from 9 × 10^15; meeting a taken one even once is rare, so a few draws always suffice. */
+const MAX_DRAWS = 5;
+
+/** A random 16-digit id (no leading zero); crypto.randomInt takes ranges up to 2^48, so it is drawn in two parts. */
+function randomTokenId(): string {
+  const high = randomInt(FIRST_16_DIGIT / 1e8, PAST_16_DIGITS / 1e8);
+  const low = randomInt(0, 1e8);
+  return `${high}${String(low).padStart(8, '0')}`;
+}
+
+async function newTokenId(tx: StoreTransaction): Promise<string> {
+  for (let draw = 1; ; draw += 1) {
+    const tokenId = randomTokenId();
+    if (!(await tx.tokenForUpdate(tokenId))) return tokenId;
+    if (draw === MAX_DRAWS) throw new Error(`no free token_id in ${MAX_DRAWS} draws`);
+  }
+}
+
+export async function createToken(
+  tx: StoreTransaction,
+  partnerId: string,
+  key: string,
+  request: CreateTokenRequest,
+  account: Account,
+): Promise<KeyedOutcome<Token>> {
+  requirePartner(partnerId, account);
+  requireDestination(account, request.destination_id);
+  const details = TOKEN_DETAIL_FIELDS.filter((field) => request.details[field] !== undefined).map((field) => [field, request.details[field]]);
+  const requestKey: RequestKey = {
+    sourceId: account.sourceId,
+    key,
+    fingerprint: fingerprintOf('create_token', request.destination_id, request.currency, request.balance, request.available_date, request.expiry_date, details),
+  };
+  const response = earlierAnswer(await tx.findKeyedRequest(account.sourceId, key), requestKey);
+  if (response !== undefined) return { replayed: true, response };
+  const token: Token = {
+    tokenId: await newTokenId(tx),
+    sourceId: account.sourceId,
+    destinationId: request.destination_id,
+    status: 'active',
+    balance: request.balance,
+    availableDay: dayNumber(request.available_date),
+    expiryDay: dayNumber(request.expiry_date),
+    currency: request.currency,
+    details: request.details,
+  };
+  await tx.createToken(token);
+  return { replayed: false, result: token, requestKey };
+}

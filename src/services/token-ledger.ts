@@ -1,0 +1,194 @@
+/**
+ * The notifications that move money on a token: Withdraw, Loaded, Unloaded and a credited Load Schedule. Each
+ * is one ledger row, keyed by the account and its transaction_id across every kind, so a retry applies nothing
+ * again and a key reused for anything else is refused without revealing what it was used for.
+ */
+import { ConflictError, UnprocessableError } from '../errors';
+import { formatAmount, type MinorUnits } from '../money';
+import type { LoadedRequest, LoadScheduleRequest, UnloadedRequest } from '../schemas/token-ledger';
+import type { WithdrawRequest } from '../schemas/withdraw';
+import type { Account, LedgerEntry, LedgerKind, StoreTransaction, Token } from '../store/store';
+import {
+  APPLIED,
+  requireCallerToken,
+  requireDestination,
+  requireNotDeleted,
+  requireWithinDates,
+  type OperationOutcome,
+} from './token-checks';
+
+/** The largest balance an amount can state: 9999999999.99. */
+export const MAX_BALANCE: MinorUnits = 999_999_999_999;
+
+/** A ledger request as every kind states it; a credited schedule states no amount (it is the difference). */
+interface LedgerRequest {
+  kind: LedgerKind;
+  destinationId: string;
+  tokenId: string;
+  transactionId: string;
+  amount?: MinorUnits;
+  fee: MinorUnits;
+  tokenBalance: MinorUnits;
+}
+
+/** The balance the sender states must be the ledger's (409), which the message states. */
+function requireStatedBalance(stated: MinorUnits, expected: MinorUnits): void {
+  if (stated !== expected) {
+    throw new ConflictError(`token_balance ${formatAmount(stated)} does not match the ledger: expected ${formatAmount(expected)}`, 'balance_mismatch');
+  }
+}
+
+/** Same key, same request: the kind and every field the sender controls, compared by value. */
+function sameRequest(recorded: LedgerEntry, request: LedgerRequest): boolean {
+  return (
+    recorded.kind === request.kind &&
+    recorded.destinationId === request.destinationId &&
+    recorded.tokenId === request.tokenId &&
+    (request.amount === undefined || recorded.amount === request.amount) &&
+    recorded.fee === request.fee &&
+    recorded.tokenBalance === request.tokenBalance
+  );
+}
+
+/**
+ * The steps every ledger operation shares, in the contract's order: destination (413), token (428), replay or
+ * key reuse (422), then the kind's own rules, which return the balance after the row (409, 422), then
+ * token_balance against it (409). On success the token and its row are written in the caller's unit.
+ */
+async function applyLedgerRequest(
+  tx: StoreTransaction,
+  request: LedgerRequest,
+  account: Account,
+  now: Date,
+  balanceAfter: (token: Token) => MinorUnits,
+): Promise<OperationOutcome> {
+  requireDestination(account, request.destinationId);
+  const [locked, recorded] = await tx.lockTokenAndFindLedgerEntry(request.tokenId, account.sourceId, request.transactionId);
+  const token = requireCallerToken(locked, account, request.destinationId);
+  if (recorded) {
+    if (sameRequest(recorded, request)) return { replayed: true };
+    throw new UnprocessableError('transaction_id was already used for a different request', 'key_reused');
+  }
+  const after = balanceAfter(token);
+  requireStatedBalance(request.tokenBalance, after);
+  await tx.saveToken({ ...token, balance: after });
+  // The token's own strings, equal to the request's: a million ledger rows then share them.
+  await tx.recordLedgerEntry({
+    kind: request.kind,
+    transactionId: request.transactionId,
+    sourceId: token.sourceId,
+    destinationId: token.destinationId,
+    tokenId: token.tokenId,
+    amount: Math.abs(after - token.balance),
+    fee: request.fee,
+    tokenBalance: request.tokenBalance,
+    createdAt: now,
+  });
+  return APPLIED;
+}
+
+/** An amount taken off the balance must be there (422). */
+function takenOff(token: Token, amount: MinorUnits, field: string): MinorUnits {
+  if (amount > token.balance) {
+    throw new UnprocessableError(`${field} ${formatAmount(amount)} is more than the token balance ${formatAmount(token.balance)}`, 'over_balance');
+  }
+  return token.balance - amount;
+}
+
+export function withdraw(tx: StoreTransaction, request: WithdrawRequest, account: Account, now: Date): Promise<OperationOutcome> {
+  const ledgerRequest: LedgerRequest = {
+    kind: 'withdrawal',
+    destinationId: request.destination_id,
+    tokenId: request.token_id,
+    transactionId: request.transaction_id,
+    amount: request.withdrawn_amount,
+    fee: 0,
+    tokenBalance: request.token_balance,
+  };
+  return applyLedgerRequest(tx, ledgerRequest, account, now, (token) => {
+    if (token.status !== 'active') {
+      throw new ConflictError(`Token is ${token.status}; only an active token can be withdrawn from`, 'token_not_active');
+    }
+    requireWithinDates(token, now);
+    return takenOff(token, request.withdrawn_amount, 'withdrawn_amount');
+  });
+}
+
+/** A load may not take the balance past what an amount can state (422). */
+function addedTo(token: Token, amount: MinorUnits, field: string): MinorUnits {
+  if (token.balance + amount > MAX_BALANCE) {
+    throw new UnprocessableError(
+      `${field} ${formatAmount(amount)} would take the token balance ${formatAmount(token.balance)} over ${formatAmount(MAX_BALANCE)}`,
+      'over_maximum',
+    );
+  }
+  return token.balance + amount;
+}
+
+/** The fee is the sender's: recorded with the row, never taken from the token. */
+export function load(tx: StoreTransaction, request: LoadedRequest, account: Account, now: Date): Promise<OperationOutcome> {
+  const ledgerRequest: LedgerRequest = {
+    kind: 'load',
+    destinationId: request.destination_id,
+    tokenId: request.token_id,
+    transactionId: request.transaction_id,
+    amount: request.load_amount,
+    fee: request.fee_amount,
+    tokenBalance: request.token_balance,
+  };
+  return applyLedgerRequest(tx, ledgerRequest, account, now, (token) => {
+    requireNotDeleted(token, 'cannot be loaded');
+    requireWithinDates(token, now);
+    return addedTo(token, request.load_amount, 'load_amount');
+  });
+}
+
+/** The sender takes its money back: allowed on a frozen, disputed or expired token, never on a deleted one. */
+export function unload(tx: StoreTransaction, request: UnloadedRequest, account: Account, now: Date): Promise<OperationOutcome> {
+  const ledgerRequest: LedgerRequest = {
+    kind: 'unload',
+    destinationId: request.destination_id,
+    tokenId: request.token_id,
+    transactionId: request.transaction_id,
+    amount: request.unload_amount,
+    fee: 0,
+    tokenBalance: request.token_balance,
+  };
+  return applyLedgerRequest(tx, ledgerRequest, account, now, (token) => {
+    requireNotDeleted(token, 'cannot be unloaded');
+    return takenOff(token, request.unload_amount, 'unload_amount');
+  });
+}
+
+/**
+ * A credited schedule sets the balance to token_balance, never lower than it is (409): the difference is its
+ * ledger row, checked as a load. Deleted and failed schedules change nothing, and their token_balance must be
+ * the balance, so a sender out of step learns it (409).
+ */
+export async function settleLoadSchedule(tx: StoreTransaction, request: LoadScheduleRequest, account: Account, now: Date): Promise<OperationOutcome> {
+  if (request.schedule_status !== 'credited') {
+    requireDestination(account, request.destination_id);
+    const token = requireCallerToken(await tx.tokenForUpdate(request.token_id), account, request.destination_id);
+    requireStatedBalance(request.token_balance, token.balance);
+    return APPLIED;
+  }
+  const ledgerRequest: LedgerRequest = {
+    kind: 'schedule',
+    destinationId: request.destination_id,
+    tokenId: request.token_id,
+    transactionId: request.transaction_id,
+    fee: 0,
+    tokenBalance: request.token_balance,
+  };
+  return applyLedgerRequest(tx, ledgerRequest, account, now, (token) => {
+    requireNotDeleted(token, 'cannot be loaded');
+    requireWithinDates(token, now);
+    if (request.token_balance < token.balance) {
+      throw new ConflictError(
+        `token_balance ${formatAmount(request.token_balance)} is below the token balance ${formatAmount(token.balance)}: a credited schedule only adds`,
+        'balance_below_current',
+      );
+    }
+    return request.token_balance;
+  });
+}
