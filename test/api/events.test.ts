@@ -2,7 +2,8 @@ import request from 'supertest';
 import { describeOnEveryStore } from '../helpers/app';
 import { TOKENS } from '../helpers/fixtures';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
-import { statusChange, withdrawal } from '../helpers/payloads';
+import { availableDate, expiryDate, loaded, loadSchedule, statusChange, unloaded, withdrawal } from '../helpers/payloads';
+import { dayNumber } from '../../src/schemas/fields';
 import { readState, readToken } from '../helpers/state';
 import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
@@ -14,6 +15,22 @@ describeOnEveryStore('POST /v1/events', (current) => {
     const response = await post(statusChange());
     expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: SUCCESS_BODY });
     expect((await readToken(current().store, TOKENS.active.token_id))?.status).toBe('freezed');
+  });
+
+  it.each([
+    ['token.loaded_created to Loaded (never Unloaded here)', () => loaded(), { balance: 110000 }],
+    ['token.unloaded_created to Unloaded', () => unloaded(), { balance: 90000 }],
+    ['token.load_schedule to Load Schedule', () => loadSchedule(), { balance: 125000 }],
+    ['token.expiry_updated to Expiry Date', () => expiryDate(), { expiryDay: dayNumber('31-12-2026') }],
+    ['token.available_updated to Available Date', () => availableDate(), { availableDay: dayNumber('01-01-2026') }],
+  ])('dispatches %s', async (_what, body, expected) => {
+    const sent = body();
+    const response = await post(sent);
+    expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: SUCCESS_BODY });
+    expect(await readToken(current().store, TOKENS.active.token_id)).toMatchObject(expected);
+    const replayed = await post(sent);
+    expect(await readToken(current().store, TOKENS.active.token_id)).toMatchObject(expected);
+    expect(replayed.status).toBe(200);
   });
 
   it('dispatches token.withdrawn_created to Withdraw, with the same idempotency', async () => {

@@ -9,7 +9,7 @@ import { checkCapturedTraffic } from '../helpers/traffic-checks';
 /** Loaded, Unloaded and Load Schedule (contract 9.1 to 9.3): one ledger per token, one key space per account. */
 describeOnEveryStore('Ledger notifications', (current) => {
   const post = (path: string, body: object) => request(current().server).post(path).send(body);
-  const balanceOf = async (tokenId = TOKENS.active.token_id) => (await readToken(current().store, tokenId))?.balance;
+  const balanceOf = async (tokenId: string = TOKENS.active.token_id) => (await readToken(current().store, tokenId))?.balance;
 
   /** Sends a request that must fail and checks it changed nothing, its transaction id included. */
   async function expectRejected(path: string, body: Record<string, unknown>, status: number, expectedBody: object) {

@@ -100,14 +100,47 @@ function appOn(store: PgStore) {
       { version: '004_lock_token_and_find_withdrawal' },
       { version: '005_per_account_keys' },
       { version: '006_token_dates' },
+      { version: '007_lifecycle' },
     ]);
     await sql(`DROP SCHEMA ${schema} CASCADE`);
   });
 
-  it('the database itself refuses a negative balance and a malformed transaction id', async () => {
-    await expect(sql('UPDATE tokens SET balance = -1 WHERE token_id = $1', [TOKENS.active.token_id])).rejects.toThrow(/check constraint/);
-    await expect(
-      sql(`INSERT INTO withdrawals VALUES ('123', 'ACME', 'D1', $1, 1, 1, now())`, [TOKENS.active.token_id]),
-    ).rejects.toThrow(/check constraint/);
+  it('the database itself refuses a balance out of bounds, a malformed transaction id, an unknown kind and a fee on anything but a load', async () => {
+    for (const balance of [-1, 1_000_000_000_000]) {
+      await expect(sql('UPDATE tokens SET balance = $2 WHERE token_id = $1', [TOKENS.active.token_id, balance])).rejects.toThrow(/check constraint/);
+    }
+    const insert = (transactionId: string, kind: string, amount: number, fee: number) =>
+      sql(
+        `INSERT INTO ledger (kind, transaction_id, source_id, destination_id, token_id, amount, fee, token_balance, created_at)
+         VALUES ($1, $2, 'ACME', 'D1', $3, $4, $5, 1, now())`,
+        [kind, transactionId, TOKENS.active.token_id, amount, fee],
+      );
+    await expect(insert('123', 'withdrawal', 1, 0)).rejects.toThrow(/check constraint/);
+    await expect(insert('00000000000000000001', 'refund', 1, 0)).rejects.toThrow(/check constraint/);
+    await expect(insert('00000000000000000001', 'withdrawal', 1, 5)).rejects.toThrow(/check constraint/);
+    await expect(insert('00000000000000000001', 'load', 0, 5)).rejects.toThrow(/check constraint/);
+  });
+
+  it('the same Create Token sent to both at once makes one token; the same load sent to both applies once', async () => {
+    const apps = [appOn(first), appOn(second)];
+    const creation = {
+      share_secret: 'sk_test_acme_1', token_event: 'create', source_id: 'ACME', destination_id: 'D1',
+      destination_currency: 'EUR', load_amount: '10.00', available_date: '01-01-2020', expiry_date: '31-12-2099',
+    };
+    const created = await Promise.all(Array.from({ length: 20 }, (_, i) => request(apps[i % 2]).post('/v1/token/ACME/key-token-race-1').send(creation)));
+    expect(created.every((r) => r.status === 200 || r.status === 409)).toBe(true);
+    expect(created.filter((r) => r.status === 200 && r.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+    expect(new Set(created.filter((r) => r.status === 200).map((r) => r.text)).size).toBe(1);
+    expect((await sql("SELECT count(*)::int AS n FROM tokens WHERE source_id = 'ACME' AND destination_currency = 'EUR'")).rows[0].n).toBe(1);
+
+    const load = {
+      share_public: 'pk_test_acme_1', read_event: 'token.loaded_created', source_id: 'ACME', destination_id: 'D1',
+      token_id: TOKENS.active.token_id, transaction_id: '55555555555555555555', load_amount: '5.00', fee_amount: '0.50', token_balance: '1005.00',
+    };
+    const loads = await Promise.all(Array.from({ length: 20 }, (_, i) => request(apps[i % 2]).post('/v1/tokens/loaded').send(load)));
+    expect(loads.every((r) => r.status === 200 || r.status === 409)).toBe(true);
+    expect(loads.filter((r) => r.status === 200 && r.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+    expect((await first.findToken(TOKENS.active.token_id))?.balance).toBe(100500);
+    expect((await sql("SELECT count(*)::int AS n FROM ledger WHERE transaction_id = '55555555555555555555'")).rows[0].n).toBe(1);
   });
 });
