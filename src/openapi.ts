@@ -28,12 +28,41 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
   return rest;
 }
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+/** Request bodies, described as sent (zod's input side). */
+const REQUEST_SCHEMAS = {
+  StatusChangeRequest: statusChangeSchema,
+  WithdrawRequest: withdrawSchema,
+  BookingChangeRequest: bookingChangeSchema,
+};
+
+/** Answers, described as sent back (zod's output side). */
+const RESPONSE_SCHEMAS = {
+  Success: successSchema,
+  BookingSuccess: bookingSuccessSchema,
+  ErrorEnvelope: errorEnvelopeSchema,
+  Health: healthSchema,
+  Ready: readySchema,
+  AdminToken: adminTokenSchema,
+  AdminBooking: adminBookingSchema,
+  AdminEvents: adminEventsSchema,
+};
+
+type RequestName = keyof typeof REQUEST_SCHEMAS;
+type ResponseName = keyof typeof RESPONSE_SCHEMAS;
+/** What an example of a component must be, so the compiler checks it against the zod schema (a unit test checks the document). */
+type RequestExample<Name extends RequestName> = z.input<(typeof REQUEST_SCHEMAS)[Name]>;
+type ResponseExample<Name extends ResponseName> = z.output<(typeof RESPONSE_SCHEMAS)[Name]>;
+
+function mapValues<Value>(record: Record<string, Value>, map: (value: Value) => Json): Record<string, Json> {
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value)]));
+}
+
+const ref = (name: RequestName | ResponseName) => ({ $ref: `#/components/schemas/${name}` });
 
 /** Examples use placeholders for keys: a published document must not carry anything that looks like a real one. */
 const PUBLIC_KEY_PLACEHOLDER = 'your-public-key';
 
-const DEMO_WITHDRAWAL = {
+const DEMO_WITHDRAWAL: RequestExample<'WithdrawRequest'> = {
   share_public: PUBLIC_KEY_PLACEHOLDER,
   read_event: 'token.withdrawn_created',
   source_id: 'PDR28',
@@ -43,7 +72,7 @@ const DEMO_WITHDRAWAL = {
   withdrawn_amount: '100.00',
   token_balance: '900.00',
 };
-const DEMO_STATUS_CHANGE = {
+const DEMO_STATUS_CHANGE: RequestExample<'StatusChangeRequest'> = {
   share_public: PUBLIC_KEY_PLACEHOLDER,
   read_event: 'token.status_changed',
   source_id: 'PDR28',
@@ -51,7 +80,7 @@ const DEMO_STATUS_CHANGE = {
   token_id: 1010,
   tokes_status: 'disputed',
 };
-const DEMO_BOOKING_CHANGE = {
+const DEMO_BOOKING_CHANGE: RequestExample<'BookingChangeRequest'> = {
   share_secret: 'your-secret-key',
   booking_event: 'modify',
   source_id: 'PDR28',
@@ -60,13 +89,40 @@ const DEMO_BOOKING_CHANGE = {
   check_out: '18-02-2024',
 };
 
-const envelopeExample = (status: number, message: string, details?: Json[]) => ({
+/** The booking as the service shows it after DEMO_BOOKING_CHANGE: every field, as the answer always carries them all. */
+const DEMO_BOOKING: ResponseExample<'BookingSuccess'>['booking'] = {
+  source_id: 'PDR28',
+  booking_id: '1396',
+  buyer_id: 'B-20931',
+  booking_date: '10-01-2024',
+  booking_category: 'hotel',
+  supplier_id: 'SUP-118',
+  property_name: 'Hotel Aurora',
+  property_country: 'NL',
+  guests_count: '3',
+  room_count: '1',
+  check_in: '15-02-2024',
+  check_out: '18-02-2024',
+  transaction_currency: 'EUR',
+  transaction_amount: '450.00',
+  margin_category: '%',
+  transaction_margin: '12.50',
+  nonrefundable_amount: '150.00',
+  refundable_amount: '300.00',
+  firstnight_amount: '150.00',
+  cancellation_days: '7',
+  auth_code: 'AUTH-5521',
+  pre_auth: 'false',
+  updated_at: '2024-01-21T10:15:00.000Z',
+};
+
+const envelopeExample = (status: number, message: string, details?: Array<{ field: string; message: string }>): ResponseExample<'ErrorEnvelope'> => ({
   success: 'false',
   errors: { code: String(status), message, ...(details ? { details } : {}) },
 });
 
 /** One example per status; two where the same status has two meanings. */
-const ERROR_EXAMPLES: Record<number, Array<[string, Json]>> = {
+const ERROR_EXAMPLES: Record<number, Array<[string, ResponseExample<'ErrorEnvelope'>]>> = {
   400: [['invalid', envelopeExample(400, 'Invalid field: token_id', [{ field: 'token_id', message: 'is required' }])], ['malformed', envelopeExample(400, 'Malformed JSON body: unexpected "}" at line 1, column 6')]],
   401: [['unauthorized', envelopeExample(401, 'Unauthorized')], ['signature', envelopeExample(401, 'Invalid webhook signature')]],
   403: [['partner', envelopeExample(403, 'partnerid in the path does not match source_id')]],
@@ -109,7 +165,7 @@ function errorResponses(statuses: number[], extraHeaders: Record<number, Json> =
   );
 }
 
-function success(schemaName: string, example: Json, replayable: boolean): Json {
+function success<Name extends ResponseName>(schemaName: Name, example: ResponseExample<Name>, replayable: boolean): Json {
   return {
     description: replayable ? 'Applied, or a repeat of an accepted request (then Idempotent-Replayed: true)' : 'OK',
     headers: {
@@ -120,6 +176,34 @@ function success(schemaName: string, example: Json, replayable: boolean): Json {
   };
 }
 
+const DEMO_ADMIN_TOKEN: ResponseExample<'AdminToken'> = {
+  token_id: '2908926013012565',
+  source_id: 'PDR28',
+  destination_id: 'ID001',
+  status: 'active',
+  balance: '900.00',
+  available_date: '01-01-2024',
+  expiry_date: '31-12-2025',
+  last_withdrawals: [{ transaction_id: '20240121000000000001', withdrawn_amount: '100.00', token_balance: '900.00', created_at: '2024-01-21T10:15:00.000Z' }],
+};
+
+const DEMO_ADMIN_EVENTS: ResponseExample<'AdminEvents'> = {
+  events: [
+    {
+      time: '2024-01-21T10:15:00.012Z',
+      request_id: '5f0c2a8e-9d41-4c7b-a3e2-1b6f0d9c4e27',
+      method: 'POST',
+      route: '/v1/tokens/withdraw',
+      operation: 'withdraw',
+      source_id: 'PDR28',
+      token_id: '2908926013012565',
+      transaction_id: '20240121000000000001',
+      status: 200,
+      outcome: 'accepted',
+    },
+  ],
+};
+
 const ADMIN_CHALLENGE: Record<number, Json> = {
   401: { 'WWW-Authenticate': { required: true, description: 'Bearer realm="admin"', schema: { type: 'string' } } },
 };
@@ -128,7 +212,7 @@ const SIGNATURE_PARAMETERS = ['webhook-id', 'webhook-timestamp', 'webhook-signat
 const TOKEN_ERRORS = [400, 401, 405, 409, 413, 415, 422, 428, 429, 500, 503, 504];
 const BOOKING_ERRORS = [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 503, 504];
 const ADMIN_ERRORS = [400, 401, 404, 405, 500, 503, 504];
-const SUCCESS_EXAMPLE = { success: true, message: 'Success' };
+const SUCCESS_EXAMPLE: ResponseExample<'Success'> = { success: true, message: 'Success' };
 
 /** A GET that answers something other than this API's JSON (metrics, the document, the docs page), or 405. */
 function plainGet(operationId: string, summary: string, description: string, mediaType: string, schemaType: 'string' | 'object'): Json {
@@ -145,7 +229,7 @@ function plainGet(operationId: string, summary: string, description: string, med
   };
 }
 
-function jsonBody(schemaName: string, examples: Record<string, Json>): Json {
+function jsonBody<Name extends RequestName>(schemaName: Name, examples: Record<string, RequestExample<Name>>): Json {
   return {
     required: true,
     content: { 'application/json': { schema: ref(schemaName), examples: Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { value }])) } },
@@ -222,7 +306,7 @@ export function buildOpenApiDocument(version: string): Json {
             ...SIGNATURE_PARAMETERS,
           ],
           requestBody: jsonBody('BookingChangeRequest', { bookingChange: DEMO_BOOKING_CHANGE }),
-          responses: { '200': success('BookingSuccess', { success: true, message: 'Success', booking: { source_id: 'PDR28', booking_id: '1396', guests_count: '3' } }, true), ...errorResponses(BOOKING_ERRORS) },
+          responses: { '200': success('BookingSuccess', { success: true, message: 'Success', booking: DEMO_BOOKING }, true), ...errorResponses(BOOKING_ERRORS) },
         },
       },
       '/healthz': {
@@ -261,7 +345,7 @@ export function buildOpenApiDocument(version: string): Json {
           summary: 'A token with its latest withdrawals (only with ADMIN_TOKEN)',
           security: [{ admin: [] }],
           parameters: [{ name: 'tokenId', in: 'path', required: true, schema: { type: 'string', pattern: '^[1-9]\\d{0,31}$' } }],
-          responses: { '200': success('AdminToken', { token_id: '2908926013012565', balance: '900.00' }, false), ...errorResponses(ADMIN_ERRORS, ADMIN_CHALLENGE) },
+          responses: { '200': success('AdminToken', DEMO_ADMIN_TOKEN, false), ...errorResponses(ADMIN_ERRORS, ADMIN_CHALLENGE) },
         },
       },
       '/admin/bookings/{sourceId}/{bookingId}': {
@@ -271,7 +355,7 @@ export function buildOpenApiDocument(version: string): Json {
           summary: 'A booking (only with ADMIN_TOKEN)',
           security: [{ admin: [] }],
           parameters: ['sourceId', 'bookingId'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-          responses: { '200': success('AdminBooking', { booking: { source_id: 'PDR28', booking_id: '1396' } }, false), ...errorResponses(ADMIN_ERRORS, ADMIN_CHALLENGE) },
+          responses: { '200': success('AdminBooking', { booking: DEMO_BOOKING }, false), ...errorResponses(ADMIN_ERRORS, ADMIN_CHALLENGE) },
         },
       },
       '/admin/events': {
@@ -286,23 +370,14 @@ export function buildOpenApiDocument(version: string): Json {
             required: false,
             schema,
           })),
-          responses: { '200': success('AdminEvents', { events: [] }, false), ...errorResponses(ADMIN_ERRORS, ADMIN_CHALLENGE) },
+          responses: { '200': success('AdminEvents', DEMO_ADMIN_EVENTS, false), ...errorResponses(ADMIN_ERRORS, ADMIN_CHALLENGE) },
         },
       },
     },
     components: {
       schemas: {
-        StatusChangeRequest: jsonSchema(statusChangeSchema, 'input'),
-        WithdrawRequest: jsonSchema(withdrawSchema, 'input'),
-        BookingChangeRequest: jsonSchema(bookingChangeSchema, 'input'),
-        Success: jsonSchema(successSchema, 'output'),
-        BookingSuccess: jsonSchema(bookingSuccessSchema, 'output'),
-        ErrorEnvelope: jsonSchema(errorEnvelopeSchema, 'output'),
-        Health: jsonSchema(healthSchema, 'output'),
-        Ready: jsonSchema(readySchema, 'output'),
-        AdminToken: jsonSchema(adminTokenSchema, 'output'),
-        AdminBooking: jsonSchema(adminBookingSchema, 'output'),
-        AdminEvents: jsonSchema(adminEventsSchema, 'output'),
+        ...mapValues(REQUEST_SCHEMAS, (schema) => jsonSchema(schema, 'input')),
+        ...mapValues(RESPONSE_SCHEMAS, (schema) => jsonSchema(schema, 'output')),
       },
       headers: {
         RequestId: { description: 'The request id: the X-Request-Id sent (when well-formed) or a new UUID', schema: { type: 'string' } },
