@@ -208,19 +208,69 @@ const ADMIN_CHALLENGE: Record<number, Json> = {
   401: { 'WWW-Authenticate': { required: true, description: 'Bearer realm="admin"', schema: { type: 'string' } } },
 };
 
-const SIGNATURE_PARAMETERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => ({ $ref: `#/components/parameters/${name}` }));
+/**
+ * Who may call an operation, as OpenAPI can state it. Partners' keys travel in the JSON body (share_public,
+ * share_secret), which no security scheme can express: AUTHENTICATION in info.description and each operation's
+ * description say it. What a scheme can express is the Standard Webhooks signature (contract section 10): all three
+ * headers together, or none where the contract allows an unsigned request (neither the account nor the service has a
+ * signing secret), hence the empty requirement beside them.
+ */
+const SIGNED_OR_UNSIGNED = [{ webhookId: [], webhookTimestamp: [], webhookSignature: [] }, {}];
+const ADMIN_BEARER = [{ adminBearer: [] }];
+/** Stated, not left out: an operation without `security` fails the linter, so none is open by omission. */
+const OPEN: Json[] = [];
+
+const SECURITY_SCHEMES = {
+  webhookId: signatureHeader('webhook-id', 'The delivery id, 1 to 256 printable ASCII characters. A repeated id with the same body is answered as a replay (Idempotent-Replayed: true); with another body it is a 422.'),
+  webhookTimestamp: signatureHeader('webhook-timestamp', 'Unix seconds when the delivery was signed; at most WEBHOOK_TOLERANCE_SECONDS (300 unless set lower) from the service clock, either way.'),
+  webhookSignature: signatureHeader(
+    'webhook-signature',
+    'One or more space-separated signatures, each v1, a comma, then the base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{raw body}" with a signing secret. Computed for each request: not a fixed key.',
+  ),
+  adminBearer: { type: 'http', scheme: 'bearer', description: 'The ADMIN_TOKEN the service runs with. A missing or wrong token is a 401 with WWW-Authenticate: Bearer realm="admin".' },
+};
+
+function signatureHeader(name: string, description: string): Json {
+  return {
+    type: 'apiKey',
+    in: 'header',
+    name,
+    description: `Standard Webhooks, sent with the other two signature headers. ${description} Required when the account named by source_id has signing secrets, or the service runs with WEBHOOK_SECRET; otherwise optional.`,
+  };
+}
+
+/** How partners authenticate: the keys in the body, which OpenAPI has no scheme for, then the signature. */
+const AUTHENTICATION = `## Authentication
+
+Partners authenticate in the JSON body, with the account named by \`source_id\` and one of its keys; OpenAPI has no security scheme for a key in the body, so it is described here and on each operation:
+
+- token notifications (\`/v1/tokens/...\`, \`/v1/events\`) carry the account's public key in \`share_public\`;
+- booking operations (\`/{version}/booking/...\`) carry the account's secret key in \`share_secret\`.
+
+An unknown \`source_id\`, a wrong key and a missing key all answer the same 401 \`Unauthorized\`, so callers cannot probe which accounts exist. Keys are never echoed.
+
+A request must also be signed, following Standard Webhooks (the headers \`webhook-id\`, \`webhook-timestamp\` and \`webhook-signature\`, the security schemes of those operations), when the account has signing secrets of its own (it must sign with one of them) or, for an account without, when the service runs with \`WEBHOOK_SECRET\`. Otherwise a request needs no signature: hence the empty security requirement beside the signature.
+
+A Status Change may leave out \`share_public\` when it is signed with the account's own secret, or when the service runs with \`ALLOW_KEYLESS_STATUS_CHANGE=true\`.
+
+The admin routes exist only when the service runs with \`ADMIN_TOKEN\`, and take it as a bearer token. Health, readiness, metrics and this document are open.`;
+
+const PUBLIC_KEY_NOTE = "Authentication: `share_public` and `source_id` in the body; the signature headers when the account or the service signs (see the API's description).";
+const SECRET_KEY_NOTE = "Authentication: `share_secret` and `source_id` in the body; the signature headers when the account or the service signs (see the API's description).";
+
 const TOKEN_ERRORS = [400, 401, 405, 409, 413, 415, 422, 428, 429, 500, 503, 504];
 const BOOKING_ERRORS = [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 503, 504];
 const ADMIN_ERRORS = [400, 401, 404, 405, 500, 503, 504];
 const SUCCESS_EXAMPLE: ResponseExample<'Success'> = { success: true, message: 'Success' };
 
-/** A GET that answers something other than this API's JSON (metrics, the document, the docs page), or 405. */
+/** A GET that answers something other than this API's JSON (metrics, the document), or 405. Open. */
 function plainGet(operationId: string, summary: string, description: string, mediaType: string, schemaType: 'string' | 'object'): Json {
   return {
     get: {
       operationId,
       tags: ['Health'],
       summary,
+      security: OPEN,
       responses: {
         '200': { description, headers: REQUEST_ID_HEADER, content: { [mediaType]: { schema: { type: schemaType } } } },
         ...errorResponses([405]),
@@ -236,51 +286,103 @@ function jsonBody<Name extends RequestName>(schemaName: Name, examples: Record<s
   };
 }
 
-function withdrawOperation(method: 'get' | 'post'): Json {
+/** What each operation says of itself; operationId is unique in the document. */
+interface OperationText {
+  operationId: string;
+  summary: string;
+  description: string;
+}
+
+/** A token notification: share_public in the body, signed or not, answered with the plain success body. */
+function tokenNotification({ operationId, summary, description }: OperationText, requestBody: Json): Json {
   return {
-    operationId: method === 'post' ? 'withdraw' : 'withdrawWithGet',
+    operationId,
     tags: ['Tokens'],
-    summary: method === 'post' ? 'Withdraw' : 'Withdraw (GET with a JSON body, as the published samples send it)',
-    description:
-      'An amount was withdrawn from a token. Idempotent by transaction_id: the same request again answers 200 with Idempotent-Replayed and applies nothing; the same transaction_id with other fields is a 422.',
-    parameters: SIGNATURE_PARAMETERS,
-    requestBody: jsonBody('WithdrawRequest', { withdrawal: DEMO_WITHDRAWAL }),
+    summary,
+    description: `${description}\n\n${PUBLIC_KEY_NOTE}`,
+    security: SIGNED_OR_UNSIGNED,
+    requestBody,
     responses: { '200': success('Success', SUCCESS_EXAMPLE, true), ...errorResponses(TOKEN_ERRORS) },
   };
 }
 
+const partnerPath = jsonSchema(bookingPathSchema, 'input') as { properties: Record<string, Json> };
+/** The path of the partner operations: /{version}/booking/{partnerid}/{randomkey}. */
+const PARTNER_PATH_PARAMETERS = [
+  { name: 'version', in: 'path', required: true, description: 'Only v1 exists; anything else is a 404', schema: { type: 'string', enum: ['v1'] } },
+  { name: 'partnerid', in: 'path', required: true, description: "Must equal the body's source_id", schema: partnerPath.properties.partnerid },
+  { name: 'randomkey', in: 'path', required: true, description: 'The idempotency key', schema: partnerPath.properties.randomkey, example: '3f9c1a7e-change-01' },
+];
+
+/** A booking operation: share_secret in the body, signed or not, answered with the whole booking. */
+function bookingOperation({ operationId, summary, description }: OperationText, requestBody: Json, booking: ResponseExample<'BookingSuccess'>['booking']): Json {
+  return {
+    operationId,
+    tags: ['Bookings'],
+    summary,
+    description: `${description}\n\n${SECRET_KEY_NOTE}`,
+    security: SIGNED_OR_UNSIGNED,
+    parameters: PARTNER_PATH_PARAMETERS,
+    requestBody,
+    responses: { '200': success('BookingSuccess', { success: true, message: 'Success', booking }, true), ...errorResponses(BOOKING_ERRORS) },
+  };
+}
+
+/** A read-only admin GET: the bearer ADMIN_TOKEN. */
+function adminGet<Name extends ResponseName>({ operationId, summary, description }: OperationText, parameters: Json[], schemaName: Name, example: ResponseExample<Name>): Json {
+  return {
+    get: {
+      operationId,
+      tags: ['Admin'],
+      summary,
+      description,
+      security: ADMIN_BEARER,
+      parameters,
+      responses: { '200': success(schemaName, example, false), ...errorResponses(ADMIN_ERRORS, ADMIN_CHALLENGE) },
+    },
+  };
+}
+
+const WITHDRAW_DESCRIPTION =
+  'An amount was withdrawn from a token. Idempotent by transaction_id: the same request again answers 200 with Idempotent-Replayed and applies nothing; the same transaction_id with other fields is a 422.';
+const ADMIN_ONLY = 'Only when the service runs with ADMIN_TOKEN; without it the route does not exist (404).';
+
 export function buildOpenApiDocument(version: string): Json {
-  const pathParameters = jsonSchema(bookingPathSchema, 'input') as { properties: Record<string, Json> };
   return {
     openapi: '3.1.0',
     info: {
       title: 'Token and booking receiver',
       version,
-      description:
-        'Receives payment-token notifications (status changes, withdrawals) and booking changes from partner platforms. Every error is the JSON envelope shown in the responses.',
+      description: `Receives payment-token notifications (status changes, withdrawals) and booking changes from partner platforms. Every error is the JSON envelope shown in the responses.\n\n${AUTHENTICATION}`,
     },
     tags: [{ name: 'Tokens' }, { name: 'Bookings' }, { name: 'Health' }, { name: 'Admin' }],
     paths: {
       '/v1/tokens/status-change': {
-        post: {
-          operationId: 'statusChange',
-          tags: ['Tokens'],
-          summary: 'Status Change',
-          description: "A token's status changed. deleted is final. Setting the status a token has, or sending none, changes nothing.",
-          parameters: SIGNATURE_PARAMETERS,
-          requestBody: jsonBody('StatusChangeRequest', { statusChange: DEMO_STATUS_CHANGE }),
-          responses: { '200': success('Success', SUCCESS_EXAMPLE, true), ...errorResponses(TOKEN_ERRORS) },
-        },
+        post: tokenNotification(
+          {
+            operationId: 'statusChange',
+            summary: 'Status Change',
+            description:
+              "A token's status changed. deleted is final. Setting the status a token has, or sending none, changes nothing. share_public may be left out when the request is signed with the account's own secret, or the service runs with ALLOW_KEYLESS_STATUS_CHANGE=true.",
+          },
+          jsonBody('StatusChangeRequest', { statusChange: DEMO_STATUS_CHANGE }),
+        ),
       },
-      '/v1/tokens/withdraw': { post: withdrawOperation('post'), get: withdrawOperation('get') },
+      '/v1/tokens/withdraw': {
+        post: tokenNotification({ operationId: 'withdraw', summary: 'Withdraw', description: WITHDRAW_DESCRIPTION }, jsonBody('WithdrawRequest', { withdrawal: DEMO_WITHDRAWAL })),
+        get: tokenNotification(
+          { operationId: 'withdrawWithGet', summary: 'Withdraw (GET with a JSON body, as the published samples send it)', description: WITHDRAW_DESCRIPTION },
+          jsonBody('WithdrawRequest', { withdrawal: DEMO_WITHDRAWAL }),
+        ),
+      },
       '/v1/events': {
-        post: {
-          operationId: 'tokenEvent',
-          tags: ['Tokens'],
-          summary: 'One URL for every token notification',
-          description: 'Dispatches on read_event to Status Change or Withdraw; an unknown read_event is a 400.',
-          parameters: SIGNATURE_PARAMETERS,
-          requestBody: {
+        post: tokenNotification(
+          {
+            operationId: 'tokenEvent',
+            summary: 'One URL for every token notification',
+            description: 'Dispatches on read_event to Status Change or Withdraw; an unknown read_event is a 400.',
+          },
+          {
             required: true,
             content: {
               'application/json': {
@@ -289,31 +391,26 @@ export function buildOpenApiDocument(version: string): Json {
               },
             },
           },
-          responses: { '200': success('Success', SUCCESS_EXAMPLE, true), ...errorResponses(TOKEN_ERRORS) },
-        },
+        ),
       },
       '/{version}/booking/{partnerid}/{randomkey}': {
-        patch: {
-          operationId: 'modifyBooking',
-          tags: ['Bookings'],
-          summary: 'Modify Booking',
-          description:
-            'Changes the fields the body carries. {randomkey} is the idempotency key: the same request again replays the first answer byte for byte; another request with the same key is a 422.',
-          parameters: [
-            { name: 'version', in: 'path', required: true, description: 'Only v1 exists; anything else is a 404', schema: { type: 'string', enum: ['v1'] } },
-            { name: 'partnerid', in: 'path', required: true, description: "Must equal the body's source_id", schema: pathParameters.properties.partnerid },
-            { name: 'randomkey', in: 'path', required: true, description: 'The idempotency key', schema: pathParameters.properties.randomkey, example: '3f9c1a7e-change-01' },
-            ...SIGNATURE_PARAMETERS,
-          ],
-          requestBody: jsonBody('BookingChangeRequest', { bookingChange: DEMO_BOOKING_CHANGE }),
-          responses: { '200': success('BookingSuccess', { success: true, message: 'Success', booking: DEMO_BOOKING }, true), ...errorResponses(BOOKING_ERRORS) },
-        },
+        patch: bookingOperation(
+          {
+            operationId: 'modifyBooking',
+            summary: 'Modify Booking',
+            description:
+              'Changes the fields the body carries. {randomkey} is the idempotency key: the same request again replays the first answer byte for byte; another request with the same key is a 422.',
+          },
+          jsonBody('BookingChangeRequest', { bookingChange: DEMO_BOOKING_CHANGE }),
+          DEMO_BOOKING,
+        ),
       },
       '/healthz': {
         get: {
           operationId: 'liveness',
           tags: ['Health'],
           summary: 'Liveness: 200 while the process serves',
+          security: OPEN,
           responses: { '200': success('Health', { status: 'ok' }, false), ...errorResponses([405]) },
         },
       },
@@ -322,6 +419,7 @@ export function buildOpenApiDocument(version: string): Json {
           operationId: 'readiness',
           tags: ['Health'],
           summary: 'Readiness: 200 when the store answers; 503 otherwise and while shutting down',
+          security: OPEN,
           responses: { '200': success('Ready', { status: 'ready' }, false), ...errorResponses([405, 503]) },
         },
       },
@@ -334,45 +432,34 @@ export function buildOpenApiDocument(version: string): Json {
           operationId: 'docsAssets',
           tags: ['Health'],
           summary: "Swagger UI's scripts and styles, from the installed package",
+          security: OPEN,
           parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string' } }],
           responses: { '200': { description: 'A file of swagger-ui-dist', content: { '*/*': { schema: { type: 'string' } } } }, ...errorResponses([404]) },
         },
       },
-      '/admin/tokens/{tokenId}': {
-        get: {
-          operationId: 'adminToken',
-          tags: ['Admin'],
-          summary: 'A token with its latest withdrawals (only with ADMIN_TOKEN)',
-          security: [{ admin: [] }],
-          parameters: [{ name: 'tokenId', in: 'path', required: true, schema: { type: 'string', pattern: '^[1-9]\\d{0,31}$' } }],
-          responses: { '200': success('AdminToken', DEMO_ADMIN_TOKEN, false), ...errorResponses(ADMIN_ERRORS, ADMIN_CHALLENGE) },
-        },
-      },
-      '/admin/bookings/{sourceId}/{bookingId}': {
-        get: {
-          operationId: 'adminBooking',
-          tags: ['Admin'],
-          summary: 'A booking (only with ADMIN_TOKEN)',
-          security: [{ admin: [] }],
-          parameters: ['sourceId', 'bookingId'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-          responses: { '200': success('AdminBooking', { booking: DEMO_BOOKING }, false), ...errorResponses(ADMIN_ERRORS, ADMIN_CHALLENGE) },
-        },
-      },
-      '/admin/events': {
-        get: {
-          operationId: 'adminEvents',
-          tags: ['Admin'],
-          summary: "The most recent operation requests of this instance, newest first (only with ADMIN_TOKEN)",
-          security: [{ admin: [] }],
-          parameters: Object.entries((jsonSchema(eventQuerySchema, 'input') as { properties: Record<string, Json> }).properties).map(([name, schema]) => ({
-            name,
-            in: 'query',
-            required: false,
-            schema,
-          })),
-          responses: { '200': success('AdminEvents', DEMO_ADMIN_EVENTS, false), ...errorResponses(ADMIN_ERRORS, ADMIN_CHALLENGE) },
-        },
-      },
+      '/admin/tokens/{tokenId}': adminGet(
+        { operationId: 'adminToken', summary: 'A token with its latest withdrawals', description: ADMIN_ONLY },
+        [{ name: 'tokenId', in: 'path', required: true, schema: { type: 'string', pattern: '^[1-9]\\d{0,31}$' } }],
+        'AdminToken',
+        DEMO_ADMIN_TOKEN,
+      ),
+      '/admin/bookings/{sourceId}/{bookingId}': adminGet(
+        { operationId: 'adminBooking', summary: 'A booking', description: ADMIN_ONLY },
+        ['sourceId', 'bookingId'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+        'AdminBooking',
+        { booking: DEMO_BOOKING },
+      ),
+      '/admin/events': adminGet(
+        { operationId: 'adminEvents', summary: 'The most recent operation requests of this instance, newest first', description: ADMIN_ONLY },
+        Object.entries((jsonSchema(eventQuerySchema, 'input') as { properties: Record<string, Json> }).properties).map(([name, schema]) => ({
+          name,
+          in: 'query',
+          required: false,
+          schema,
+        })),
+        'AdminEvents',
+        DEMO_ADMIN_EVENTS,
+      ),
     },
     components: {
       schemas: {
@@ -383,16 +470,7 @@ export function buildOpenApiDocument(version: string): Json {
         RequestId: { description: 'The request id: the X-Request-Id sent (when well-formed) or a new UUID', schema: { type: 'string' } },
         IdempotentReplayed: { description: 'Present, as "true", when the answer repeats an earlier accepted request', schema: { type: 'string', const: 'true' } },
       },
-      parameters: {
-        'webhook-id': signatureParameter('webhook-id', 'Delivery id; a repeated id is answered as a replay'),
-        'webhook-timestamp': signatureParameter('webhook-timestamp', 'Unix seconds, within WEBHOOK_TOLERANCE_SECONDS of the service clock'),
-        'webhook-signature': signatureParameter('webhook-signature', 'Standard Webhooks signature(s): v1, a comma, then the base64 HMAC-SHA256'),
-      },
-      securitySchemes: { admin: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' } },
+      securitySchemes: SECURITY_SCHEMES,
     },
   };
-}
-
-function signatureParameter(name: string, description: string): Json {
-  return { name, in: 'header', required: false, description: `${description}. Required when the service runs with WEBHOOK_SECRET.`, schema: { type: 'string' } };
 }
