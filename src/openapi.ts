@@ -253,7 +253,9 @@ A request must also be signed, following Standard Webhooks (the headers \`webhoo
 
 A Status Change may leave out \`share_public\` when it is signed with the account's own secret, or when the service runs with \`ALLOW_KEYLESS_STATUS_CHANGE=true\`.
 
-The admin routes exist only when the service runs with \`ADMIN_TOKEN\`, and take it as a bearer token. Health, readiness, metrics and this document are open.`;
+The admin routes exist only when the service runs with \`ADMIN_TOKEN\`, and take it as a bearer token. Health, readiness, metrics and this document are open.
+
+The interactive page for this document, \`/docs\`, and its scripts and styles are for browsers, not API operations: they are not listed.`;
 
 const PUBLIC_KEY_NOTE = "Authentication: `share_public` and `source_id` in the body; the signature headers when the account or the service signs (see the API's description).";
 const SECRET_KEY_NOTE = "Authentication: `share_secret` and `source_id` in the body; the signature headers when the account or the service signs (see the API's description).";
@@ -263,7 +265,7 @@ const BOOKING_ERRORS = [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 5
 const ADMIN_ERRORS = [400, 401, 404, 405, 500, 503, 504];
 const SUCCESS_EXAMPLE: ResponseExample<'Success'> = { success: true, message: 'Success' };
 
-/** A GET that answers something other than this API's JSON (metrics, the document), or 405. Open. */
+/** A GET that answers something other than this API's JSON (metrics, this document), or 405. Open. */
 function plainGet(operationId: string, summary: string, description: string, mediaType: string, schemaType: 'string' | 'object'): Json {
   return {
     get: {
@@ -285,6 +287,14 @@ function jsonBody<Name extends RequestName>(schemaName: Name, examples: Record<s
     content: { 'application/json': { schema: ref(schemaName), examples: Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { value }])) } },
   };
 }
+
+/** Every operation has one of these tags, and every tag says what its operations are for. */
+const TAGS = {
+  Tokens: 'Payment-token notifications from the issuing platform, one URL per event or all on /v1/events. share_public in the body.',
+  Bookings: 'Booking changes from partner platforms, each under an idempotency key in the path. share_secret in the body.',
+  Health: 'Liveness, readiness, Prometheus metrics and this document, for operators and load balancers. Open.',
+  Admin: 'Read-only inspection of tokens, bookings and recent requests, for ops and developers. Only with ADMIN_TOKEN, as a bearer token.',
+};
 
 /** What each operation says of itself; operationId is unique in the document. */
 interface OperationText {
@@ -354,8 +364,11 @@ export function buildOpenApiDocument(version: string): Json {
       title: 'Token and booking receiver',
       version,
       description: `Receives payment-token notifications (status changes, withdrawals) and booking changes from partner platforms. Every error is the JSON envelope shown in the responses.\n\n${AUTHENTICATION}`,
+      // package.json's "UNLICENSED": proprietary, no licence granted. LicenseRef- is SPDX's form for a licence not on its list.
+      license: { name: 'Proprietary (UNLICENSED): no licence is granted', identifier: 'LicenseRef-Proprietary' },
     },
-    tags: [{ name: 'Tokens' }, { name: 'Bookings' }, { name: 'Health' }, { name: 'Admin' }],
+    servers: [{ url: '/', description: 'The service that serves this document at /openapi.json: paths are relative to it, wherever it runs' }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths: {
       '/v1/tokens/status-change': {
         post: tokenNotification(
@@ -425,18 +438,6 @@ export function buildOpenApiDocument(version: string): Json {
       },
       '/metrics': plainGet('metrics', 'Prometheus metrics', 'Prometheus text format', 'text/plain', 'string'),
       '/openapi.json': plainGet('openapi', 'This document', 'OpenAPI 3.1', 'application/json', 'object'),
-      '/docs': plainGet('docs', 'Interactive documentation of this document (Swagger UI, served from the installed package)', 'HTML page', 'text/html', 'string'),
-      '/docs/init.js': plainGet('docsScript', 'The script that starts the documentation page', 'JavaScript', 'application/javascript', 'string'),
-      '/docs/assets/{file}': {
-        get: {
-          operationId: 'docsAssets',
-          tags: ['Health'],
-          summary: "Swagger UI's scripts and styles, from the installed package",
-          security: OPEN,
-          parameters: [{ name: 'file', in: 'path', required: true, schema: { type: 'string' } }],
-          responses: { '200': { description: 'A file of swagger-ui-dist', content: { '*/*': { schema: { type: 'string' } } } }, ...errorResponses([404]) },
-        },
-      },
       '/admin/tokens/{tokenId}': adminGet(
         { operationId: 'adminToken', summary: 'A token with its latest withdrawals', description: ADMIN_ONLY },
         [{ name: 'tokenId', in: 'path', required: true, schema: { type: 'string', pattern: '^[1-9]\\d{0,31}$' } }],

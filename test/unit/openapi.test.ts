@@ -134,6 +134,12 @@ describe('the response check against the document finds what is wrong', () => {
     expect(openApiProblems(ok)).toEqual([]);
   });
 
+  it('leaves the documentation page and its files out, but not their errors', () => {
+    const script = { ...ok, method: 'GET', path: '/docs/init.js', headers: { 'content-type': 'application/javascript' }, body: 'window.ui = 1;' };
+    expect(openApiProblems(script)).toEqual([]);
+    expect(openApiProblems({ ...script, status: 404, body: '{"error":"Not Found"}' }).join('\n')).toContain('body is not the error envelope');
+  });
+
   it.each([
     ['an undocumented status', { status: 418 }, 'status not in the document'],
     ['a body that is not the documented one', { body: '{"success":"true","message":"Success"}' }, 'must be equal to constant'],
