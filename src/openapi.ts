@@ -1,7 +1,16 @@
 /**
  * The OpenAPI 3.1 document, generated from the same zod schemas the routes
  * validate with (zod 4's JSON Schema output). Only the layout is written
- * here: paths, statuses, headers and examples.
+ * here: paths, statuses, headers, security and examples.
+ *
+ * CI lints it with Redocly's recommended rules (`npm run lint:openapi`) and a
+ * unit test validates every example against its schema. An operation added
+ * keeps both passing when it is built as the others are: its body schema in
+ * REQUEST_SCHEMAS and its answer in RESPONSE_SCHEMAS (so the compiler checks
+ * its examples); tokenNotification(), bookingOperation() or adminGet(), which
+ * set its tag, security, errors and success answer; complete examples. Any
+ * other operation states its `security` (OPEN when it is open) and uses a tag
+ * of TAGS.
  */
 import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
@@ -253,12 +262,11 @@ A request must also be signed, following Standard Webhooks (the headers \`webhoo
 
 A Status Change may leave out \`share_public\` when it is signed with the account's own secret, or when the service runs with \`ALLOW_KEYLESS_STATUS_CHANGE=true\`.
 
-The admin routes exist only when the service runs with \`ADMIN_TOKEN\`, and take it as a bearer token. Health, readiness, metrics and this document are open.
+The admin routes exist only when the service runs with \`ADMIN_TOKEN\`, and take it as a bearer token. Health, readiness, metrics and this document are open.`;
 
-The interactive page for this document, \`/docs\`, and its scripts and styles are for browsers, not API operations: they are not listed.`;
-
-const PUBLIC_KEY_NOTE = "Authentication: `share_public` and `source_id` in the body; the signature headers when the account or the service signs (see the API's description).";
-const SECRET_KEY_NOTE = "Authentication: `share_secret` and `source_id` in the body; the signature headers when the account or the service signs (see the API's description).";
+/** The line each partner operation's description ends with. */
+const authenticationNote = (key: 'share_public' | 'share_secret') =>
+  `Authentication: \`${key}\` and \`source_id\` in the body; the signature headers when the account or the service signs (see the API's description).`;
 
 const TOKEN_ERRORS = [400, 401, 405, 409, 413, 415, 422, 428, 429, 500, 503, 504];
 const BOOKING_ERRORS = [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 503, 504];
@@ -309,19 +317,19 @@ function tokenNotification({ operationId, summary, description }: OperationText,
     operationId,
     tags: ['Tokens'],
     summary,
-    description: `${description}\n\n${PUBLIC_KEY_NOTE}`,
+    description: `${description}\n\n${authenticationNote('share_public')}`,
     security: SIGNED_OR_UNSIGNED,
     requestBody,
     responses: { '200': success('Success', SUCCESS_EXAMPLE, true), ...errorResponses(TOKEN_ERRORS) },
   };
 }
 
-const partnerPath = jsonSchema(bookingPathSchema, 'input') as { properties: Record<string, Json> };
+const partnerPathSchema = jsonSchema(bookingPathSchema, 'input') as { properties: Record<string, Json> };
 /** The path of the partner operations: /{version}/booking/{partnerid}/{randomkey}. */
 const PARTNER_PATH_PARAMETERS = [
   { name: 'version', in: 'path', required: true, description: 'Only v1 exists; anything else is a 404', schema: { type: 'string', enum: ['v1'] } },
-  { name: 'partnerid', in: 'path', required: true, description: "Must equal the body's source_id", schema: partnerPath.properties.partnerid },
-  { name: 'randomkey', in: 'path', required: true, description: 'The idempotency key', schema: partnerPath.properties.randomkey, example: '3f9c1a7e-change-01' },
+  { name: 'partnerid', in: 'path', required: true, description: "Must equal the body's source_id", schema: partnerPathSchema.properties.partnerid },
+  { name: 'randomkey', in: 'path', required: true, description: 'The idempotency key', schema: partnerPathSchema.properties.randomkey, example: '3f9c1a7e-change-01' },
 ];
 
 /** A booking operation: share_secret in the body, signed or not, answered with the whole booking. */
@@ -330,7 +338,7 @@ function bookingOperation({ operationId, summary, description }: OperationText, 
     operationId,
     tags: ['Bookings'],
     summary,
-    description: `${description}\n\n${SECRET_KEY_NOTE}`,
+    description: `${description}\n\n${authenticationNote('share_secret')}`,
     security: SIGNED_OR_UNSIGNED,
     parameters: PARTNER_PATH_PARAMETERS,
     requestBody,
@@ -363,7 +371,7 @@ export function buildOpenApiDocument(version: string): Json {
     info: {
       title: 'Token and booking receiver',
       version,
-      description: `Receives payment-token notifications (status changes, withdrawals) and booking changes from partner platforms. Every error is the JSON envelope shown in the responses.\n\n${AUTHENTICATION}`,
+      description: `Receives payment-token notifications (status changes, withdrawals) and booking changes from partner platforms. Every error is the JSON envelope shown in the responses. The interactive page for this document, /docs, and its scripts and styles are for browsers, not API operations: they are not listed.\n\n${AUTHENTICATION}`,
       // package.json's "UNLICENSED": proprietary, no licence granted. LicenseRef- is SPDX's form for a licence not on its list.
       license: { name: 'Proprietary (UNLICENSED): no licence is granted', identifier: 'LicenseRef-Proprietary' },
     },
