@@ -7,9 +7,55 @@ import { buildOpenApiDocument } from '../../src/openapi';
 import { SERVICE_VERSION } from '../../src/version';
 import { buildTestApp } from '../helpers/app';
 import type { CapturedResponse } from '../helpers/capture';
-import { openApiProblems } from '../helpers/openapi-check';
+import { openApiProblems, schemaProblem } from '../helpers/openapi-check';
 
 const document = buildOpenApiDocument(SERVICE_VERSION) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** An example value, the schema it illustrates, and where it is (a JSON pointer, as linters report it). */
+interface Example {
+  location: string;
+  schema: Json;
+  value: unknown;
+}
+
+/** Maps whose keys are names, not keywords: a property named "example" is not an example. */
+const NAMED_SCHEMAS = new Set(['properties', 'patternProperties', '$defs', 'dependentSchemas']);
+
+/**
+ * Every example in a document, with the schema it illustrates. A media type, parameter or header illustrates its
+ * `schema`: `example`, or `examples` as named Example objects. A schema illustrates itself: `examples` as a list,
+ * or the older `example`. Example values are data, not document, so they are not searched further.
+ */
+function examplesIn(node: unknown, location = '#'): Example[] {
+  if (Array.isArray(node)) return node.flatMap((item, index) => examplesIn(item, `${location}/${index}`));
+  if (!isObject(node)) return [];
+  const schema = isObject(node.schema) ? node.schema : node;
+  const found: Example[] = [];
+  if ('example' in node) found.push({ location: `${location}/example`, schema, value: node.example });
+  if (Array.isArray(node.examples)) found.push(...node.examples.map((value, index) => ({ location: `${location}/examples/${index}`, schema, value })));
+  else if (isObject(node.examples)) {
+    for (const [name, example] of Object.entries(node.examples)) found.push({ location: `${location}/examples/${name}`, schema, value: isObject(example) ? example.value : undefined });
+  }
+  for (const [key, child] of Object.entries(node)) {
+    const childLocation = `${location}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    if (key === 'example' || key === 'examples') continue;
+    if (NAMED_SCHEMAS.has(key) && isObject(child)) found.push(...Object.entries(child).flatMap(([name, schema]) => examplesIn(schema, `${childLocation}/${name}`)));
+    else found.push(...examplesIn(child, childLocation));
+  }
+  return found;
+}
+
+/** What is wrong with each example, by the validator the response check uses. */
+function exampleProblems(examples: Example[]): string[] {
+  return examples.flatMap(({ location, schema, value }) => {
+    // Only inline values are checked: an externalValue or a $ref to an Example object would slip through.
+    const problem = value === undefined ? 'has no inline value to check' : schemaProblem(schema, value);
+    return problem ? [`${location}: ${problem}`] : [];
+  });
+}
 
 describe('the OpenAPI document', () => {
   it('is valid OpenAPI 3.1 (the committed file, which the next test keeps equal to the generated one)', () => {
@@ -26,6 +72,20 @@ describe('the OpenAPI document', () => {
     const response = await request(t.server).get('/openapi.json');
     expect(response.status).toBe(200);
     expect(response.body).toEqual(JSON.parse(JSON.stringify(document)));
+  });
+
+  it('has only examples that its own schemas accept, wherever they are', () => {
+    const examples = examplesIn(document);
+    // Each kind of place an example can be: a response, a named request example, a parameter, a schema's own list.
+    expect(examples.map((example) => example.location)).toEqual(
+      expect.arrayContaining([
+        '#/paths/~1{version}~1booking~1{partnerid}~1{randomkey}/patch/responses/200/content/application~1json/example',
+        '#/paths/~1v1~1tokens~1withdraw/post/requestBody/content/application~1json/examples/withdrawal',
+        '#/paths/~1{version}~1booking~1{partnerid}~1{randomkey}/patch/parameters/2/example',
+        '#/components/schemas/WithdrawRequest/properties/transaction_id/examples/0',
+      ]),
+    );
+    expect(exampleProblems(examples)).toEqual([]);
   });
 
   it('covers every route of the contract with the statuses each can answer', () => {
@@ -50,6 +110,17 @@ describe('the OpenAPI document', () => {
   });
 });
 
+describe('the example check finds what is wrong', () => {
+  it.each([
+    ['a response example its schema refuses', { schema: { $ref: '#/components/schemas/Success' }, example: { success: 'true', message: 'Success' } }, '#/example: data/success must be boolean'],
+    ['a named example its schema refuses', { schema: { $ref: '#/components/schemas/Health' }, examples: { down: { value: { status: 'down' } } } }, '#/examples/down: data/status must be equal to constant'],
+    ['a named example that only points elsewhere', { schema: { type: 'string' }, examples: { elsewhere: { externalValue: 'https://example.org/a.json' } } }, '#/examples/elsewhere: has no inline value'],
+    ['a schema example its schema refuses', { type: 'string', pattern: '^\\d+$', examples: ['12', 'twelve'] }, '#/examples/1: data must match pattern'],
+  ])('flags %s', (_what, node, problem) => {
+    expect(exampleProblems(examplesIn(node)).join('\n')).toContain(problem);
+  });
+});
+
 describe('the response check against the document finds what is wrong', () => {
   const ok: CapturedResponse = {
     method: 'POST',
@@ -61,6 +132,12 @@ describe('the response check against the document finds what is wrong', () => {
 
   it('accepts a documented answer', () => {
     expect(openApiProblems(ok)).toEqual([]);
+  });
+
+  it('leaves the documentation page and its files out, but not their errors', () => {
+    const script = { ...ok, method: 'GET', path: '/docs/init.js', headers: { 'content-type': 'application/javascript' }, body: 'window.ui = 1;' };
+    expect(openApiProblems(script)).toEqual([]);
+    expect(openApiProblems({ ...script, status: 404, body: '{"error":"Not Found"}' }).join('\n')).toContain('body is not the error envelope');
   });
 
   it.each([
