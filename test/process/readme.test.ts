@@ -18,7 +18,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const EXAMPLE_FILES = ['README.md'];
 
 /** The Markdown file holding the signed example, run against a demo server of its own. */
-const SIGNED_EXAMPLE_FILE = 'README.md';
+const SIGNED_EXAMPLE_FILE = 'docs/SIGNING.md';
 
 interface Example {
   file: string;
