@@ -15,7 +15,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
  * booking change) leaves what later ones show, so this order is part of the
  * examples.
  */
-const EXAMPLE_FILES = ['README.md', 'docs/OPERATIONS.md'];
+const EXAMPLE_FILES = ['README.md', 'docs/API.md', 'docs/OPERATIONS.md'];
 
 /** The Markdown file holding the signed example, run against a demo server of its own. */
 const SIGNED_EXAMPLE_FILE = 'docs/SIGNING.md';
