@@ -265,7 +265,7 @@ async function metricSample(port: number, series: string): Promise<number> {
 }
 
 /** The receiver's own count of accepted withdrawals. */
-const appliedWithdrawals = (port: number) => metricSample(port, 'receiver_withdrawals_total{outcome="accepted",reason=""}');
+const appliedWithdrawals = (port: number) => metricSample(port, 'receiver_operations_total{operation="withdraw",outcome="accepted",reason=""}');
 
 /** Where the memory is: V8's heap (used, and held) and memory outside it (the ledger's typed arrays), in MB. */
 async function heapMb(port: number) {
