@@ -12,7 +12,7 @@ export function createTokenRouter(deps: OperationRouterDeps): Router {
     path: TOKEN_PATH,
     name: 'create_token',
     schema: createTokenSchema,
-    service: (tx, { partnerId, key, body, account }) => createToken(tx, partnerId, key, body, account),
+    service: createToken,
     view: (token) => ({ token: tokenView(token) }),
   });
 }

@@ -5,8 +5,8 @@ import { authenticate, authenticatedAccount } from '../middleware/authenticate';
 import { methodNotAllowed } from '../middleware/errors';
 import { validate } from '../middleware/validate';
 import { keyedPathSchema } from '../schemas/booking';
-import type { KeyedOutcome } from '../services/keyed-requests';
-import type { Account, StoreTransaction } from '../store/store';
+import type { KeyedCall, KeyedOutcome } from '../services/keyed-requests';
+import type { StoreTransaction } from '../store/store';
 import type { OperationRouterDeps } from './operation-deps';
 import { keyedAnswer, operation, respond } from './respond';
 
@@ -22,15 +22,6 @@ const supportedVersion: RequestHandler = (req, _res, next) => {
   if (!SUPPORTED_VERSIONS.has(String(req.params.version).toLowerCase())) throw new NotFoundError('Unsupported API version', 'unsupported_version');
   next();
 };
-
-/** The path's `{partnerid}` and `{randomkey}`, the validated body, the caller's account and the clock. */
-export interface KeyedCall<Body> {
-  partnerId: string;
-  key: string;
-  body: Body;
-  account: Account;
-  now: Date;
-}
 
 export interface KeyedOperation<Schema extends z.ZodType<{ source_id: string; share_secret: string }>, Result> {
   method: 'post' | 'patch' | 'delete';

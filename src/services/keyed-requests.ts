@@ -13,6 +13,15 @@ export function requirePartner(partnerId: string, account: Account): void {
 
 export type RequestKey = Pick<KeyedRequest, 'sourceId' | 'key' | 'fingerprint'>;
 
+/** A keyed request as a service takes it: the path's `{partnerid}` and `{randomkey}`, the validated body, the caller and the clock. */
+export interface KeyedCall<Body> {
+  partnerId: string;
+  key: string;
+  body: Body;
+  account: Account;
+  now: Date;
+}
+
 /** What a keyed operation did: repeated its first answer, or applied and left its key to be recorded with the answer. */
 export type KeyedOutcome<Result> = { replayed: true; response: string } | { replayed: false; result: Result; requestKey: RequestKey };
 

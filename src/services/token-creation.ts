@@ -2,8 +2,8 @@
 import { randomInt } from 'node:crypto';
 import { dayNumber } from '../schemas/fields';
 import { TOKEN_DETAIL_FIELDS, type CreateTokenRequest } from '../schemas/token-creation';
-import type { Account, StoreTransaction, Token } from '../store/store';
-import { earlierAnswer, fingerprintOf, requirePartner, type KeyedOutcome, type RequestKey } from './keyed-requests';
+import type { StoreTransaction, Token } from '../store/store';
+import { earlierAnswer, fingerprintOf, requirePartner, type KeyedCall, type KeyedOutcome, type RequestKey } from './keyed-requests';
 import { requireDestination } from './token-checks';
 
 const FIRST_16_DIGIT = 1_000_000_000_000_000;
@@ -26,13 +26,7 @@ async function newTokenId(tx: StoreTransaction): Promise<string> {
   }
 }
 
-export async function createToken(
-  tx: StoreTransaction,
-  partnerId: string,
-  key: string,
-  request: CreateTokenRequest,
-  account: Account,
-): Promise<KeyedOutcome<Token>> {
+export async function createToken(tx: StoreTransaction, { partnerId, key, body: request, account }: KeyedCall<CreateTokenRequest>): Promise<KeyedOutcome<Token>> {
   requirePartner(partnerId, account);
   requireDestination(account, request.destination_id);
   const details = TOKEN_DETAIL_FIELDS.filter((field) => request.details[field] !== undefined).map((field) => [field, request.details[field]]);

@@ -17,7 +17,7 @@ function seedCheck(file: string): Promise<{ code: number | null; stdout: string;
 
 describe('npm run seed:check FILE', () => {
   it('says what a valid file holds and exits 0', async () => {
-    expect(await seedCheck(DEMO_SEED_FILE)).toEqual({ code: 0, stdout: `${DEMO_SEED_FILE}: valid: 2 accounts, 9 tokens, 2 bookings\n`, stderr: '' });
+    expect(await seedCheck(DEMO_SEED_FILE)).toEqual({ code: 0, stdout: `${DEMO_SEED_FILE}: valid: 2 accounts, 10 tokens, 2 bookings\n`, stderr: '' });
   });
 
   it('names the bad entry and exits 1', async () => {
