@@ -73,9 +73,10 @@ function answerClientErrors(server: Server): void {
       return;
     }
     // Bytes after a request still being answered (a Content-Length shorter than the body): let that answer
-    // go out, then close, rather than cut it off. A timed-out request will never finish, so it is answered now.
+    // go out, then close, rather than cut it off. A request whose own body broke (a malformed chunk) or that
+    // timed out will never finish, so it is answered now.
     const pending = (socket as Duplex & { _httpMessage?: ServerResponse })._httpMessage;
-    if (pending && !pending.headersSent && error.code !== 'ERR_HTTP_REQUEST_TIMEOUT') {
+    if (pending && !pending.headersSent && error.code !== 'ERR_HTTP_REQUEST_TIMEOUT' && pending.req.complete) {
       pending.shouldKeepAlive = false;
       return;
     }

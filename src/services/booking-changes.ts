@@ -28,17 +28,17 @@ async function lockBookingUnderKey(
 }
 
 /**
- * A booking the account does not have yet (409 when it does). A retry of the create that made it is a replay:
- * the key is looked at first for that, so the booking it created does not turn the retry into a 409.
+ * A booking the account does not have yet (409 when it does). The booking is read before the key: the create
+ * that made it committed both at once, so when a retry (or a concurrent copy) sees the booking it also sees
+ * the key, and is answered as the replay it is rather than as a 409.
  */
 export async function createBooking(tx: StoreTransaction, { partnerId, key, body, account, now }: KeyedCall<CreateBookingRequest>): Promise<KeyedOutcome<Booking>> {
   requirePartner(partnerId, account);
   const requestKey: RequestKey = { sourceId: account.sourceId, key, fingerprint: fingerprintOf('create_booking', body.booking_id, orderedFields(body.fields)) };
+  const existing = await tx.bookingForUpdate(account.sourceId, body.booking_id);
   const earlier = await tx.findKeyedRequest(account.sourceId, key);
   if (isReplayOf(earlier, requestKey)) return { replayed: true, response: earlier.response };
-  if (await tx.bookingForUpdate(account.sourceId, body.booking_id)) {
-    throw new ConflictError(`Booking ${body.booking_id} already exists`, 'booking_exists');
-  }
+  if (existing) throw new ConflictError(`Booking ${body.booking_id} already exists`, 'booking_exists');
   if (earlier) throw keyReused();
   const booking: Booking = { sourceId: account.sourceId, bookingId: body.booking_id, fields: body.fields, status: 'active', updatedAt: now };
   await tx.createBooking(booking);

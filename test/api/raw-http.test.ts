@@ -73,10 +73,12 @@ describe('raw HTTP: wrong Content-Length and malformed requests', () => {
     ['a negative Content-Length', 'POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n'],
     ['two different Content-Lengths', 'POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!'],
     ['a NUL in a header', 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0000b\r\n\r\n'],
+    ['a chunked body with a chunk size that is not hex', 'POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
   ])('%s: a JSON 400 and the connection closed', async (_what, bytes) => {
     const answer = await rawExchange(port, bytes);
     expect(statusesOf(answer)).toEqual([400]);
     expect(answer).toContain('Content-Type: application/json');
+    expect(answer).toContain('{"success":"false","errors":{"code":"400","message":"Malformed HTTP request"}}');
   });
 
   it('a body declared over the limit: one 413, then the connection closes without reading the rest', async () => {

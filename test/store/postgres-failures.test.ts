@@ -3,7 +3,7 @@ import request from 'supertest';
 import { createApp } from '../../src/app';
 import { createHttpServer } from '../../src/http-server';
 import { createLogger } from '../../src/logger';
-import type { PgStore } from '../../src/store/postgres/pg-store';
+import { PgStore } from '../../src/store/postgres/pg-store';
 import { FIXED_NOW } from '../helpers/app';
 import { CuttableProxy } from '../helpers/cuttable-proxy';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
@@ -94,5 +94,45 @@ const balance = async () => Number((await sql('SELECT balance FROM tokens WHERE 
     expect(await ledgerRows(body.transaction_id)).toBe(0);
     expect(await balance()).toBe(100000);
     expect((await request(app).post('/v1/tokens/withdraw').send(body)).status).toBe(200);
+  });
+});
+
+/** A database of its own, so that closing it or making it read-only touches no other test. */
+(TEST_DATABASE_URL ? describe : describe.skip)('PostgreSQL refusing connections or writes answers 503, and recovers', () => {
+  const database = `receiver_refusing_${process.pid}_${process.env.JEST_WORKER_ID ?? '1'}`;
+  const admin = (text: string) => sql(text, [], 'public');
+  /** New sessions see the database's settings: the pool's open connections are ended, so the next ones are new. */
+  const endSessions = () => admin(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`);
+  let store: PgStore;
+  beforeEach(async () => {
+    await admin(`DROP DATABASE IF EXISTS ${database}`);
+    await admin(`CREATE DATABASE ${database}`);
+    const url = new URL(TEST_DATABASE_URL as string);
+    url.pathname = `/${database}`;
+    store = await PgStore.open({ connectionString: url.toString(), statementTimeoutMs: 2_000, poolSize: 2, connectTimeoutMs: 1_000 });
+    await store.loadSeed(fixtureSeed());
+  });
+  afterEach(async () => {
+    await store.close();
+    await endSessions();
+    await admin(`DROP DATABASE IF EXISTS ${database}`);
+  });
+
+  it.each([
+    ['made read-only, as after a failover to a standby', `ALTER DATABASE ${database} SET default_transaction_read_only = on`, `ALTER DATABASE ${database} RESET default_transaction_read_only`],
+    ['closed to connections', `ALTER DATABASE ${database} ALLOW_CONNECTIONS false`, `ALTER DATABASE ${database} ALLOW_CONNECTIONS true`],
+  ])('when the database is %s: 503 for operations and /readyz, nothing applied, 200 again once it is back', async (_what, refuse, restore) => {
+    const app = appOn(store);
+    await admin(refuse);
+    await endSessions();
+    const body = withdrawal();
+    for (const response of [await request(app).post('/v1/tokens/withdraw').send(body), await request(app).get('/readyz')]) {
+      expect({ status: response.status, body: response.body }).toEqual({ status: 503, body: errorBody(503, 'Service Unavailable') });
+    }
+    await admin(restore);
+    await endSessions();
+    expect((await request(app).get('/readyz')).status).toBe(200);
+    expect((await request(app).post('/v1/tokens/withdraw').send(body)).status).toBe(200);
+    expect((await store.findToken(TOKENS.active.token_id))?.balance).toBe(90000);
   });
 });

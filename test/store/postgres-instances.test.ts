@@ -5,7 +5,7 @@ import { createLogger } from '../../src/logger';
 import { formatAmount } from '../../src/money';
 import { PgStore } from '../../src/store/postgres/pg-store';
 import { FIXED_NOW } from '../helpers/app';
-import { fixtureSeed, TOKENS } from '../helpers/fixtures';
+import { BOOKING, fixtureSeed, TOKENS } from '../helpers/fixtures';
 import { withdrawal } from '../helpers/payloads';
 import { openEmptyPgStore, sql, TEST_DATABASE_URL, warnIfNoDatabase, workerSchema } from '../helpers/postgres';
 
@@ -119,6 +119,17 @@ function appOn(store: PgStore) {
     await expect(insert('00000000000000000001', 'refund', 1, 0)).rejects.toThrow(/check constraint/);
     await expect(insert('00000000000000000001', 'withdrawal', 1, 5)).rejects.toThrow(/check constraint/);
     await expect(insert('00000000000000000001', 'load', 0, 5)).rejects.toThrow(/check constraint/);
+  });
+
+  it('the same Create Booking sent to both at once creates it once, and every copy is answered 200 as its replay, never "already exists"', async () => {
+    const apps = [appOn(first), appOn(second)];
+    const { updated_at: _updatedAt, ...fields } = BOOKING;
+    const body = { ...fields, share_secret: 'sk_test_acme_1', booking_event: 'new', booking_id: 'B-race-1' };
+    const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => request(apps[i % 2]).post('/v1/booking/ACME/key-create-race-1').send(body)));
+    const statuses = responses.map((r) => (r.status === 200 ? (r.headers['idempotent-replayed'] ? 'replayed' : 'applied') : `${r.status} ${r.body.errors?.message}`));
+    expect(statuses.filter((status) => status !== 'replayed' && status !== 'applied' && !status.includes('still being processed'))).toEqual([]);
+    expect(statuses.filter((status) => status === 'applied')).toHaveLength(1);
+    expect(new Set(responses.filter((r) => r.status === 200).map((r) => r.text)).size).toBe(1);
   });
 
   it('the same Create Token sent to both at once makes one token; the same load sent to both applies once', async () => {

@@ -4,6 +4,7 @@ import { BOOKING_FIELDS, type BookingFields } from '../../schemas/booking';
 import type { TokenStatus } from '../../schemas/fields';
 import type { Account, Booking, BookingStatus, Delivery, KeyedRequest, LedgerEntry, LedgerKind, SeedData, Store, StoreTransaction, Token } from '../store';
 import { roundTrip, statement, withClient, type Call, type Statement, type StatementResult } from './connection';
+import { ServiceUnavailableError } from '../../errors';
 import { isRetryable, toStoreError } from './errors';
 import { migrate } from './migrate';
 
@@ -608,8 +609,10 @@ export class PgStore implements Store {
     this.readingAccounts = undefined;
   }
 
+  /** Ready means writable: a database that failed over to a standby, or was made read-only, answers reads but applies nothing. */
   async ping(): Promise<void> {
-    await this.query('SELECT 1');
+    const { rows } = await this.query<{ writable: boolean }>("SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable");
+    if (!rows[0]?.writable) throw new ServiceUnavailableError();
   }
 
   /** Idempotent. Resolves once every connection is closed: at the latest CLOSE_GRACE_MS after the call, when they are cut. */
