@@ -5,7 +5,7 @@ import { buildTestApp, describeOnEveryStore, FIXED_NOW } from '../helpers/app';
 import { FailingStore } from '../helpers/failing-store';
 import { ACME, fixtureSeed, OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
-import { bookingChange, bookingPath, loaded, statusChange, withdrawal } from '../helpers/payloads';
+import { bookingCancellation, bookingChange, bookingPath, loaded, statusChange, withdrawal } from '../helpers/payloads';
 import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 const ADMIN_TOKEN = 'admin-test-token-0123456789';
@@ -30,6 +30,9 @@ describe('GET /metrics', () => {
     await request(t.server).patch(bookingPath()).send(bookingChange()).expect(200);
     await request(t.server).patch(bookingPath()).send(bookingChange({ booking_id: 'nope' })).expect(404);
     await request(t.server).get('/nowhere').expect(404);
+    await request(t.server).post('/v1/tokens/loaded').send(loaded({ token_id: TOKENS.deleted.token_id, token_balance: '150.00' })).expect(409);
+    await request(t.server).post('/v1/events').send({ read_event: 'token.unknown' }).expect(400);
+    await request(t.server).delete(bookingPath('key-cancel-01')).send(bookingCancellation()).expect(200);
 
     const response = await request(t.server).get('/metrics');
     expect(response.status).toBe(200);
@@ -45,6 +48,9 @@ describe('GET /metrics', () => {
     expect(sample(text, 'receiver_operations_total', 'operation="status_change",outcome="accepted",reason=""')).toBe(1);
     expect(sample(text, 'receiver_operations_total', 'operation="modify_booking",outcome="accepted",reason=""')).toBe(1);
     expect(sample(text, 'receiver_operations_total', 'operation="modify_booking",outcome="rejected",reason="booking_not_found"')).toBe(1);
+    expect(sample(text, 'receiver_operations_total', 'operation="loaded",outcome="rejected",reason="token_deleted"')).toBe(1);
+    expect(sample(text, 'receiver_operations_total', 'operation="token_event",outcome="rejected",reason="invalid_request"')).toBe(1);
+    expect(sample(text, 'receiver_operations_total', 'operation="cancel_booking",outcome="accepted",reason=""')).toBe(1);
   });
 
   it('counts store errors by kind', async () => {
