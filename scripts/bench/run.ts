@@ -335,7 +335,7 @@ async function postgres(directory: string) {
       rounds.push({ receiver, pgbenchTps });
       write(`  round ${round + 1} postgres  receiver ${receiver.rps} withdrawals/s  p99 ${receiver.p99} ms  ${receiver.cpuUsPerRequest} µs CPU/req  pgbench -N ${pgbenchTps} tps`);
     }
-    const ledger = Number((await admin.query(`SELECT count(*) FROM ${schema}.withdrawals`)).rows[0].count);
+    const ledger = Number((await admin.query(`SELECT count(*) FROM ${schema}.ledger`)).rows[0].count);
     const rps = median(rounds.map((r) => r.receiver.rps));
     const tps = median(rounds.map((r) => r.pgbenchTps));
     const row = {
