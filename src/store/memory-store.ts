@@ -47,6 +47,10 @@ interface StagedWrites {
   deliveries: Map<string, Delivery>;
 }
 
+/** The tables that keep whole records in a Map by key. */
+type RecordTable = 'bookings' | 'keyedRequests' | 'deliveries';
+type RowOf<Table extends RecordTable> = MemoryTables[Table] extends Map<string, infer Row> ? Row : never;
+
 /** An unlocked read of the ledger, as the store's tables hold it. */
 function storedLedgerEntry(tables: MemoryTables, sourceId: string, transactionId: string): LedgerEntry | undefined {
   const row = tables.ledger.find(sourceId, transactionId);
@@ -120,46 +124,55 @@ class MemoryTransaction implements StoreTransaction {
   }
 
   async bookingForUpdate(sourceId: string, bookingId: string) {
-    const key = accountKey(sourceId, bookingId);
-    const booking = this.staged.bookings?.get(key) ?? this.tables.bookings.get(key);
-    return booking && copy(booking);
+    return this.readRow('bookings', accountKey(sourceId, bookingId));
   }
 
   async createBooking(booking: Booking) {
     const key = accountKey(booking.sourceId, booking.bookingId);
     // As the database's primary key.
-    if (this.staged.bookings?.has(key) || this.tables.bookings.has(key)) throw new Error(`booking ${booking.bookingId} of ${booking.sourceId} is already in the store`);
-    (this.staged.bookings ??= new Map()).set(key, copy(booking));
+    if (this.holds('bookings', key)) throw new Error(`booking ${booking.bookingId} of ${booking.sourceId} is already in the store`);
+    this.stageRow('bookings', key, booking);
   }
 
   async saveBooking(booking: Booking) {
     const key = accountKey(booking.sourceId, booking.bookingId);
-    if (!this.staged.bookings?.has(key) && !this.tables.bookings.has(key)) throw new Error(`booking ${booking.bookingId} of ${booking.sourceId} is not in the store`);
-    (this.staged.bookings ??= new Map()).set(key, copy(booking));
+    if (!this.holds('bookings', key)) throw new Error(`booking ${booking.bookingId} of ${booking.sourceId} is not in the store`);
+    this.stageRow('bookings', key, booking);
   }
 
   async findKeyedRequest(sourceId: string, key: string) {
-    const requestKey = accountKey(sourceId, key);
-    const request = this.staged.keyedRequests?.get(requestKey) ?? this.tables.keyedRequests.get(requestKey);
-    return request && copy(request);
+    return this.readRow('keyedRequests', accountKey(sourceId, key));
   }
 
   async recordKeyedRequest(request: KeyedRequest) {
-    const requestKey = accountKey(request.sourceId, request.key);
-    if (this.staged.keyedRequests?.has(requestKey) || this.tables.keyedRequests.has(requestKey)) throw new Error(`key ${request.key} of ${request.sourceId} is already recorded`);
-    (this.staged.keyedRequests ??= new Map()).set(requestKey, copy(request));
+    const key = accountKey(request.sourceId, request.key);
+    if (this.holds('keyedRequests', key)) throw new Error(`key ${request.key} of ${request.sourceId} is already recorded`);
+    this.stageRow('keyedRequests', key, request);
   }
 
   async findDelivery(sourceId: string, webhookId: string) {
-    const key = accountKey(sourceId, webhookId);
-    const delivery = this.staged.deliveries?.get(key) ?? this.tables.deliveries.get(key);
-    return delivery && copy(delivery);
+    return this.readRow('deliveries', accountKey(sourceId, webhookId));
   }
 
   async recordDelivery(delivery: Delivery) {
     const key = accountKey(delivery.sourceId, delivery.webhookId);
-    if (this.staged.deliveries?.has(key) || this.tables.deliveries.has(key)) throw new Error(`delivery ${delivery.webhookId} is already recorded`);
-    (this.staged.deliveries ??= new Map()).set(key, copy(delivery));
+    if (this.holds('deliveries', key)) throw new Error(`delivery ${delivery.webhookId} is already recorded`);
+    this.stageRow('deliveries', key, delivery);
+  }
+
+  /** Whether the unit or the table holds the key: what a database's primary key would refuse to insert again. */
+  private holds(table: RecordTable, key: string): boolean {
+    return this.staged[table]?.has(key) === true || this.tables[table].has(key);
+  }
+
+  /** A copy of the row as the unit sees it: its own writes first, then the table. */
+  private readRow<Table extends RecordTable>(table: Table, key: string): RowOf<Table> | undefined {
+    const row = (this.staged[table]?.get(key) ?? this.tables[table].get(key)) as RowOf<Table> | undefined;
+    return row && copy(row);
+  }
+
+  private stageRow<Table extends RecordTable>(table: Table, key: string, row: RowOf<Table>): void {
+    ((this.staged[table] ??= new Map()) as Map<string, RowOf<Table>>).set(key, copy(row));
   }
 
   /**
