@@ -1,7 +1,7 @@
 /** The checks every token notification shares, in the contract's order: destination, token, status and dates. */
 import { ConflictError, DestinationUnknownError, TokenMismatchError } from '../errors';
 import { formatDay } from '../schemas/fields';
-import type { Account, Token } from '../store/store';
+import type { Account, StoreTransaction, Token } from '../store/store';
 
 export interface OperationOutcome {
   /** True when the request repeated one already applied: nothing was applied again. */
@@ -20,6 +20,12 @@ export function requireCallerToken(token: Token | undefined, account: Account, d
     throw new TokenMismatchError();
   }
   return token;
+}
+
+/** The first checks of a notification that moves no money: the destination (413), then the caller's token, locked (428). */
+export async function lockCallerToken(tx: StoreTransaction, account: Account, request: { destination_id: string; token_id: string }): Promise<Token> {
+  requireDestination(account, request.destination_id);
+  return requireCallerToken(await tx.tokenForUpdate(request.token_id), account, request.destination_id);
 }
 
 /** `deleted` is final: a deleted token takes no money and changes nothing. */

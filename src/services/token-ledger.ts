@@ -10,6 +10,7 @@ import type { WithdrawRequest } from '../schemas/withdraw';
 import type { Account, LedgerEntry, LedgerKind, StoreTransaction, Token } from '../store/store';
 import {
   APPLIED,
+  lockCallerToken,
   requireCallerToken,
   requireDestination,
   requireNotDeleted,
@@ -167,8 +168,7 @@ export function unload(tx: StoreTransaction, request: UnloadedRequest, account: 
  */
 export async function settleLoadSchedule(tx: StoreTransaction, request: LoadScheduleRequest, account: Account, now: Date): Promise<OperationOutcome> {
   if (request.schedule_status !== 'credited') {
-    requireDestination(account, request.destination_id);
-    const token = requireCallerToken(await tx.tokenForUpdate(request.token_id), account, request.destination_id);
+    const token = await lockCallerToken(tx, account, request);
     requireStatedBalance(request.token_balance, token.balance);
     return APPLIED;
   }

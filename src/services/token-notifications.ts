@@ -5,7 +5,7 @@ import type { StatusChangeRequest } from '../schemas/status-change';
 import type { AvailableDateRequest, ExpiryDateRequest } from '../schemas/token-dates';
 import { validationError } from '../schemas/validate';
 import type { Account, StoreTransaction, Token } from '../store/store';
-import { APPLIED, requireCallerToken, requireDestination, requireNotDeleted, type OperationOutcome } from './token-checks';
+import { APPLIED, lockCallerToken, requireNotDeleted, type OperationOutcome } from './token-checks';
 
 /** `deleted` is final; any other status may move to any status. */
 function canChangeStatus(from: TokenStatus, to: TokenStatus): boolean {
@@ -13,8 +13,7 @@ function canChangeStatus(from: TokenStatus, to: TokenStatus): boolean {
 }
 
 export async function changeTokenStatus(tx: StoreTransaction, request: StatusChangeRequest, account: Account): Promise<OperationOutcome> {
-  requireDestination(account, request.destination_id);
-  const token = requireCallerToken(await tx.tokenForUpdate(request.token_id), account, request.destination_id);
+  const token = await lockCallerToken(tx, account, request);
   const target = request.status;
   if (target === undefined || target === token.status) return APPLIED;
   if (!canChangeStatus(token.status, target)) {
@@ -41,14 +40,12 @@ async function setTokenDates(tx: StoreTransaction, token: Token, dates: Pick<Tok
 }
 
 export async function changeExpiryDate(tx: StoreTransaction, request: ExpiryDateRequest, account: Account): Promise<OperationOutcome> {
-  requireDestination(account, request.destination_id);
-  const token = requireCallerToken(await tx.tokenForUpdate(request.token_id), account, request.destination_id);
+  const token = await lockCallerToken(tx, account, request);
   if (request.expiry_date === undefined) return APPLIED;
   return setTokenDates(tx, token, { expiryDay: request.expiry_date });
 }
 
 export async function changeAvailableDate(tx: StoreTransaction, request: AvailableDateRequest, account: Account): Promise<OperationOutcome> {
-  requireDestination(account, request.destination_id);
-  const token = requireCallerToken(await tx.tokenForUpdate(request.token_id), account, request.destination_id);
+  const token = await lockCallerToken(tx, account, request);
   return setTokenDates(tx, token, { availableDay: request.available_date });
 }
