@@ -6,8 +6,8 @@ import {
   calendarDate,
   countryCode,
   currencyCode,
-  dayNumber,
   eventName,
+  isBeforeDate,
   oneOf,
   optionalText,
   text,
@@ -115,9 +115,7 @@ const PERCENT_MARGIN_LIMIT = parseAmount('100');
 /** Rules that span fields, checked on the whole booking as it would be after a change. */
 export function bookingRuleProblems(booking: BookingFields): FieldProblem[] {
   const problems: FieldProblem[] = [];
-  const checkIn = dayNumber(booking.check_in);
-  const checkOut = dayNumber(booking.check_out);
-  if (checkIn !== undefined && checkOut !== undefined && checkOut < checkIn) {
+  if (isBeforeDate(booking.check_out, booking.check_in)) {
     problems.push({ field: 'check_out', message: `must not be before check_in (${booking.check_in})` });
   }
   if (booking.margin_category === '%' && parseAmount(booking.transaction_margin) > PERCENT_MARGIN_LIMIT) {

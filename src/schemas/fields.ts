@@ -95,6 +95,7 @@ export type TokenStatus = (typeof TOKEN_STATUSES)[number];
 export const tokenStatus = z.enum(TOKEN_STATUSES, { error: typeError(`one of ${TOKEN_STATUSES.join(', ')}`) });
 
 const DATE_PATTERN = /^(\d{2})-(\d{2})-(\d{4})$/;
+const DAY_MS = 86_400_000;
 
 /** Days since an arbitrary origin for a DD-MM-YYYY date, or undefined when it is not a real calendar date. */
 export function dayNumber(date: string): number | undefined {
@@ -106,12 +107,23 @@ export function dayNumber(date: string): number | undefined {
   if (year < 1000 || parsed.getUTCFullYear() !== year || parsed.getUTCMonth() !== month - 1 || parsed.getUTCDate() !== day) {
     return undefined;
   }
-  return utc / 86_400_000;
+  return utc / DAY_MS;
+}
+
+/** The UTC calendar day of a moment, as dayNumber counts days. */
+export function dayOf(moment: Date): number {
+  return Math.floor(moment.getTime() / DAY_MS);
+}
+
+/** True when both are real DD-MM-YYYY dates and `date` is the earlier; a missing or invalid date orders nothing (its own check reports it). */
+export function isBeforeDate(date: string | undefined, other: string | undefined): boolean {
+  const [day, otherDay] = [date === undefined ? undefined : dayNumber(date), other === undefined ? undefined : dayNumber(other)];
+  return day !== undefined && otherDay !== undefined && day < otherDay;
 }
 
 /** A day number back as DD-MM-YYYY. */
 export function formatDay(day: number): string {
-  const date = new Date(day * 86_400_000);
+  const date = new Date(day * DAY_MS);
   const pad = (value: number) => String(value).padStart(2, '0');
   return `${pad(date.getUTCDate())}-${pad(date.getUTCMonth() + 1)}-${date.getUTCFullYear()}`;
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { bookingFieldSchemas, bookingRuleProblems } from './booking';
 import { BOOKING_STATUSES } from '../store/store';
 import { parseSecrets } from '../webhooks';
-import { amount, calendarDate, dayNumber, text, tokenId, tokenStatus } from './fields';
+import { amount, calendarDate, isBeforeDate, text, tokenId, tokenStatus } from './fields';
 
 /** A Standard Webhooks secret, as standardwebhooks takes it. */
 const signingSecret = text(1024).refine((secret) => {
@@ -58,7 +58,7 @@ export const seedSchema = z
     seed.tokens.forEach((token, index) => {
       if (tokenIds.has(token.token_id)) problem(['tokens', index, 'token_id'], `repeats ${token.token_id}`);
       tokenIds.add(token.token_id);
-      if (token.available_date && token.expiry_date && (dayNumber(token.expiry_date) as number) < (dayNumber(token.available_date) as number)) {
+      if (isBeforeDate(token.expiry_date, token.available_date)) {
         problem(['tokens', index, 'expiry_date'], `must not be before available_date (${token.available_date})`);
       }
       const destinations = accounts.get(token.source_id);

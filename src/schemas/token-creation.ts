@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { amountText, calendarDate, currencyCode, dayNumber, eventName, positiveAmount, text, wholeNumberText } from './fields';
+import { amountText, calendarDate, currencyCode, eventName, isBeforeDate, positiveAmount, text, wholeNumberText } from './fields';
 
 /** Create Token's optional fields: stored as sent (amounts and dates normalised) and shown with the token. */
 export const tokenDetailSchemas = {
@@ -20,12 +20,6 @@ const optionalDetails = Object.fromEntries(TOKEN_DETAIL_FIELDS.map((field) => [f
   [Field in TokenDetailField]: z.ZodOptional<(typeof tokenDetailSchemas)[Field]>;
 };
 
-/** One date must not be before another, both as sent. */
-function notBefore(later: string | undefined, earlier: string | undefined): boolean {
-  const [laterDay, earlierDay] = [later === undefined ? undefined : dayNumber(later), earlier === undefined ? undefined : dayNumber(earlier)];
-  return laterDay === undefined || earlierDay === undefined || laterDay >= earlierDay;
-}
-
 /** Create Token body: the service assigns the token_id; load_amount is the opening balance. */
 export const createTokenSchema = z
   .object({
@@ -40,10 +34,10 @@ export const createTokenSchema = z
     ...optionalDetails,
   })
   .superRefine((body, ctx) => {
-    if (!notBefore(body.expiry_date, body.available_date)) {
+    if (isBeforeDate(body.expiry_date, body.available_date)) {
       ctx.addIssue({ code: 'custom', path: ['expiry_date'], message: `must not be before available_date (${body.available_date})` });
     }
-    if (!notBefore(body.check_out, body.check_in)) {
+    if (isBeforeDate(body.check_out, body.check_in)) {
       ctx.addIssue({ code: 'custom', path: ['check_out'], message: `must not be before check_in (${body.check_in})` });
     }
   })

@@ -1,6 +1,6 @@
 /** The checks every token notification shares, in the contract's order: destination, token, status and dates. */
 import { ConflictError, DestinationUnknownError, TokenMismatchError } from '../errors';
-import { formatDay } from '../schemas/fields';
+import { dayOf, formatDay } from '../schemas/fields';
 import type { Account, StoreTransaction, Token } from '../store/store';
 
 export interface OperationOutcome {
@@ -31,13 +31,6 @@ export async function lockCallerToken(tx: StoreTransaction, account: Account, re
 /** `deleted` is final: a deleted token takes no money and changes nothing. */
 export function requireNotDeleted(token: Token, what: string): void {
   if (token.status === 'deleted') throw new ConflictError(`Token is deleted; a deleted token ${what}`, 'token_deleted');
-}
-
-const DAY_MS = 86_400_000;
-
-/** Today as a UTC day number, as the token's dates are kept. */
-export function dayOf(now: Date): number {
-  return Math.floor(now.getTime() / DAY_MS);
 }
 
 /** Dates are UTC calendar days: a token is usable from its available date to its expiry date, both included. */
