@@ -5,10 +5,6 @@ import { validationError } from '../schemas/validate';
 import type { Booking, StoreTransaction } from '../store/store';
 import { earlierAnswer, fingerprintOf, isReplayOf, keyReused, requirePartner, type KeyedCall, type KeyedOutcome, type RequestKey } from './keyed-requests';
 
-function orderedFields(fields: Partial<Booking['fields']>): Array<[string, string]> {
-  return BOOKING_FIELDS.filter((field) => fields[field] !== undefined).map((field) => [field, fields[field] as string]);
-}
-
 /**
  * The steps Modify and Cancel share: partner (403), the booking locked (404), then its key: the first answer
  * on a replay, a 422 when the key was used for another request.
@@ -17,12 +13,12 @@ async function lockBookingUnderKey(
   tx: StoreTransaction,
   { partnerId, key, account }: KeyedCall<unknown>,
   bookingId: string,
-  fingerprint: (booking: Booking) => string,
+  fingerprint: string,
 ): Promise<{ replay: string } | { booking: Booking; requestKey: RequestKey }> {
   requirePartner(partnerId, account);
   const booking = await tx.bookingForUpdate(account.sourceId, bookingId);
   if (!booking) throw new NotFoundError('Booking not found', 'booking_not_found');
-  const requestKey: RequestKey = { sourceId: account.sourceId, key, fingerprint: fingerprint(booking) };
+  const requestKey: RequestKey = { sourceId: account.sourceId, key, fingerprint };
   const replay = earlierAnswer(await tx.findKeyedRequest(account.sourceId, key), requestKey);
   return replay === undefined ? { booking, requestKey } : { replay };
 }
@@ -34,7 +30,7 @@ async function lockBookingUnderKey(
  */
 export async function createBooking(tx: StoreTransaction, { partnerId, key, body, account, now }: KeyedCall<CreateBookingRequest>): Promise<KeyedOutcome<Booking>> {
   requirePartner(partnerId, account);
-  const requestKey: RequestKey = { sourceId: account.sourceId, key, fingerprint: fingerprintOf('create_booking', body.booking_id, orderedFields(body.fields)) };
+  const requestKey: RequestKey = { sourceId: account.sourceId, key, fingerprint: fingerprintOf('create_booking', body.booking_id, Object.entries(body.fields)) };
   const existing = await tx.bookingForUpdate(account.sourceId, body.booking_id);
   const earlier = await tx.findKeyedRequest(account.sourceId, key);
   if (isReplayOf(earlier, requestKey)) return { replayed: true, response: earlier.response };
@@ -48,7 +44,7 @@ export async function createBooking(tx: StoreTransaction, { partnerId, key, body
 /** PATCH: only the fields sent change; a cancelled booking stays as it is (409); the whole booking must then still keep its rules (400). */
 export async function modifyBooking(tx: StoreTransaction, call: KeyedCall<BookingChangeRequest>): Promise<KeyedOutcome<Booking>> {
   const { body, now } = call;
-  const found = await lockBookingUnderKey(tx, call, body.booking_id, () => fingerprintOf('modify_booking', body.booking_id, orderedFields(body.changes)));
+  const found = await lockBookingUnderKey(tx, call, body.booking_id, fingerprintOf('modify_booking', body.booking_id, Object.entries(body.changes)));
   if ('replay' in found) return { replayed: true, response: found.replay };
   const { booking, requestKey } = found;
   if (booking.status === 'cancelled') throw new ConflictError('Booking is cancelled; a cancelled booking cannot be modified', 'booking_cancelled');
@@ -63,7 +59,7 @@ export async function modifyBooking(tx: StoreTransaction, call: KeyedCall<Bookin
 
 /** The booking becomes cancelled; cancelling a cancelled booking changes nothing and answers 200. */
 export async function cancelBooking(tx: StoreTransaction, call: KeyedCall<CancelBookingRequest>): Promise<KeyedOutcome<Booking>> {
-  const found = await lockBookingUnderKey(tx, call, call.body.booking_id, () => fingerprintOf('cancel_booking', call.body.booking_id));
+  const found = await lockBookingUnderKey(tx, call, call.body.booking_id, fingerprintOf('cancel_booking', call.body.booking_id));
   if ('replay' in found) return { replayed: true, response: found.replay };
   const { booking, requestKey } = found;
   if (booking.status === 'cancelled') return { replayed: false, result: booking, requestKey };

@@ -25,7 +25,7 @@ export interface KeyedCall<Body> {
 /** What a keyed operation did: repeated its first answer, or applied and left its key to be recorded with the answer. */
 export type KeyedOutcome<Result> = { replayed: true; response: string } | { replayed: false; result: Result; requestKey: RequestKey };
 
-/** The request by value: its operation, then its fields in a fixed order, values as the schema normalised them. */
+/** The request by value: its operation, then its fields, which the schemas hand over in the specification's order with values normalised. */
 export function fingerprintOf(operation: string, ...fields: unknown[]): string {
   return JSON.stringify([operation, ...fields]);
 }

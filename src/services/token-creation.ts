@@ -1,7 +1,7 @@
 /** Create Token: the service assigns a new 16-digit token_id; a retry under the same `{randomkey}` gets the same token. */
 import { randomInt } from 'node:crypto';
 import { dayNumber } from '../schemas/fields';
-import { TOKEN_DETAIL_FIELDS, type CreateTokenRequest } from '../schemas/token-creation';
+import type { CreateTokenRequest } from '../schemas/token-creation';
 import type { StoreTransaction, Token } from '../store/store';
 import { earlierAnswer, fingerprintOf, requirePartner, type KeyedCall, type KeyedOutcome, type RequestKey } from './keyed-requests';
 import { requireDestination } from './token-checks';
@@ -29,11 +29,10 @@ async function newTokenId(tx: StoreTransaction): Promise<string> {
 export async function createToken(tx: StoreTransaction, { partnerId, key, body: request, account }: KeyedCall<CreateTokenRequest>): Promise<KeyedOutcome<Token>> {
   requirePartner(partnerId, account);
   requireDestination(account, request.destination_id);
-  const details = TOKEN_DETAIL_FIELDS.filter((field) => request.details[field] !== undefined).map((field) => [field, request.details[field]]);
   const requestKey: RequestKey = {
     sourceId: account.sourceId,
     key,
-    fingerprint: fingerprintOf('create_token', request.destination_id, request.currency, request.balance, request.available_date, request.expiry_date, details),
+    fingerprint: fingerprintOf('create_token', request.destination_id, request.currency, request.balance, request.available_date, request.expiry_date, Object.entries(request.details)),
   };
   const response = earlierAnswer(await tx.findKeyedRequest(account.sourceId, key), requestKey);
   if (response !== undefined) return { replayed: true, response };
