@@ -3,7 +3,7 @@ import { describeOnEveryStore, FIXED_NOW } from '../helpers/app';
 import { ACME, BOOKING, OTHER } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
 import { bookingCancellation, bookingChange, bookingCreation, bookingPath } from '../helpers/payloads';
-import { readBooking, readState } from '../helpers/state';
+import { expectRejection, readBooking } from '../helpers/state';
 import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 const { updated_at: seededUpdatedAt, ...seededRecord } = BOOKING;
@@ -13,11 +13,7 @@ describeOnEveryStore('Booking lifecycle', (current) => {
   const send = (method: 'post' | 'patch' | 'delete', body: object, path = bookingPath()) => request(current().server)[method](path).send(body);
 
   async function expectRejected(method: 'post' | 'patch' | 'delete', body: object, status: number, expectedBody: object, path = bookingPath()) {
-    const key = path.split('/').pop() as string;
-    const before = await readState(current().store, [], [key]);
-    const response = await send(method, body, path);
-    expect({ status: response.status, body: response.body }).toEqual({ status, body: expectedBody });
-    expect(await readState(current().store, [], [key])).toEqual(before);
+    await expectRejection(current().store, () => send(method, body, path), status, expectedBody, { keys: [path.split('/').pop() as string] });
   }
 
   describe('Create Booking (POST)', () => {

@@ -3,7 +3,7 @@ import { describeOnEveryStore, FIXED_NOW } from '../helpers/app';
 import { ACME, BOOKING, OTHER } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
 import { bookingChange, bookingPath } from '../helpers/payloads';
-import { readBooking, readState } from '../helpers/state';
+import { expectRejection, readBooking, readState } from '../helpers/state';
 import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 const { updated_at: seededUpdatedAt, ...seededRecord } = BOOKING;
@@ -13,11 +13,7 @@ describeOnEveryStore('Modify Booking', (current) => {
   const patch = (body: object, path = bookingPath()) => request(current().server).patch(path).send(body);
 
   async function expectRejected(body: object, status: number, expectedBody: object, path = bookingPath()) {
-    const key = path.split('/').pop() as string;
-    const before = await readState(current().store, [], [key]);
-    const response = await patch(body, path);
-    expect({ status: response.status, body: response.body }).toEqual({ status, body: expectedBody });
-    expect(await readState(current().store, [], [key])).toEqual(before);
+    await expectRejection(current().store, () => patch(body, path), status, expectedBody, { keys: [path.split('/').pop() as string] });
   }
 
   describe('when a text field is not valid Unicode', () => {

@@ -3,7 +3,7 @@ import { describeOnEveryStore } from '../helpers/app';
 import { OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
 import { statusChange } from '../helpers/payloads';
-import { readState, readToken } from '../helpers/state';
+import { expectRejection, readState, readToken } from '../helpers/state';
 import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 describeOnEveryStore('Status Change', (current) => {
@@ -12,10 +12,7 @@ describeOnEveryStore('Status Change', (current) => {
   const statusOf = async (tokenId: string) => (await readToken(current().store, tokenId))?.status;
 
   async function expectRejected(body: object, status: number, expectedBody: object) {
-    const before = await readState(current().store);
-    const response = await post(body);
-    expect({ status: response.status, body: response.body }).toEqual({ status, body: expectedBody });
-    expect(await readState(current().store)).toEqual(before);
+    await expectRejection(current().store, () => post(body), status, expectedBody);
   }
 
   it('answers 200 with the exact success body and sets the status', async () => {

@@ -3,7 +3,7 @@ import { describeOnEveryStore } from '../helpers/app';
 import { ACME, OTHER } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
 import { bookingChange, bookingPath, tokenCreation, tokenPath, withdrawal } from '../helpers/payloads';
-import { readState, readToken } from '../helpers/state';
+import { expectRejection, readToken } from '../helpers/state';
 import { checkCapturedTraffic } from '../helpers/traffic-checks';
 import { dayNumber } from '../../src/schemas/fields';
 
@@ -12,11 +12,7 @@ describeOnEveryStore('Create Token', (current) => {
   const create = (body: object, path = tokenPath()) => request(current().server).post(path).send(body);
 
   async function expectRejected(body: object, status: number, expectedBody: object, path = tokenPath()) {
-    const key = path.split('/').pop() as string;
-    const before = await readState(current().store, [], [key]);
-    const response = await create(body, path);
-    expect({ status: response.status, body: response.body }).toEqual({ status, body: expectedBody });
-    expect(await readState(current().store, [], [key])).toEqual(before);
+    await expectRejection(current().store, () => create(body, path), status, expectedBody, { keys: [path.split('/').pop() as string] });
   }
 
   it('answers 200 with the new token: a 16-digit token_id, active, its opening balance, dates and the details sent', async () => {

@@ -3,7 +3,7 @@ import { describeOnEveryStore } from '../helpers/app';
 import { TOKENS } from '../helpers/fixtures';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
 import { availableDate, expiryDate, withdrawal } from '../helpers/payloads';
-import { readState, readToken } from '../helpers/state';
+import { expectRejection, readState, readToken } from '../helpers/state';
 import { checkCapturedTraffic } from '../helpers/traffic-checks';
 import { dayNumber } from '../../src/schemas/fields';
 
@@ -16,10 +16,7 @@ describeOnEveryStore('Token dates', (current) => {
   };
 
   async function expectRejected(path: string, body: object, status: number, expectedBody: object) {
-    const before = await readState(current().store);
-    const response = await post(path, body);
-    expect({ status: response.status, body: response.body }).toEqual({ status, body: expectedBody });
-    expect(await readState(current().store)).toEqual(before);
+    await expectRejection(current().store, () => post(path, body), status, expectedBody);
   }
 
   describe('POST /v1/tokens/expiry-date', () => {

@@ -3,7 +3,7 @@ import { describeOnEveryStore, FIXED_NOW } from '../helpers/app';
 import { ACME, OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
 import { newTransactionId, withdrawal } from '../helpers/payloads';
-import { readState, readToken, readLedgerEntry } from '../helpers/state';
+import { expectRejection, readLedgerEntry, readState, readToken } from '../helpers/state';
 import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 describeOnEveryStore('Withdraw', (current) => {
@@ -12,11 +12,8 @@ describeOnEveryStore('Withdraw', (current) => {
 
   /** Sends a request that must fail and checks it changed nothing. */
   async function expectRejected(body: Record<string, unknown>, status: number, expectedBody: object) {
-    const ids = typeof body.transaction_id === 'string' ? [body.transaction_id] : [];
-    const before = await readState(current().store, ids);
-    const response = await post(body);
-    expect({ status: response.status, body: response.body }).toEqual({ status, body: expectedBody });
-    expect(await readState(current().store, ids)).toEqual(before);
+    const transactionIds = typeof body.transaction_id === 'string' ? [body.transaction_id] : [];
+    await expectRejection(current().store, () => post(body), status, expectedBody, { transactionIds });
   }
 
   describe('when the withdrawal is valid', () => {

@@ -32,3 +32,20 @@ export async function readState(store: Store, transactionIds: string[] = [], boo
   for (const key of bookingKeys) state.keyedRequests.push(await store.transaction((tx) => tx.findKeyedRequest(BOOKING.source_id, key)));
   return state;
 }
+
+/**
+ * Sends a request that must fail and checks its exact status and body, and that it changed nothing readState
+ * reads: the fixture tokens and bookings, and the ledger rows and request keys it named.
+ */
+export async function expectRejection(
+  store: Store,
+  send: () => Promise<{ status: number; body: unknown }>,
+  status: number,
+  expectedBody: object,
+  named: { transactionIds?: string[]; keys?: string[] } = {},
+) {
+  const before = await readState(store, named.transactionIds, named.keys);
+  const response = await send();
+  expect({ status: response.status, body: response.body }).toEqual({ status, body: expectedBody });
+  expect(await readState(store, named.transactionIds, named.keys)).toEqual(before);
+}
