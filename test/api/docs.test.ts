@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { buildTestApp } from '../helpers/app';
+import { errorBody } from '../helpers/http';
 import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 describe('GET /docs', () => {
@@ -18,9 +19,13 @@ describe('GET /docs', () => {
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
   });
 
-  it('answers 404 for an asset that is not there', async () => {
+  it('serves only the files the page loads: the package sample page, its package.json and source maps are 404', async () => {
     const t = await buildTestApp();
-    expect((await request(t.server).get('/docs/assets/nothing.js')).status).toBe(404);
+    const others = ['/docs/assets/nothing.js', '/docs/assets/index.html', '/docs/assets/package.json', '/docs/assets/swagger-ui-bundle.js.map', '/docs/assets/swagger-initializer.js', '/docs/assets/'];
+    for (const other of others) {
+      const answer = await request(t.server).get(other);
+      expect({ other, status: answer.status, body: answer.body }).toEqual({ other, status: 404, body: errorBody(404, 'Not Found') });
+    }
   });
 });
 
