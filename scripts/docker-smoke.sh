@@ -3,16 +3,20 @@
 # sends one real withdrawal and one booking change, checks the answers and that
 # the process is not root, then stops the container (expecting exit code 0).
 # No Docker engine or Docker Hub here: podman (runc, cgroupfs) builds against a
-# base image made locally from a debootstrapped Debian with this machine's Node.
+# base image made locally from a debootstrapped Debian with the project's own Node 24 (the `node` package that
+# npm ci installs into node_modules/.bin) and this machine's npm.
 # Fails loudly: any step that does not do what it should exits non-zero.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-BASE_IMAGE=localhost/receiver-base:node20-bookworm
+NODE_BIN=$(readlink -f node_modules/.bin/node 2>/dev/null) || true
+[ -x "$NODE_BIN" ] || { echo "[docker-smoke] FAILED: no node_modules/.bin/node: run npm ci first"; exit 1; }
+NODE_VERSION=$("$NODE_BIN" --version)
+BASE_IMAGE=localhost/receiver-base:node${NODE_VERSION#v}-bookworm
 IMAGE=localhost/receiver:smoke
 CONTAINER=receiver-smoke
 # A port the kernel just handed out (host networking: a fixed one could be taken by any socket on the machine).
-PORT=${SMOKE_PORT:-$(node -e "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })")}
+PORT=${SMOKE_PORT:-$("$NODE_BIN" -e "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })")}
 ROOTFS=/var/tmp/receiver-base-rootfs
 export CONTAINERS_CONF="$PWD/scripts/podman/containers.conf"
 
@@ -26,11 +30,11 @@ if ! command -v podman >/dev/null || ! command -v debootstrap >/dev/null; then
 fi
 
 if ! podman image exists "$BASE_IMAGE"; then
-  say "making the base image $BASE_IMAGE (Debian bookworm minbase + Node $(node --version) + the CA bundle)"
+  say "making the base image $BASE_IMAGE (Debian bookworm minbase + Node $NODE_VERSION + the CA bundle)"
   rm -rf "$ROOTFS"
   debootstrap --variant=minbase bookworm "$ROOTFS" http://deb.debian.org/debian >/dev/null
   rm -rf "$ROOTFS"/var/cache/apt/archives/*.deb "$ROOTFS"/var/lib/apt/lists/* "$ROOTFS"/usr/share/doc "$ROOTFS"/usr/share/man
-  install -D -m 755 "$(command -v node)" "$ROOTFS/usr/local/bin/node"
+  install -D -m 755 "$NODE_BIN" "$ROOTFS/usr/local/bin/node"
   mkdir -p "$ROOTFS/usr/local/lib/node_modules"
   cp -a "$(npm root -g)/npm" "$ROOTFS/usr/local/lib/node_modules/"
   ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$ROOTFS/usr/local/bin/npm"
@@ -74,6 +78,9 @@ expect() {
   [ "$actual" = "$expected" ] || fail "$what: expected $expected, got $actual"
   say "$what: $actual"
 }
+
+runtime=$(podman logs "$CONTAINER" 2>/dev/null | grep '"msg":"listening"' | sed -E 's/.*"node":"(v[0-9]+)\.[^"]*".*/\1/')
+expect "Node major version in the start-up log line" "${NODE_VERSION%%.*}" "$runtime"
 
 withdrawal=$(curl -s -w ' %{http_code}' -X POST "http://127.0.0.1:$PORT/v1/tokens/withdraw" -H 'Content-Type: application/json' \
   -d '{"share_public":"pk_demo_PDR28_7f3a9c2e","read_event":"token.withdrawn_created","source_id":"PDR28","destination_id":"ID001","token_id":"2908926013012565","transaction_id":"20240121000000000001","withdrawn_amount":"100.00","token_balance":"900.00"}')

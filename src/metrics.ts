@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from '@prometheus-io/client';
 
 export type Outcome = 'accepted' | 'replayed' | 'rejected';
 

@@ -232,11 +232,19 @@ const ERROR_EXAMPLES: Record<number, Array<[string, ResponseExample<'ErrorEnvelo
 };
 
 const REQUEST_ID_HEADER = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
+/** The per-account limit's own budget, on every answer after authentication (none when RATE_LIMIT_PER_MINUTE is 0). */
+const RATE_LIMIT_HEADERS = {
+  RateLimit: { $ref: '#/components/headers/RateLimit' },
+  'RateLimit-Policy': { $ref: '#/components/headers/RateLimitPolicy' },
+};
 
 /** Headers some error statuses always carry. */
 const ERROR_HEADERS: Record<number, Json> = {
   405: { Allow: { required: true, description: 'The methods the path takes', schema: { type: 'string' } } },
-  429: { 'Retry-After': { required: true, description: 'Seconds until the limit resets', schema: { type: 'string', pattern: '^\\d+$' } } },
+  429: {
+    'Retry-After': { required: true, description: 'Seconds until the limit resets', schema: { type: 'string', pattern: '^\\d+$' } },
+    ...RATE_LIMIT_HEADERS,
+  },
 };
 
 function errorResponses(statuses: number[], extraHeaders: Record<number, Json> = {}): Json {
@@ -257,12 +265,13 @@ function errorResponses(statuses: number[], extraHeaders: Record<number, Json> =
   );
 }
 
-function success<Name extends ResponseName>(schemaName: Name, example: ResponseExample<Name>, replayable: boolean): Json {
+/** `operation`: an operation's answer, which may be a replay and carries the caller's per-account budget. */
+function success<Name extends ResponseName>(schemaName: Name, example: ResponseExample<Name>, operation: boolean): Json {
   return {
-    description: replayable ? 'Applied, or a repeat of an accepted request (then Idempotent-Replayed: true)' : 'OK',
+    description: operation ? 'Applied, or a repeat of an accepted request (then Idempotent-Replayed: true)' : 'OK',
     headers: {
       ...REQUEST_ID_HEADER,
-      ...(replayable ? { 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}),
+      ...(operation ? { ...RATE_LIMIT_HEADERS, 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } } : {}),
     },
     content: { 'application/json': { schema: ref(schemaName), example } },
   };
@@ -673,6 +682,18 @@ export function buildOpenApiDocument(version: string): Json {
       headers: {
         RequestId: { description: 'The request id: the X-Request-Id sent (when well-formed) or a new UUID', schema: { type: 'string' } },
         IdempotentReplayed: { description: 'Present, as "true", when the answer repeats an earlier accepted request', schema: { type: 'string', const: 'true' } },
+        RateLimit: {
+          description:
+            "The caller's own per-account budget, in the IETF RateLimit header fields draft's format (draft-ietf-httpapi-ratelimit-headers-08): the policy's name, r = requests left in this window, t = seconds until it resets. Sent on answers after authentication; absent when the per-account limit is off (RATE_LIMIT_PER_MINUTE=0) and on the per-address 429.",
+          schema: { type: 'string', pattern: '^"\\d+-in-1min"; r=\\d+; t=\\d+$' },
+          example: '"6000-in-1min"; r=5999; t=60',
+        },
+        RateLimitPolicy: {
+          description:
+            "The per-account limit's policy, in the same draft's format: q = requests per window, w = the window in seconds, pk = a partition key derived from the account. Sent with RateLimit.",
+          schema: { type: 'string', pattern: '^"\\d+-in-1min"; q=\\d+; w=60(; pk=:[A-Za-z0-9+/]+=*:)?$' },
+          example: '"6000-in-1min"; q=6000; w=60; pk=:NDdiZWYyMjNiNGU0:',
+        },
       },
       securitySchemes: SECURITY_SCHEMES,
     },

@@ -48,7 +48,7 @@ async function main(): Promise<void> {
   const app = createApp({ config, store, logger, metrics, isShuttingDown: drain.isShuttingDown, redis: sharedCounts });
   const server = createHttpServer(app).listen(config.port, config.host, () => {
     const { port } = server.address() as AddressInfo;
-    logger.info({ host: config.host, port, seedFile, store: config.database ? 'postgres' : 'memory' }, 'listening');
+    logger.info({ host: config.host, port, seedFile, store: config.database ? 'postgres' : 'memory', node: process.version }, 'listening');
   });
   server.on('error', (error) => {
     logger.fatal({ err: error }, 'server error');

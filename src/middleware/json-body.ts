@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import contentType from 'content-type';
+import { parse as parseContentType } from 'content-type';
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors';
@@ -9,14 +9,12 @@ function hasBody(headers: NodeJS.Dict<string | string[]>): boolean {
   return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-/** The media type and charset of the body, or undefined when the header is missing or malformed. */
+/** The media type and charset of the body, or undefined when the header is missing. */
 function mediaType(req: IncomingMessage): { type: string; charset: string | undefined } | undefined {
-  try {
-    const parsed = contentType.parse(req);
-    return { type: parsed.type, charset: parsed.parameters.charset?.toLowerCase() };
-  } catch {
-    return undefined;
-  }
+  const header = req.headers['content-type'];
+  if (header === undefined) return undefined;
+  const parsed = parseContentType(header);
+  return { type: parsed.type, charset: parsed.parameters.charset?.toLowerCase() };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { rateLimit, type AugmentedRequest, type Options } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
@@ -40,12 +41,29 @@ function countsIn({ logger, metrics, redis }: RateLimitCounts, name: string): Pa
     },
   };
   if (!redis) return logging;
-  const store = new RedisStore({ sendCommand: redis.sendCommand, prefix: `${redis.keyPrefix}${name}:` });
-  // The store loads its scripts when made and keeps the promises; while Redis is down they reject, and it loads
-  // them again (awaited) on next use. Marked handled here, so a rejection nobody awaits yet cannot end the process.
-  store.incrementScriptSha.catch(() => undefined);
-  store.getScriptSha.catch(() => undefined);
+  const store = new RedisStore({ sendCommand: loadingScriptsWhileUnreachable(redis.sendCommand), prefix: `${redis.keyPrefix}${name}:` });
   return { ...logging, store, passOnStoreError: true };
+}
+
+/**
+ * rate-limit-redis loads its two scripts once, when the limiter is made, and
+ * keeps the answers: a load that failed because Redis was not reachable yet
+ * (the client connects in the background) would fail every count after it,
+ * for good. A script's handle is its SHA1 digest, which is what Redis answers
+ * to SCRIPT LOAD, so while Redis is unreachable the digest is worked out here;
+ * once Redis is back, its NOSCRIPT answer makes the store load the script
+ * there and count again.
+ */
+function loadingScriptsWhileUnreachable(sendCommand: SendRedisCommand): SendRedisCommand {
+  return async (...args) => {
+    try {
+      return await sendCommand(...args);
+    } catch (error) {
+      const [command, subcommand, script] = args;
+      if (command !== 'SCRIPT' || subcommand !== 'LOAD' || script === undefined) throw error;
+      return createHash('sha1').update(script).digest('hex');
+    }
+  };
 }
 
 /** express-rate-limit's middleware is called `middleware`: named for what it limits, so a route's chain reads. */
@@ -98,7 +116,7 @@ export function limitPerAccount(perMinute: number, counts: RateLimitCounts): Req
     keyGenerator: (_req, res) => authenticatedAccount(res).sourceId,
     skipFailedRequests: true,
     requestWasSuccessful: (_req, res) => res.statusCode < 400 && res.locals.replayed !== true,
-    standardHeaders: 'draft-7',
+    standardHeaders: 'draft-8',
     legacyHeaders: false,
     handler: refuse,
     ...countsIn(counts, 'account'),

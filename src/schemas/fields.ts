@@ -1,7 +1,7 @@
 /** Field schemas shared by the payload schemas: one definition per wire format. */
 import countries from 'i18n-iso-countries';
-import currencyCodes from 'currency-codes';
 import { z } from 'zod';
+import iso4217 from '../data/iso-4217.json';
 import { AMOUNT_FORMAT_MESSAGE, AMOUNT_PATTERN, formatAmount, parseAmount } from '../money';
 
 /** "is required" when absent, otherwise what the value must be. */
@@ -139,8 +139,8 @@ export const calendarDay = calendarDate.transform((value) => dayNumber(value) as
 
 /** Officially assigned ISO 3166-1 alpha-2 codes, from a maintained package rather than Intl. */
 const COUNTRY_CODES = Object.keys(countries.getAlpha2Codes()).sort() as [string, ...string[]];
-/** Active ISO 4217 codes, from a package that follows the ISO list. */
-const CURRENCY_CODES = [...currencyCodes.codes()].sort() as [string, ...string[]];
+/** Active ISO 4217 codes: a dated snapshot of list one in the repository (docs/DECISIONS.md says how to refresh it). */
+const CURRENCY_CODES = iso4217.currencies.map((currency) => currency.code) as [string, ...string[]];
 
 export const countryCode = z
   .enum(COUNTRY_CODES, { error: typeError('an ISO 3166-1 alpha-2 country code in upper case (e.g. "NL")') })

@@ -238,6 +238,9 @@ describeOnEveryStore('Modify Booking', (current) => {
       ['property_country', 'NLD'],
       ['transaction_currency', 'eur'],
       ['transaction_currency', 'ABC'],
+      // Withdrawn from ISO 4217 list one: the Netherlands Antillean guilder (for XCG) and the lev (for the euro).
+      ['transaction_currency', 'ANG'],
+      ['transaction_currency', 'BGN'],
       ['transaction_amount', '12.345'],
       ['refundable_amount', '-5'],
       ['margin_category', 'percent'],
@@ -258,6 +261,8 @@ describeOnEveryStore('Modify Booking', (current) => {
       ['guests_count', '999'],
       ['property_country', 'JP'],
       ['transaction_currency', 'JPY'],
+      // The Caribbean guilder, on list one since ISO 4217 amendment 176 (in use since 2025-03-31).
+      ['transaction_currency', 'XCG'],
     ])('accepts %s = %p', async (field, value) => {
       await patch(bookingChange({ [field]: value })).expect(200);
     });

@@ -98,6 +98,17 @@ describeOnEveryStore('Create Token', (current) => {
     await expectRejected(tokenCreation({ token_event: 'new' }), 400, errorBody(400, 'Invalid field: token_event', [{ field: 'token_event', message: 'must be "create"' }]));
   });
 
+  it('takes the currencies of ISO 4217 list one as it is now: XCG yes, the withdrawn ANG no', async () => {
+    const created = await create(tokenCreation({ destination_currency: 'XCG' }));
+    expect({ status: created.status, currency: created.body.token?.destination_currency }).toEqual({ status: 200, currency: 'XCG' });
+    await expectRejected(
+      tokenCreation({ destination_currency: 'ANG' }),
+      400,
+      errorBody(400, 'Invalid field: destination_currency', [{ field: 'destination_currency', message: 'must be an active ISO 4217 currency code in upper case (e.g. "EUR")' }]),
+      tokenPath('key-00000002'),
+    );
+  });
+
   it('401 for a wrong secret, 403 for another partner in the path, 413 for a destination not the account\'s, 404 for another version', async () => {
     await expectRejected(tokenCreation({ share_secret: ACME.share_public }), 401, errorBody(401, 'Unauthorized'));
     await expectRejected(tokenCreation(), 403, errorBody(403, 'partnerid in the path does not match source_id'), tokenPath('key-00000001', 'OTHER'));

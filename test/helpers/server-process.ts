@@ -11,9 +11,9 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; stderr: string }>;
 }
 
-/** Runs src/server.ts as a real process (TypeScript transpiled on the fly), with only the environment given. */
+/** Runs src/server.ts as a real process (TypeScript run by tsx), with only the environment given. */
 export function runServer(env: Record<string, string>): { child: ChildProcessWithoutNullStreams; exited: ServerProcess['exited']; stdout: string[] } {
-  const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/server.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
   });

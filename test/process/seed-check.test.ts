@@ -9,7 +9,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 /** Runs `npm run seed:check`'s script as npm does, and collects what it says. */
 function seedCheck(file: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['-r', 'ts-node/register/transpile-only', 'src/cli/seed-check.ts', file], { cwd: ROOT }, (error, stdout, stderr) =>
+    execFile(process.execPath, ['--import', 'tsx', 'src/cli/seed-check.ts', file], { cwd: ROOT }, (error, stdout, stderr) =>
       resolve({ code: error ? (error.code as number) : 0, stdout, stderr }),
     );
   });

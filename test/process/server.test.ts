@@ -52,6 +52,10 @@ describe('the server process', () => {
       'serving the demo seed: its keys are public, never use it for real accounts',
       'memory store: nothing survives a restart; set DATABASE_URL for durable state',
     ]);
+    // The start-up line names the Node it runs on; npm scripts run the project's own Node 24 (node_modules/.bin).
+    const listening = server.stdout.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'listening');
+    expect(listening).toMatchObject({ store: 'memory', node: process.version });
+    expect(listening.node).toMatch(/^v24\./);
     const response = await fetch(`http://127.0.0.1:${server.port}/v1/tokens/withdraw`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },

@@ -2,6 +2,8 @@ import request from 'supertest';
 import { Metrics } from '../../src/metrics';
 import { connectRedis } from '../../src/redis';
 import { buildTestApp } from '../helpers/app';
+import { CuttableProxy } from '../helpers/cuttable-proxy';
+import { waitFor } from '../helpers/wait';
 import { capturingLogger, captured } from '../helpers/capture';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
 import { statusChange } from '../helpers/payloads';
@@ -45,5 +47,25 @@ const noChange = () => statusChange({ tokes_status: undefined });
     }
     expect(await metrics.registry.getSingleMetricAsString('receiver_rate_limit_store_errors_total')).toContain('receiver_rate_limit_store_errors_total 3');
     expect(captured.logLines.some((line) => line.includes('the shared counts (Redis) did not answer'))).toBe(true);
+  });
+
+  it('when Redis is unreachable as the service starts, counting begins by itself once it is reachable', async () => {
+    const { proxy, url } = await CuttableProxy.start(TEST_REDIS_URL as string);
+    proxy.cut();
+    const connection = connectRedis(url, capturingLogger());
+    const keyPrefix = `test:${process.pid}:${Date.now()}:late:`;
+    const t = await buildTestApp(undefined, { redis: { sendCommand: connection.sendCommand, keyPrefix }, config: { rateLimitPerMinute: 1 } });
+    try {
+      for (let i = 0; i < 2; i += 1) await request(t.server).post('/v1/tokens/status-change').send(noChange()).expect(200);
+      proxy.restore();
+      await waitFor(async () => (await connection.sendCommand('PING').catch(() => undefined)) === 'PONG');
+      await request(t.server).post('/v1/tokens/status-change').send(noChange()).expect(200);
+      const limited = await request(t.server).post('/v1/tokens/status-change').send(noChange());
+      expect({ status: limited.status, body: limited.body }).toEqual({ status: 429, body: errorBody(429, 'Too Many Requests') });
+      expect(await redis.client.keys(`${keyPrefix}*`)).toEqual([`${keyPrefix}account:ACME`]);
+    } finally {
+      await connection.close();
+      await proxy.stop();
+    }
   });
 });

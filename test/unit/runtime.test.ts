@@ -1,0 +1,33 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
+const packageJson = JSON.parse(read('package.json'));
+
+describe('one Node everywhere: 24 LTS', () => {
+  it('engines, .nvmrc, the node package that npm installs, its types and the image base all say 24', () => {
+    expect({
+      engines: packageJson.engines.node,
+      nvmrc: read('.nvmrc').trim(),
+      nodePackage: packageJson.devDependencies.node,
+      types: packageJson.devDependencies['@types/node'],
+      image: /^ARG BASE=(.+)$/m.exec(read('Dockerfile'))?.[1],
+    }).toEqual({ engines: '24.x', nvmrc: '24', nodePackage: expect.stringMatching(/^\^24\./), types: expect.stringMatching(/^\^24\./), image: 'node:24-bookworm-slim' });
+  });
+
+  it('npm start runs the built service and never compiles (it works after npm ci --omit=dev, with no TypeScript)', () => {
+    expect({ start: packageJson.scripts.start, prestart: packageJson.scripts.prestart }).toEqual({ start: 'node dist/server.js', prestart: undefined });
+  });
+});
+
+describe('docker-compose.yml', () => {
+  it('gives the receiver a stop grace period longer than SHUTDOWN_TIMEOUT_MS, so a drain is never cut by SIGKILL', () => {
+    const compose = read('docker-compose.yml');
+    const receiver = compose.slice(compose.indexOf('\n  receiver:'));
+    const graceSeconds = Number(/^\s+stop_grace_period: (\d+)s$/m.exec(receiver)?.[1]);
+    const shutdownMs = Number(/^\s+SHUTDOWN_TIMEOUT_MS: "(\d+)"$/m.exec(receiver)?.[1]);
+    expect(shutdownMs).toBeGreaterThan(0);
+    expect(graceSeconds * 1000).toBeGreaterThan(shutdownMs);
+  });
+});
