@@ -68,6 +68,8 @@ export const createBookingSchema = z
     buyer_id: bookingFieldSchemas.buyer_id.default(''),
   })
   .superRefine((body, ctx) => {
+    // The rules read the fields as values: a field that failed its own format is reported alone.
+    if (ctx.issues.length > 0) return;
     for (const problem of bookingRuleProblems(body)) ctx.addIssue({ code: 'custom', path: [problem.field], message: problem.message });
   })
   .transform((body) => ({ share_secret: body.share_secret, source_id: body.source_id, booking_id: body.booking_id, fields: bookingFieldsOf(body) as BookingFields }));

@@ -65,6 +65,17 @@ describeOnEveryStore('Booking lifecycle', (current) => {
       await expectRejected('post', bookingCreation({ booking_event: 'modify' }), 400, errorBody(400, 'Invalid field: booking_event', [{ field: 'booking_event', message: 'must be "new"' }]));
     });
 
+    it.each(['', 'x', '1.234', '-1'])('a %% margin of %j is the 400 that names transaction_margin, not a crash of the rule across fields', async (margin) => {
+      await expectRejected(
+        'post',
+        bookingCreation({ margin_category: '%', transaction_margin: margin }),
+        400,
+        errorBody(400, 'Invalid field: transaction_margin', [
+          { field: 'transaction_margin', message: 'must be a decimal amount: 1 to 10 digits, optionally a point and 1 or 2 decimals (e.g. "100.00")' },
+        ]),
+      );
+    });
+
     it('401 for a wrong secret, 403 for another partner in the path', async () => {
       await expectRejected('post', bookingCreation({ share_secret: 'sk_wrong' }), 401, errorBody(401, 'Unauthorized'));
       await expectRejected('post', bookingCreation(), 403, errorBody(403, 'partnerid in the path does not match source_id'), bookingPath('key-00000001', 'OTHER'));
