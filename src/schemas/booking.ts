@@ -104,6 +104,23 @@ export const bookingChangeSchema = z
 
 export type BookingChangeRequest = z.output<typeof bookingChangeSchema>;
 
+/** One path, three operations: the method names the operation, and booking_event must agree with it. */
+const METHOD_OF_BOOKING_EVENT = { new: 'POST', modify: 'PATCH', cancel: 'DELETE' } as const;
+type BookingEvent = keyof typeof METHOD_OF_BOOKING_EVENT;
+
+/**
+ * A body whose booking_event names another booking operation is told which method takes it: otherwise it would be
+ * told of every field this operation needs and that one does not send.
+ */
+export function otherBookingOperation(event: BookingEvent): (body: unknown) => FieldProblem | undefined {
+  return (body) => {
+    const sent = typeof body === 'object' && body !== null ? (body as { booking_event?: unknown }).booking_event : undefined;
+    if (typeof sent !== 'string' || sent === event || !Object.hasOwn(METHOD_OF_BOOKING_EVENT, sent)) return undefined;
+    const method = METHOD_OF_BOOKING_EVENT[sent as BookingEvent];
+    return { field: 'booking_event', message: `is "${sent}": use ${method} for ${sent}; ${METHOD_OF_BOOKING_EVENT[event]} takes "${event}"` };
+  };
+}
+
 /** Path of the booking operations and Create Token; `{randomkey}` is the idempotency key. `{version}` is routed, not validated here. */
 export const keyedPathSchema = z.object({
   partnerid: text(),

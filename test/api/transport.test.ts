@@ -188,10 +188,17 @@ describe('transport rules, the same on every operation route', () => {
     });
   });
 
-  it('OPTIONS lists the allowed methods', async () => {
-    const response = await request(t.server).options('/v1/tokens/withdraw');
-    expect(response.status).toBe(204);
-    expect(response.headers.allow).toBe('GET, POST');
+  it.each([
+    ['/v1/tokens/withdraw', 'GET, POST'],
+    ['/v1/tokens/status-change', 'POST'],
+    [bookingPath(), 'POST, PATCH, DELETE'],
+    [bookingPath('key-00000001', 'ACME', 'v2'), 'POST, PATCH, DELETE'],
+    [tokenPath(), 'POST'],
+  ])('OPTIONS %s is a 204 that lists every allowed method, with the API headers', async (path, allow) => {
+    const response = await request(t.server).options(path);
+    expect({ status: response.status, allow: response.headers.allow, text: response.text, type: response.headers['content-type'] }).toEqual({ status: 204, allow, text: '', type: undefined });
+    expect(response.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
   });
 
   it.each(['/v1/tokens/withdraw', '/v1/tokens/status-change', '/v1/events'])(
