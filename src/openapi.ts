@@ -486,7 +486,7 @@ export function buildOpenApiDocument(version: string): Json {
             operationId: 'statusChange',
             summary: 'Status Change',
             description:
-              "A token's status changed. deleted is final. Setting the status a token has, or sending none, changes nothing. share_public may be left out when the request is signed with the account's own secret, or the service runs with ALLOW_KEYLESS_STATUS_CHANGE=true.",
+              "A token's status changed. deleted is final. Setting the status a token has, or sending none, changes nothing; but any other field whose name holds stat (in any case: status, token_stats) is a 400 naming it, as a misspelt status field would otherwise be a 200 that changed nothing. token_status, the alias, must equal tokes_status when both are sent. share_public may be left out when the request is signed with the account's own secret, or the service runs with ALLOW_KEYLESS_STATUS_CHANGE=true.",
           },
           jsonBody('StatusChangeRequest', { statusChange: DEMO_STATUS_CHANGE }),
         ),
