@@ -81,11 +81,15 @@ function mapValues<Value>(record: Record<string, Value>, map: (value: Value) => 
 
 const ref = (name: RequestName | ResponseName) => ({ $ref: `#/components/schemas/${name}` });
 
-/** Examples use placeholders for keys: a published document must not carry anything that looks like a real one. */
-const PUBLIC_KEY_PLACEHOLDER = 'your-public-key';
+/**
+ * Examples carry the demo seed's keys (seed/demo.json, account PDR28), so "Try it out" against a demo service
+ * authenticates. They are public: the README shows them, and NODE_ENV=production refuses to start on the demo seed.
+ */
+const DEMO_PUBLIC_KEY = 'pk_demo_PDR28_7f3a9c2e';
+const DEMO_SECRET_KEY = 'sk_demo_PDR28_d41b8e60';
 
 const DEMO_WITHDRAWAL: RequestExample<'WithdrawRequest'> = {
-  share_public: PUBLIC_KEY_PLACEHOLDER,
+  share_public: DEMO_PUBLIC_KEY,
   read_event: 'token.withdrawn_created',
   source_id: 'PDR28',
   destination_id: 'ID001',
@@ -95,7 +99,7 @@ const DEMO_WITHDRAWAL: RequestExample<'WithdrawRequest'> = {
   token_balance: '900.00',
 };
 const DEMO_STATUS_CHANGE: RequestExample<'StatusChangeRequest'> = {
-  share_public: PUBLIC_KEY_PLACEHOLDER,
+  share_public: DEMO_PUBLIC_KEY,
   read_event: 'token.status_changed',
   source_id: 'PDR28',
   destination_id: 'ID001',
@@ -103,7 +107,7 @@ const DEMO_STATUS_CHANGE: RequestExample<'StatusChangeRequest'> = {
   tokes_status: 'disputed',
 };
 /** The notification fields every demo shares, naming the demo seed's token 2908926013012565. */
-const DEMO_NOTIFICATION = { share_public: PUBLIC_KEY_PLACEHOLDER, source_id: 'PDR28', destination_id: 'ID001', token_id: '2908926013012565' };
+const DEMO_NOTIFICATION = { share_public: DEMO_PUBLIC_KEY, source_id: 'PDR28', destination_id: 'ID001', token_id: '2908926013012565' };
 const DEMO_LOAD: RequestExample<'LoadedRequest'> = {
   ...DEMO_NOTIFICATION,
   read_event: 'token.loaded_created',
@@ -129,9 +133,8 @@ const DEMO_LOAD_SCHEDULE: RequestExample<'LoadScheduleRequest'> = {
 const DEMO_SCHEDULE_FAILURE: RequestExample<'LoadScheduleRequest'> = { ...DEMO_LOAD_SCHEDULE, schedule_status: 'failure', transaction_id: '', token_balance: '1200.00' };
 const DEMO_EXPIRY_DATE: RequestExample<'ExpiryDateRequest'> = { ...DEMO_NOTIFICATION, read_event: 'token.expiry_updated', expiry_date: '31-12-2027' };
 const DEMO_AVAILABLE_DATE: RequestExample<'AvailableDateRequest'> = { ...DEMO_NOTIFICATION, read_event: 'token.available_updated', available_date: '01-02-2024' };
-const SECRET_KEY_PLACEHOLDER = 'your-secret-key';
 const DEMO_TOKEN_CREATION: RequestExample<'CreateTokenRequest'> = {
-  share_secret: SECRET_KEY_PLACEHOLDER,
+  share_secret: DEMO_SECRET_KEY,
   token_event: 'create',
   source_id: 'PDR28',
   destination_id: 'ID001',
@@ -155,7 +158,7 @@ const DEMO_TOKEN: ResponseExample<'TokenSuccess'>['token'] = {
   booking_reference: '1396',
 };
 const DEMO_BOOKING_CHANGE: RequestExample<'BookingChangeRequest'> = {
-  share_secret: SECRET_KEY_PLACEHOLDER,
+  share_secret: DEMO_SECRET_KEY,
   booking_event: 'modify',
   source_id: 'PDR28',
   booking_id: '1396',
@@ -194,9 +197,9 @@ const DEMO_BOOKING: ResponseExample<'BookingSuccess'>['booking'] = {
 /** Create Booking's body: every field of the booking, under a new booking_id. */
 const DEMO_BOOKING_CREATION: RequestExample<'CreateBookingRequest'> = (() => {
   const { source_id: sourceId, booking_id: _bookingId, status: _status, updated_at: _updatedAt, ...fields } = DEMO_BOOKING;
-  return { share_secret: SECRET_KEY_PLACEHOLDER, booking_event: 'new', source_id: sourceId, booking_id: '1400', ...fields, margin_category: '%', pre_auth: 'false' };
+  return { share_secret: DEMO_SECRET_KEY, booking_event: 'new', source_id: sourceId, booking_id: '1400', ...fields, margin_category: '%', pre_auth: 'false' };
 })();
-const DEMO_BOOKING_CANCELLATION: RequestExample<'CancelBookingRequest'> = { share_secret: SECRET_KEY_PLACEHOLDER, booking_event: 'cancel', source_id: 'PDR28', booking_id: '1396' };
+const DEMO_BOOKING_CANCELLATION: RequestExample<'CancelBookingRequest'> = { share_secret: DEMO_SECRET_KEY, booking_event: 'cancel', source_id: 'PDR28', booking_id: '1396' };
 
 const envelopeExample = (status: number, message: string, details?: Array<{ field: string; message: string }>): ResponseExample<'ErrorEnvelope'> => ({
   success: 'false',
@@ -351,7 +354,9 @@ Partners authenticate in the JSON body, with the account named by \`source_id\` 
 - token notifications (\`/v1/tokens/...\`, \`/v1/events\`) carry the account's public key in \`share_public\`;
 - booking operations (\`/{version}/booking/...\`) and Create Token (\`/{version}/token/...\`) carry the account's secret key in \`share_secret\`.
 
-An unknown \`source_id\`, a wrong key and a missing key all answer the same 401 \`Unauthorized\`, so callers cannot probe which accounts exist. Keys are never echoed.
+An unknown \`source_id\` and a wrong key answer the same 401 \`Unauthorized\`, so callers cannot probe which accounts exist. A missing key is a 400 naming the field, as any missing field is, except in a Status Change, where it is the 401 (see below). Keys are never echoed.
+
+The request examples carry the keys of the demo seed (account \`PDR28\`), so "Try it out" works against a service started on it (\`npm start\` without \`SEED_FILE\`). They are public, published with the service: production refuses to start on the demo seed.
 
 A request must also be signed, following Standard Webhooks (the headers \`webhook-id\`, \`webhook-timestamp\` and \`webhook-signature\`, the security schemes of those operations), when the account has signing secrets of its own (it must sign with one of them) or, for an account without, when the service runs with \`WEBHOOK_SECRET\`. Otherwise a request needs no signature: hence the empty security requirement beside the signature.
 
