@@ -220,7 +220,7 @@ const ERROR_EXAMPLES: Record<number, Array<[string, ResponseExample<'ErrorEnvelo
     ['booking exists', envelopeExample(409, 'Booking 1396 already exists')],
     ['booking cancelled', envelopeExample(409, 'Booking is cancelled; a cancelled booking cannot be modified')],
   ],
-  413: [['destination', envelopeExample(413, 'Destination ID Unknown')], ['size', envelopeExample(413, 'Payload Too Large')]],
+  413: [['destination', envelopeExample(413, 'Destination ID Unknown')], ['size', envelopeExample(413, 'Payload Too Large: the limit is 32kb')]],
   415: [['type', envelopeExample(415, 'Content-Type must be application/json')]],
   422: [
     ['overdraft', envelopeExample(422, 'withdrawn_amount 600.00 is more than the token balance 500.00')],

@@ -85,9 +85,9 @@ describe('transport rules, the same on every operation route', () => {
     expect({ status: response.status, body: response.body }).toEqual({ status: 400, body: errorBody(400, `Malformed JSON body: ${where}`) });
   });
 
-  it.each(OPERATIONS)('%s %s: 413 Payload Too Large over the body limit', async (method, path) => {
+  it.each(OPERATIONS)('%s %s: 413 over the body limit, stating the limit', async (method, path) => {
     const response = await send(t, method, path).send({ ...withdrawal(), padding: 'x'.repeat(33 * 1024) });
-    expect({ status: response.status, body: response.body }).toEqual({ status: 413, body: errorBody(413, 'Payload Too Large') });
+    expect({ status: response.status, body: response.body }).toEqual({ status: 413, body: errorBody(413, 'Payload Too Large: the limit is 32kb') });
   });
 
   it.each([
