@@ -27,6 +27,7 @@ import {
   successSchema,
   tokenSuccessSchema,
 } from './schemas/responses';
+import { ruleClause } from './schemas/fields';
 import { statusChangeSchema } from './schemas/status-change';
 import { availableDateSchema, expiryDateSchema } from './schemas/token-dates';
 import { createTokenSchema } from './schemas/token-creation';
@@ -509,7 +510,7 @@ export function buildOpenApiDocument(version: string): Json {
             operationId: 'tokenEvent',
             summary: 'One URL for every token notification',
             description:
-              'Dispatches on read_event to the operation of that event: token.status_changed, token.withdrawn_created, token.loaded_created (Loaded), token.unloaded_created, token.load_schedule, token.expiry_updated, token.available_updated. An unknown read_event is a 400 that lists the known ones.',
+              'Dispatches on read_event to the operation of that event: token.status_changed, token.withdrawn_created, token.loaded_created (always Loaded here, though the Unloaded route also takes that name), token.unloaded_created, token.load_schedule, token.expiry_updated, token.available_updated. An unknown read_event is a 400 that lists the known ones; the rest of the body is then checked as on the operation\'s own route.',
           },
           {
             required: true,
@@ -520,7 +521,8 @@ export function buildOpenApiDocument(version: string): Json {
                     ref('StatusChangeRequest'),
                     ref('WithdrawRequest'),
                     ref('LoadedRequest'),
-                    ref('UnloadedRequest'),
+                    // Here token.loaded_created is Loaded: only the Unloaded route also takes that name for Unloaded.
+                    { allOf: [ref('UnloadedRequest'), ruleClause({ properties: { read_event: { const: 'token.unloaded_created' } } })] },
                     ref('LoadScheduleRequest'),
                     ref('ExpiryDateRequest'),
                     ref('AvailableDateRequest'),
@@ -600,7 +602,7 @@ export function buildOpenApiDocument(version: string): Json {
             operationId: 'createToken',
             summary: 'Create Token',
             description:
-              'A new token at one of the account\'s destinations (else 413), active, with load_amount as its opening balance and the dates given; the service assigns its 16-digit token_id. The optional fields are stored and shown as sent. A retry under the same key gets the same token, never a second one.',
+              'A new token at one of the account\'s destinations (else 413), active, with load_amount as its opening balance and the dates given; the service assigns its 16-digit token_id. The optional fields are stored and shown as sent. expiry_date must not be before available_date, nor check_out before check_in (400): comparisons of two values the schema cannot state. A retry under the same key gets the same token, never a second one.',
           },
           jsonBody('CreateTokenRequest', { createToken: DEMO_TOKEN_CREATION }),
           success('TokenSuccess', { success: true, message: 'Success', token: DEMO_TOKEN }, true),
@@ -611,7 +613,8 @@ export function buildOpenApiDocument(version: string): Json {
           {
             operationId: 'createBooking',
             summary: 'Create Booking',
-            description: 'A booking the account does not have yet (else 409), starting active. Every field is required but buyer_id (empty when left out).',
+            description:
+              'A booking the account does not have yet (else 409), starting active. Every field is required but buyer_id (empty when left out). check_out must not be before check_in (400), a comparison of two values the schema cannot state; the schema states every other rule.',
           },
           jsonBody('CreateBookingRequest', { createBooking: DEMO_BOOKING_CREATION }),
           { ...DEMO_BOOKING, booking_id: '1400', guests_count: '3', updated_at: '2024-01-21T10:15:00.000Z' },
@@ -620,7 +623,8 @@ export function buildOpenApiDocument(version: string): Json {
           {
             operationId: 'modifyBooking',
             summary: 'Modify Booking',
-            description: 'Changes the fields the body carries. A cancelled booking cannot be modified (409).',
+            description:
+              'Changes the fields the body carries, at least one besides the four that name the booking. A cancelled booking cannot be modified (409). The rules across fields hold on the booking as it would be after the change, whichever of the fields the body carries, so they need the stored booking and the schema cannot state them: check_out not before check_in, and a transaction_margin of at most 100 when margin_category is % (400).',
           },
           jsonBody('BookingChangeRequest', { bookingChange: DEMO_BOOKING_CHANGE }),
           DEMO_BOOKING,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { text, tokenId, TOKEN_STATUSES, tokenStatus } from './fields';
+import { ruleClause, text, tokenId, TOKEN_STATUSES, tokenStatus } from './fields';
 import { readEvent, TOKEN_EVENTS } from './token-event';
 
 const STATUS_FIELDS: readonly string[] = ['tokes_status', 'token_status'];
@@ -37,8 +37,8 @@ export const statusChangeSchema = z
   })
   .meta({
     propertyNames: { anyOf: [{ not: { pattern: STATUS_IN_NAME } }, { enum: STATUS_FIELDS }] },
-    if: { properties: { tokes_status: { type: 'string' }, token_status: { type: 'string' } }, required: ['tokes_status', 'token_status'] },
-    then: { anyOf: TOKEN_STATUSES.map((status) => ({ properties: { tokes_status: { const: status }, token_status: { const: status } } })) },
+    if: ruleClause({ properties: { tokes_status: { type: 'string' }, token_status: { type: 'string' } }, required: ['tokes_status', 'token_status'] }),
+    then: { anyOf: TOKEN_STATUSES.map((status) => ruleClause({ properties: { tokes_status: { const: status }, token_status: { const: status } } })) },
   })
   .transform(({ share_public, read_event, source_id, destination_id, token_id, tokes_status, token_status }) => ({
     share_public,
