@@ -15,11 +15,10 @@ import { docsRouter } from './routes/docs';
 import { eventsRouter } from './routes/events';
 import { healthRouter } from './routes/health';
 import { metricsRouter } from './routes/metrics';
-import { cancelBookingRouter, createBookingRouter, modifyBookingRouter } from './routes/booking-operations';
+import { bookingRouter } from './routes/booking-operations';
 import { availableDateRouter } from './routes/available-date';
 import { createTokenRouter } from './routes/create-token';
 import { expiryDateRouter } from './routes/expiry-date';
-import { BOOKING_PATH, otherMethodsRouter, TOKEN_PATH } from './routes/keyed-operation';
 import { loadScheduleRouter } from './routes/load-schedule';
 import { loadedRouter } from './routes/loaded';
 import { unloadedRouter } from './routes/unloaded';
@@ -93,11 +92,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(availableDateRouter(operations)); // POST /v1/tokens/available-date
   app.use(eventsRouter(operations)); // POST /v1/events: any of the above, by read_event
   app.use(createTokenRouter(operations)); // POST /:version/token/:partnerid/:randomkey
-  app.use(otherMethodsRouter(TOKEN_PATH, ['POST'])); // 405 for any other method there
-  app.use(createBookingRouter(operations)); // POST /:version/booking/:partnerid/:randomkey
-  app.use(modifyBookingRouter(operations)); // PATCH, the same path
-  app.use(cancelBookingRouter(operations)); // DELETE, the same path
-  app.use(otherMethodsRouter(BOOKING_PATH, ['POST', 'PATCH', 'DELETE'])); // 405 for any other method there
+  app.use(bookingRouter(operations)); // POST, PATCH, DELETE /:version/booking/:partnerid/:randomkey
 
   // Health, metrics, documents and the admin API.
   app.use(healthRouter(store, isShuttingDown));

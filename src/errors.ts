@@ -1,3 +1,4 @@
+import bytes from 'bytes';
 import type { z } from 'zod';
 import type { errorEnvelopeSchema } from './schemas/responses';
 
@@ -76,9 +77,10 @@ export class DestinationUnknownError extends DomainError {
   }
 }
 
+/** The message states the limit (BODY_LIMIT), so the sender knows how far to shrink the body. */
 export class PayloadTooLargeError extends DomainError {
-  constructor() {
-    super('Payload Too Large');
+  constructor(limitBytes: number) {
+    super(`Payload Too Large: the limit is ${String(bytes.format(limitBytes, { unitSeparator: '' })).toLowerCase()}`);
   }
 }
 

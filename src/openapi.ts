@@ -27,6 +27,7 @@ import {
   successSchema,
   tokenSuccessSchema,
 } from './schemas/responses';
+import { ruleClause } from './schemas/fields';
 import { statusChangeSchema } from './schemas/status-change';
 import { availableDateSchema, expiryDateSchema } from './schemas/token-dates';
 import { createTokenSchema } from './schemas/token-creation';
@@ -81,11 +82,15 @@ function mapValues<Value>(record: Record<string, Value>, map: (value: Value) => 
 
 const ref = (name: RequestName | ResponseName) => ({ $ref: `#/components/schemas/${name}` });
 
-/** Examples use placeholders for keys: a published document must not carry anything that looks like a real one. */
-const PUBLIC_KEY_PLACEHOLDER = 'your-public-key';
+/**
+ * Examples carry the demo seed's keys (seed/demo.json, account PDR28), so "Try it out" against a demo service
+ * authenticates. They are public: the README shows them, and NODE_ENV=production refuses to start on the demo seed.
+ */
+const DEMO_PUBLIC_KEY = 'pk_demo_PDR28_7f3a9c2e';
+const DEMO_SECRET_KEY = 'sk_demo_PDR28_d41b8e60';
 
 const DEMO_WITHDRAWAL: RequestExample<'WithdrawRequest'> = {
-  share_public: PUBLIC_KEY_PLACEHOLDER,
+  share_public: DEMO_PUBLIC_KEY,
   read_event: 'token.withdrawn_created',
   source_id: 'PDR28',
   destination_id: 'ID001',
@@ -95,7 +100,7 @@ const DEMO_WITHDRAWAL: RequestExample<'WithdrawRequest'> = {
   token_balance: '900.00',
 };
 const DEMO_STATUS_CHANGE: RequestExample<'StatusChangeRequest'> = {
-  share_public: PUBLIC_KEY_PLACEHOLDER,
+  share_public: DEMO_PUBLIC_KEY,
   read_event: 'token.status_changed',
   source_id: 'PDR28',
   destination_id: 'ID001',
@@ -103,7 +108,7 @@ const DEMO_STATUS_CHANGE: RequestExample<'StatusChangeRequest'> = {
   tokes_status: 'disputed',
 };
 /** The notification fields every demo shares, naming the demo seed's token 2908926013012565. */
-const DEMO_NOTIFICATION = { share_public: PUBLIC_KEY_PLACEHOLDER, source_id: 'PDR28', destination_id: 'ID001', token_id: '2908926013012565' };
+const DEMO_NOTIFICATION = { share_public: DEMO_PUBLIC_KEY, source_id: 'PDR28', destination_id: 'ID001', token_id: '2908926013012565' };
 const DEMO_LOAD: RequestExample<'LoadedRequest'> = {
   ...DEMO_NOTIFICATION,
   read_event: 'token.loaded_created',
@@ -129,9 +134,8 @@ const DEMO_LOAD_SCHEDULE: RequestExample<'LoadScheduleRequest'> = {
 const DEMO_SCHEDULE_FAILURE: RequestExample<'LoadScheduleRequest'> = { ...DEMO_LOAD_SCHEDULE, schedule_status: 'failure', transaction_id: '', token_balance: '1200.00' };
 const DEMO_EXPIRY_DATE: RequestExample<'ExpiryDateRequest'> = { ...DEMO_NOTIFICATION, read_event: 'token.expiry_updated', expiry_date: '31-12-2027' };
 const DEMO_AVAILABLE_DATE: RequestExample<'AvailableDateRequest'> = { ...DEMO_NOTIFICATION, read_event: 'token.available_updated', available_date: '01-02-2024' };
-const SECRET_KEY_PLACEHOLDER = 'your-secret-key';
 const DEMO_TOKEN_CREATION: RequestExample<'CreateTokenRequest'> = {
-  share_secret: SECRET_KEY_PLACEHOLDER,
+  share_secret: DEMO_SECRET_KEY,
   token_event: 'create',
   source_id: 'PDR28',
   destination_id: 'ID001',
@@ -155,7 +159,7 @@ const DEMO_TOKEN: ResponseExample<'TokenSuccess'>['token'] = {
   booking_reference: '1396',
 };
 const DEMO_BOOKING_CHANGE: RequestExample<'BookingChangeRequest'> = {
-  share_secret: SECRET_KEY_PLACEHOLDER,
+  share_secret: DEMO_SECRET_KEY,
   booking_event: 'modify',
   source_id: 'PDR28',
   booking_id: '1396',
@@ -194,9 +198,9 @@ const DEMO_BOOKING: ResponseExample<'BookingSuccess'>['booking'] = {
 /** Create Booking's body: every field of the booking, under a new booking_id. */
 const DEMO_BOOKING_CREATION: RequestExample<'CreateBookingRequest'> = (() => {
   const { source_id: sourceId, booking_id: _bookingId, status: _status, updated_at: _updatedAt, ...fields } = DEMO_BOOKING;
-  return { share_secret: SECRET_KEY_PLACEHOLDER, booking_event: 'new', source_id: sourceId, booking_id: '1400', ...fields, margin_category: '%', pre_auth: 'false' };
+  return { share_secret: DEMO_SECRET_KEY, booking_event: 'new', source_id: sourceId, booking_id: '1400', ...fields, margin_category: '%', pre_auth: 'false' };
 })();
-const DEMO_BOOKING_CANCELLATION: RequestExample<'CancelBookingRequest'> = { share_secret: SECRET_KEY_PLACEHOLDER, booking_event: 'cancel', source_id: 'PDR28', booking_id: '1396' };
+const DEMO_BOOKING_CANCELLATION: RequestExample<'CancelBookingRequest'> = { share_secret: DEMO_SECRET_KEY, booking_event: 'cancel', source_id: 'PDR28', booking_id: '1396' };
 
 const envelopeExample = (status: number, message: string, details?: Array<{ field: string; message: string }>): ResponseExample<'ErrorEnvelope'> => ({
   success: 'false',
@@ -217,7 +221,7 @@ const ERROR_EXAMPLES: Record<number, Array<[string, ResponseExample<'ErrorEnvelo
     ['booking exists', envelopeExample(409, 'Booking 1396 already exists')],
     ['booking cancelled', envelopeExample(409, 'Booking is cancelled; a cancelled booking cannot be modified')],
   ],
-  413: [['destination', envelopeExample(413, 'Destination ID Unknown')], ['size', envelopeExample(413, 'Payload Too Large')]],
+  413: [['destination', envelopeExample(413, 'Destination ID Unknown')], ['size', envelopeExample(413, 'Payload Too Large: the limit is 32kb')]],
   415: [['type', envelopeExample(415, 'Content-Type must be application/json')]],
   422: [
     ['overdraft', envelopeExample(422, 'withdrawn_amount 600.00 is more than the token balance 500.00')],
@@ -351,7 +355,9 @@ Partners authenticate in the JSON body, with the account named by \`source_id\` 
 - token notifications (\`/v1/tokens/...\`, \`/v1/events\`) carry the account's public key in \`share_public\`;
 - booking operations (\`/{version}/booking/...\`) and Create Token (\`/{version}/token/...\`) carry the account's secret key in \`share_secret\`.
 
-An unknown \`source_id\`, a wrong key and a missing key all answer the same 401 \`Unauthorized\`, so callers cannot probe which accounts exist. Keys are never echoed.
+An unknown \`source_id\` and a wrong key answer the same 401 \`Unauthorized\`, so callers cannot probe which accounts exist. A missing key is a 400 naming the field, as any missing field is, except in a Status Change, where it is the 401 (see below). Keys are never echoed.
+
+The request examples carry the keys of the demo seed (account \`PDR28\`), so "Try it out" works against a service started on it (\`npm start\` without \`SEED_FILE\`). They are public, published with the service: production refuses to start on the demo seed.
 
 A request must also be signed, following Standard Webhooks (the headers \`webhook-id\`, \`webhook-timestamp\` and \`webhook-signature\`, the security schemes of those operations), when the account has signing secrets of its own (it must sign with one of them) or, for an account without, when the service runs with \`WEBHOOK_SECRET\`. Otherwise a request needs no signature: hence the empty security requirement beside the signature.
 
@@ -486,7 +492,7 @@ export function buildOpenApiDocument(version: string): Json {
             operationId: 'statusChange',
             summary: 'Status Change',
             description:
-              "A token's status changed. deleted is final. Setting the status a token has, or sending none, changes nothing. share_public may be left out when the request is signed with the account's own secret, or the service runs with ALLOW_KEYLESS_STATUS_CHANGE=true.",
+              "A token's status changed. deleted is final. Setting the status a token has, or sending none, changes nothing; but any other field whose name holds stat (in any case: status, token_stats) is a 400 naming it, as a misspelt status field would otherwise be a 200 that changed nothing. token_status, the alias, must equal tokes_status when both are sent. share_public may be left out when the request is signed with the account's own secret, or the service runs with ALLOW_KEYLESS_STATUS_CHANGE=true.",
           },
           jsonBody('StatusChangeRequest', { statusChange: DEMO_STATUS_CHANGE }),
         ),
@@ -504,7 +510,7 @@ export function buildOpenApiDocument(version: string): Json {
             operationId: 'tokenEvent',
             summary: 'One URL for every token notification',
             description:
-              'Dispatches on read_event to the operation of that event: token.status_changed, token.withdrawn_created, token.loaded_created (Loaded), token.unloaded_created, token.load_schedule, token.expiry_updated, token.available_updated. An unknown read_event is a 400 that lists the known ones.',
+              'Dispatches on read_event to the operation of that event: token.status_changed, token.withdrawn_created, token.loaded_created (always Loaded here, though the Unloaded route also takes that name), token.unloaded_created, token.load_schedule, token.expiry_updated, token.available_updated. An unknown read_event is a 400 that lists the known ones; the rest of the body is then checked as on the operation\'s own route.',
           },
           {
             required: true,
@@ -515,7 +521,8 @@ export function buildOpenApiDocument(version: string): Json {
                     ref('StatusChangeRequest'),
                     ref('WithdrawRequest'),
                     ref('LoadedRequest'),
-                    ref('UnloadedRequest'),
+                    // Here token.loaded_created is Loaded: only the Unloaded route also takes that name for Unloaded.
+                    { allOf: [ref('UnloadedRequest'), ruleClause({ properties: { read_event: { const: 'token.unloaded_created' } } })] },
                     ref('LoadScheduleRequest'),
                     ref('ExpiryDateRequest'),
                     ref('AvailableDateRequest'),
@@ -595,7 +602,7 @@ export function buildOpenApiDocument(version: string): Json {
             operationId: 'createToken',
             summary: 'Create Token',
             description:
-              'A new token at one of the account\'s destinations (else 413), active, with load_amount as its opening balance and the dates given; the service assigns its 16-digit token_id. The optional fields are stored and shown as sent. A retry under the same key gets the same token, never a second one.',
+              'A new token at one of the account\'s destinations (else 413), active, with load_amount as its opening balance and the dates given; the service assigns its 16-digit token_id. The optional fields are stored and shown as sent. expiry_date must not be before available_date, nor check_out before check_in (400): comparisons of two values the schema cannot state. A retry under the same key gets the same token, never a second one.',
           },
           jsonBody('CreateTokenRequest', { createToken: DEMO_TOKEN_CREATION }),
           success('TokenSuccess', { success: true, message: 'Success', token: DEMO_TOKEN }, true),
@@ -606,7 +613,8 @@ export function buildOpenApiDocument(version: string): Json {
           {
             operationId: 'createBooking',
             summary: 'Create Booking',
-            description: 'A booking the account does not have yet (else 409), starting active. Every field is required but buyer_id (empty when left out).',
+            description:
+              'A booking the account does not have yet (else 409), starting active. Every field is required but buyer_id (empty when left out). check_out must not be before check_in (400), a comparison of two values the schema cannot state; the schema states every other rule.',
           },
           jsonBody('CreateBookingRequest', { createBooking: DEMO_BOOKING_CREATION }),
           { ...DEMO_BOOKING, booking_id: '1400', guests_count: '3', updated_at: '2024-01-21T10:15:00.000Z' },
@@ -615,7 +623,8 @@ export function buildOpenApiDocument(version: string): Json {
           {
             operationId: 'modifyBooking',
             summary: 'Modify Booking',
-            description: 'Changes the fields the body carries. A cancelled booking cannot be modified (409).',
+            description:
+              'Changes the fields the body carries, at least one besides the four that name the booking. A cancelled booking cannot be modified (409). The rules across fields hold on the booking as it would be after the change, whichever of the fields the body carries, so they need the stored booking and the schema cannot state them: check_out not before check_in, and a transaction_margin of at most 100 when margin_category is % (400).',
           },
           jsonBody('BookingChangeRequest', { bookingChange: DEMO_BOOKING_CHANGE }),
           DEMO_BOOKING,

@@ -29,7 +29,7 @@ function readBody(req: IncomingMessage, limitBytes: number, sendContinue: () => 
       return;
     }
     if (Number(req.headers['content-length']) > limitBytes) {
-      reject(new PayloadTooLargeError());
+      reject(new PayloadTooLargeError(limitBytes));
       return;
     }
     if (req.headers.expect?.toLowerCase() === '100-continue') sendContinue();
@@ -42,7 +42,7 @@ function readBody(req: IncomingMessage, limitBytes: number, sendContinue: () => 
         return;
       }
       req.off('data', onData);
-      reject(new PayloadTooLargeError());
+      reject(new PayloadTooLargeError(limitBytes));
     };
     req.on('data', onData);
     req.on('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));

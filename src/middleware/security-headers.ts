@@ -40,5 +40,9 @@ export const API_HEADERS = recordedHeaders({
 /** The same headers as one flat name, value, name, value… list, the form writeHead takes fastest. */
 export const API_HEADER_LIST: readonly string[] = API_HEADERS.flat();
 
-/** Pages and files a browser shows (/docs and its assets), the metrics and the document: all of helmet's defaults. */
-export const PAGE_HEADERS = recordedHeaders();
+/**
+ * Pages and files a browser shows (/docs and its assets), the metrics and the document: helmet's defaults, but for
+ * the CSP's upgrade-insecure-requests. The service speaks plain HTTP (TLS ends in front of it, if anywhere): reached
+ * by any name but localhost, a browser obeying it fetched the page's scripts over https and showed a blank page.
+ */
+export const PAGE_HEADERS = recordedHeaders({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });

@@ -1,25 +1,26 @@
-/** Create, Modify and Cancel Booking: one router each, on one path, answered with the booking. */
-import type { Router } from 'express';
-import { bookingChangeSchema, cancelBookingSchema, createBookingSchema } from '../schemas/booking';
+/** Create, Modify and Cancel Booking: one route, a method each, answered with the booking. */
+import { Router } from 'express';
+import { methodNotAllowed } from '../middleware/errors';
+import { bookingChangeSchema, cancelBookingSchema, createBookingSchema, otherBookingOperation } from '../schemas/booking';
 import { cancelBooking, createBooking, modifyBooking } from '../services/booking-changes';
 import type { Booking } from '../store/store';
 import { bookingView } from './booking-view';
-import { BOOKING_PATH, keyedOperationRouter } from './keyed-operation';
+import { BOOKING_PATH, keyedOperationChain } from './keyed-operation';
 import type { OperationRouterDeps } from './operation-deps';
 
 const withBooking = (booking: Booking) => ({ booking: bookingView(booking) });
 
-/** POST: a booking the account does not have yet, starting active. */
-export function createBookingRouter(deps: OperationRouterDeps): Router {
-  return keyedOperationRouter(deps, { method: 'post', path: BOOKING_PATH, name: 'create_booking', schema: createBookingSchema, service: createBooking, view: withBooking });
-}
-
-/** PATCH: changes only the fields it carries. */
-export function modifyBookingRouter(deps: OperationRouterDeps): Router {
-  return keyedOperationRouter(deps, { method: 'patch', path: BOOKING_PATH, name: 'modify_booking', schema: bookingChangeSchema, service: modifyBooking, view: withBooking });
-}
-
-/** DELETE: the booking becomes cancelled; cancelling it again changes nothing. */
-export function cancelBookingRouter(deps: OperationRouterDeps): Router {
-  return keyedOperationRouter(deps, { method: 'delete', path: BOOKING_PATH, name: 'cancel_booking', schema: cancelBookingSchema, service: cancelBooking, view: withBooking });
+/**
+ * POST creates a booking the account does not have yet, starting active; PATCH changes only the fields it carries;
+ * DELETE cancels (again: nothing changes). One route, so OPTIONS and the 405 of any other method name all three.
+ */
+export function bookingRouter(deps: OperationRouterDeps): Router {
+  const router = Router();
+  router
+    .route(BOOKING_PATH)
+    .post(...keyedOperationChain(deps, { name: 'create_booking', schema: createBookingSchema, otherOperation: otherBookingOperation('new'), service: createBooking, view: withBooking }))
+    .patch(...keyedOperationChain(deps, { name: 'modify_booking', schema: bookingChangeSchema, otherOperation: otherBookingOperation('modify'), service: modifyBooking, view: withBooking }))
+    .delete(...keyedOperationChain(deps, { name: 'cancel_booking', schema: cancelBookingSchema, otherOperation: otherBookingOperation('cancel'), service: cancelBooking, view: withBooking }))
+    .all(methodNotAllowed(['POST', 'PATCH', 'DELETE']));
+  return router;
 }

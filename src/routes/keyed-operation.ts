@@ -1,10 +1,10 @@
-import { Router, type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import type { z } from 'zod';
-import { NotFoundError } from '../errors';
+import { NotFoundError, type FieldProblem } from '../errors';
 import { authenticate, authenticatedAccount } from '../middleware/authenticate';
-import { methodNotAllowed } from '../middleware/errors';
 import { validate } from '../middleware/validate';
 import { keyedPathSchema } from '../schemas/booking';
+import { validationError } from '../schemas/validate';
 import type { KeyedCall, KeyedOutcome } from '../services/keyed-requests';
 import type { StoreTransaction } from '../store/store';
 import type { OperationRouterDeps } from './operation-deps';
@@ -24,32 +24,41 @@ const supportedVersion: RequestHandler = (req, _res, next) => {
 };
 
 export interface KeyedOperation<Schema extends z.ZodType<{ source_id: string; share_secret: string }>, Result> {
-  method: 'post' | 'patch' | 'delete';
-  path: string;
   /** For metrics and the event log. */
   name: string;
   schema: Schema;
+  /** A body meant for another operation of the same path, told which method takes it before its fields are checked. */
+  otherOperation?: (body: unknown) => FieldProblem | undefined;
   service: (tx: StoreTransaction, call: KeyedCall<z.output<Schema>>) => Promise<KeyedOutcome<Result>>;
   /** What the answer carries besides success and message, e.g. `{ booking }`. */
   view: (result: Result) => object;
 }
 
+/** A body of another operation would otherwise be told of every field that operation does not send. */
+function refuseOtherOperation(otherOperation: (body: unknown) => FieldProblem | undefined): RequestHandler {
+  return function refuseOtherOperation(_req, res, next) {
+    const problem = otherOperation(res.locals.body);
+    if (problem) throw validationError([problem]);
+    next();
+  };
+}
+
 /**
- * An operation keyed by `{randomkey}` (booking operations, Create Token): version (404), the intake, body and
- * path schema (400), account and share_secret (401), what follows authentication (429), then its service in
- * one unit of work, which keeps the answer under the key.
+ * The chain of an operation keyed by `{randomkey}` (booking operations, Create Token): version (404), the intake,
+ * body and path schema (400), account and share_secret (401), what follows authentication (429), then its service
+ * in one unit of work, which keeps the answer under the key. Its router puts it on the path's route beside the
+ * path's other methods, so OPTIONS and the 405 name them all.
  */
-export function keyedOperationRouter<Schema extends z.ZodType<{ source_id: string; share_secret: string }>, Result>(
+export function keyedOperationChain<Schema extends z.ZodType<{ source_id: string; share_secret: string }>, Result>(
   { store, now, intake, afterAuthentication }: OperationRouterDeps,
-  { method, path, name, schema, service, view }: KeyedOperation<Schema, Result>,
-): Router {
+  { name, schema, otherOperation, service, view }: KeyedOperation<Schema, Result>,
+): RequestHandler[] {
   const request = validate(schema, keyedPathSchema);
-  const router = Router();
-  router[method](
-    path,
+  return [
     operation(name),
     supportedVersion,
     ...intake,
+    ...(otherOperation ? [refuseOtherOperation(otherOperation)] : []),
     request,
     authenticate(store, 'share_secret', (res) => request.input(res).body),
     ...afterAuthentication,
@@ -58,13 +67,5 @@ export function keyedOperationRouter<Schema extends z.ZodType<{ source_id: strin
       const outcome = await service(tx, { partnerId: partnerid, key: randomkey, body, account: authenticatedAccount(res), now: now() });
       return keyedAnswer(outcome, view);
     }),
-  );
-  return router;
-}
-
-/** A path served by one router per method: any other method is a 405 naming theirs. Mounted after them. */
-export function otherMethodsRouter(path: string, allowed: readonly string[]): Router {
-  const router = Router();
-  router.all(path, methodNotAllowed(allowed));
-  return router;
+  ];
 }

@@ -10,6 +10,7 @@ import {
   isBeforeDate,
   oneOf,
   optionalText,
+  ruleClause,
   text,
   typeError,
   wholeNumberText,
@@ -47,6 +48,15 @@ const optionalBookingFields = Object.fromEntries(
   BOOKING_FIELDS.map((field) => [field, bookingFieldSchemas[field].optional()]),
 ) as { [Field in BookingField]: z.ZodOptional<(typeof bookingFieldSchemas)[Field]> };
 
+/**
+ * A % margin is at most 100: a transaction_margin of 0 to 99.99, or 100 with zero decimals, leading zeros allowed
+ * as amounts allow them. bookingRuleProblems checks it; this states it in the JSON Schema.
+ */
+const PERCENT_MARGIN_RULE = {
+  if: ruleClause({ properties: { margin_category: { const: '%' } }, required: ['margin_category'] }),
+  then: ruleClause({ properties: { transaction_margin: { pattern: '^(?:0{0,8}\\d{1,2}(?:\\.\\d{1,2})?|0{0,7}100(?:\\.0{1,2})?)$' } } }),
+};
+
 /** The fields of a booking in the specification's order, as a schema validated them. */
 function bookingFieldsOf(body: Partial<BookingFields>): Partial<BookingFields> {
   const fields: Partial<BookingFields> = {};
@@ -68,8 +78,12 @@ export const createBookingSchema = z
     buyer_id: bookingFieldSchemas.buyer_id.default(''),
   })
   .superRefine((body, ctx) => {
+    // The rules read the fields as values: a field that failed its own format is reported alone.
+    if (ctx.issues.length > 0) return;
     for (const problem of bookingRuleProblems(body)) ctx.addIssue({ code: 'custom', path: [problem.field], message: problem.message });
   })
+  // The margin rule, stated for the document; check_out against check_in compares two values, which JSON Schema cannot.
+  .meta(PERCENT_MARGIN_RULE)
   .transform((body) => ({ share_secret: body.share_secret, source_id: body.source_id, booking_id: body.booking_id, fields: bookingFieldsOf(body) as BookingFields }));
 
 export type CreateBookingRequest = z.output<typeof createBookingSchema>;
@@ -98,9 +112,27 @@ export const bookingChangeSchema = z
       ctx.addIssue({ code: 'custom', path: [], message: `must carry at least one field to change: ${BOOKING_FIELDS.join(', ')}` });
     }
   })
+  .meta({ anyOf: BOOKING_FIELDS.map((field) => ({ required: [field] })) })
   .transform((body) => ({ share_secret: body.share_secret, source_id: body.source_id, booking_id: body.booking_id, changes: bookingFieldsOf(body) }));
 
 export type BookingChangeRequest = z.output<typeof bookingChangeSchema>;
+
+/** One path, three operations: the method names the operation, and booking_event must agree with it. */
+const METHOD_OF_BOOKING_EVENT = { new: 'POST', modify: 'PATCH', cancel: 'DELETE' } as const;
+type BookingEvent = keyof typeof METHOD_OF_BOOKING_EVENT;
+
+/**
+ * A body whose booking_event names another booking operation is told which method takes it: otherwise it would be
+ * told of every field this operation needs and that one does not send.
+ */
+export function otherBookingOperation(event: BookingEvent): (body: unknown) => FieldProblem | undefined {
+  return (body) => {
+    const sent = typeof body === 'object' && body !== null ? (body as { booking_event?: unknown }).booking_event : undefined;
+    if (typeof sent !== 'string' || sent === event || !Object.hasOwn(METHOD_OF_BOOKING_EVENT, sent)) return undefined;
+    const method = METHOD_OF_BOOKING_EVENT[sent as BookingEvent];
+    return { field: 'booking_event', message: `is "${sent}": use ${method} for ${sent}; ${METHOD_OF_BOOKING_EVENT[event]} takes "${event}"` };
+  };
+}
 
 /** Path of the booking operations and Create Token; `{randomkey}` is the idempotency key. `{version}` is routed, not validated here. */
 export const keyedPathSchema = z.object({

@@ -11,7 +11,9 @@ export function typeError(expected: string) {
 
 /** PostgreSQL cannot store U+0000 in text or JSON, and no identifier or name needs it. */
 const NO_NUL_MESSAGE = 'must not contain NUL (U+0000) characters';
-const hasNoNul = (value: string) => !value.includes('\u0000');
+/** A pattern rather than a refinement, so the JSON Schema states it too; matching NUL is its purpose. */
+// eslint-disable-next-line no-control-regex
+const NO_NUL = /^[^\u0000]*$/;
 
 /**
  * A JSON escape can carry half of a surrogate pair ("\ud800"): not text in any encoding, so no store can keep
@@ -26,7 +28,7 @@ export function optionalText(max = 255) {
   return z
     .string({ error: typeError('a string') })
     .max(max, `must be at most ${max} characters`)
-    .refine(hasNoNul, NO_NUL_MESSAGE)
+    .regex(NO_NUL, NO_NUL_MESSAGE)
     .refine(isWellFormed, WELL_FORMED_MESSAGE);
 }
 
@@ -35,8 +37,17 @@ export function text(max = 255) {
     .string({ error: typeError('a string') })
     .min(1, 'must not be empty')
     .max(max, `must be at most ${max} characters`)
-    .refine(hasNoNul, NO_NUL_MESSAGE)
+    .regex(NO_NUL, NO_NUL_MESSAGE)
     .refine(isWellFormed, WELL_FORMED_MESSAGE);
+}
+
+/**
+ * A subschema of a rule stated for the JSON Schema (if, then, else, a branch of anyOf) that speaks of some of its
+ * parent's properties. unevaluatedProperties: true changes nothing in JSON Schema, but Redocly's example check reads
+ * a subschema's missing unevaluatedProperties as false, and would refuse every field the subschema does not name.
+ */
+export function ruleClause<const Clause extends object>(clause: Clause): Clause & { unevaluatedProperties: true } {
+  return { ...clause, unevaluatedProperties: true };
 }
 
 export function eventName<const Name extends string>(name: Name) {
@@ -52,6 +63,12 @@ export const tokenId = z
   .meta({
     description: 'A positive integer up to 2^53 - 1, or a string of 1 to 32 digits without a leading zero; 1010 and "1010" name the same token',
     examples: ['2908926013012565'],
+    // The rule the transform below applies, stated for the document in place of the union's bare types.
+    type: undefined,
+    anyOf: [
+      { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
+      { type: 'string', pattern: TOKEN_ID_PATTERN.source },
+    ],
   })
   .transform((value, ctx) => {
     if (typeof value === 'string' && TOKEN_ID_PATTERN.test(value)) return value;
@@ -64,9 +81,14 @@ export const tokenId = z
     return z.NEVER;
   });
 
+/** A token_id where only text can arrive (a query string). */
+export const tokenIdText = z.string({ error: typeError('a string') }).regex(TOKEN_ID_PATTERN, 'must be 1 to 32 digits without a leading zero');
+
+export const TRANSACTION_ID_PATTERN = /^\d{20}$/;
+
 export const transactionId = z
   .string({ error: typeError('a string of 20 digits') })
-  .regex(/^\d{20}$/, 'must be exactly 20 digits')
+  .regex(TRANSACTION_ID_PATTERN, 'must be exactly 20 digits')
   .meta({ description: "20 digits, the account's idempotency key of a ledger row (withdrawal, load, unload or credited schedule)", examples: ['20240121000000000001'] });
 
 /** A decimal amount string, read as integer minor units. */
@@ -78,13 +100,16 @@ function amountTypeError(issue: { input: unknown }): string {
   return `must be a string, such as ${AMOUNT_EXAMPLE}`;
 }
 
-export const amount = z
-  .string({ error: amountTypeError })
-  .regex(AMOUNT_PATTERN, AMOUNT_FORMAT_MESSAGE)
-  .meta({ description: 'Decimal amount: 1 to 10 digits, optionally a point and 1 or 2 decimals', examples: ['100.00'] })
-  .transform(parseAmount);
+const AMOUNT_DESCRIPTION = 'Decimal amount: 1 to 10 digits, optionally a point and 1 or 2 decimals';
+const amountString = z.string({ error: amountTypeError }).regex(AMOUNT_PATTERN, AMOUNT_FORMAT_MESSAGE);
 
-export const positiveAmount = amount.refine((minor) => minor > 0, 'must be above zero');
+export const amount = amountString.meta({ description: AMOUNT_DESCRIPTION, examples: ['100.00'] }).transform(parseAmount);
+
+/** An amount moved: a digit other than 0 somewhere, as a pattern, so the JSON Schema states it too. */
+export const positiveAmount = amountString
+  .regex(/[1-9]/, 'must be above zero')
+  .meta({ description: `${AMOUNT_DESCRIPTION}; above zero`, examples: ['100.00'] })
+  .transform(parseAmount);
 
 /** A decimal amount kept as text, written back with two decimals ("90" -> "90.00"). */
 export const amountText = amount.transform(formatAmount);
@@ -128,11 +153,18 @@ export function formatDay(day: number): string {
   return `${pad(date.getUTCDate())}-${pad(date.getUTCMonth() + 1)}-${date.getUTCFullYear()}`;
 }
 
+/**
+ * A real calendar day DD-MM-YYYY, years 1000 to 9999, as one regular expression so the JSON Schema states the whole
+ * rule: days 1 to 28 of any month, 29 and 30 of any but February, 31 of the long months, and 29 February of leap
+ * years (divisible by 4 but not by 100, or by 400). dayNumber agrees (a unit test checks every day of the range).
+ */
+const CALENDAR_DATE =
+  /^(?:(?:(?:0[1-9]|1\d|2[0-8])-(?:0[1-9]|1[0-2])|(?:29|30)-(?:0[13-9]|1[0-2])|31-(?:0[13578]|1[02]))-[1-9]\d{3}|29-02-(?:[1-9]\d(?:0[48]|[2468][048]|[13579][26])|(?:[2468][048]|[13579][26])00))$/;
+
 export const calendarDate = z
   .string({ error: typeError('a string') })
-  .regex(/^\d{2}-\d{2}-\d{4}$/, 'must be a real calendar date written DD-MM-YYYY')
-  .refine((value) => dayNumber(value) !== undefined, 'must be a real calendar date written DD-MM-YYYY')
-  .meta({ description: 'A real calendar date, DD-MM-YYYY', examples: ['21-01-2024'] });
+  .regex(CALENDAR_DATE, 'must be a real calendar date written DD-MM-YYYY')
+  .meta({ description: 'A real calendar date, DD-MM-YYYY, years 1000 to 9999', examples: ['21-01-2024'] });
 
 /** A calendar date read as its UTC day number (see dayNumber). */
 export const calendarDay = calendarDate.transform((value) => dayNumber(value) as number);

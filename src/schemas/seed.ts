@@ -73,7 +73,9 @@ export const seedSchema = z
       if (bookingIds.has(key)) problem(['bookings', index, 'booking_id'], `repeats ${booking.booking_id}`);
       bookingIds.add(key);
       if (!accounts.has(booking.source_id)) problem(['bookings', index, 'source_id'], `names no account in accounts`);
-      for (const rule of bookingRuleProblems(booking)) problem(['bookings', index, rule.field], rule.message);
+      // The rules read the fields as values: a booking with a field out of its format is reported for that field alone.
+      const fieldsValid = !ctx.issues.some(({ path = [] }) => path[0] === 'bookings' && path[1] === index);
+      if (fieldsValid) for (const rule of bookingRuleProblems(booking)) problem(['bookings', index, rule.field], rule.message);
     });
   });
 

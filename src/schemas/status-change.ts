@@ -1,10 +1,22 @@
 import { z } from 'zod';
-import { text, tokenId, tokenStatus } from './fields';
+import { ruleClause, text, tokenId, TOKEN_STATUSES, tokenStatus } from './fields';
 import { readEvent, TOKEN_EVENTS } from './token-event';
 
-/** Status Change: `tokes_status` (sic) is the field; `token_status` is accepted as its alias. */
+const STATUS_FIELDS: readonly string[] = ['tokes_status', 'token_status'];
+/**
+ * "stat" in a field's name, in any case: "status" and the contract's own example of a typo, "token_stats". One
+ * pattern for the JSON Schema (which has no flags) and the check.
+ */
+const STATUS_IN_NAME = '[Ss][Tt][Aa][Tt]';
+const statusInName = new RegExp(STATUS_IN_NAME);
+
+/**
+ * Status Change: `tokes_status` (sic) is the field; `token_status` is accepted as its alias. Other unknown fields
+ * are ignored, but one whose name says stat(us) is a typo of the status field: a 200 would tell its sender the status
+ * changed. The JSON Schema states both rules as the checks below make them.
+ */
 export const statusChangeSchema = z
-  .object({
+  .looseObject({
     share_public: text().optional(),
     read_event: readEvent([TOKEN_EVENTS.statusChanged]),
     source_id: text(),
@@ -14,10 +26,27 @@ export const statusChangeSchema = z
     token_status: tokenStatus.optional(),
   })
   .superRefine((body, ctx) => {
+    for (const field of Object.keys(body)) {
+      if (statusInName.test(field) && !STATUS_FIELDS.includes(field)) {
+        ctx.addIssue({ code: 'custom', path: [field], message: 'is an unknown field: the status is tokes_status (or its alias token_status)' });
+      }
+    }
     if (body.tokes_status && body.token_status && body.tokes_status !== body.token_status) {
       ctx.addIssue({ code: 'custom', path: ['token_status'], message: 'must equal tokes_status when both are sent' });
     }
   })
-  .transform(({ tokes_status, token_status, ...rest }) => ({ ...rest, status: tokes_status ?? token_status }));
+  .meta({
+    propertyNames: { anyOf: [{ not: { pattern: STATUS_IN_NAME } }, { enum: STATUS_FIELDS }] },
+    if: ruleClause({ properties: { tokes_status: { type: 'string' }, token_status: { type: 'string' } }, required: ['tokes_status', 'token_status'] }),
+    then: { anyOf: TOKEN_STATUSES.map((status) => ruleClause({ properties: { tokes_status: { const: status }, token_status: { const: status } } })) },
+  })
+  .transform(({ share_public, read_event, source_id, destination_id, token_id, tokes_status, token_status }) => ({
+    share_public,
+    read_event,
+    source_id,
+    destination_id,
+    token_id,
+    status: tokes_status ?? token_status,
+  }));
 
 export type StatusChangeRequest = z.output<typeof statusChangeSchema>;

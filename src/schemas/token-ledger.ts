@@ -1,6 +1,6 @@
 /** The notifications that move money on a token besides Withdraw: Loaded, Unloaded and Load Schedule. */
 import { z } from 'zod';
-import { amount, oneOf, positiveAmount, transactionId } from './fields';
+import { amount, oneOf, positiveAmount, ruleClause, TRANSACTION_ID_PATTERN, transactionId } from './fields';
 import { tokenNotificationFields } from './token-notification';
 import { readEvent, TOKEN_EVENTS } from './token-event';
 
@@ -45,6 +45,11 @@ export const loadScheduleSchema = z
     if (!credited && body.transaction_id !== '') {
       ctx.addIssue({ code: 'custom', path: ['transaction_id'], message: `must be "" when schedule_status is "${body.schedule_status}"` });
     }
+  })
+  .meta({
+    if: ruleClause({ properties: { schedule_status: { const: 'credited' } }, required: ['schedule_status'] }),
+    then: ruleClause({ properties: { transaction_id: { pattern: TRANSACTION_ID_PATTERN.source } } }),
+    else: ruleClause({ properties: { transaction_id: { const: '' } } }),
   });
 
 export type LoadScheduleRequest = z.output<typeof loadScheduleSchema>;

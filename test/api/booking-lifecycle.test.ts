@@ -62,7 +62,32 @@ describeOnEveryStore('Booking lifecycle', (current) => {
         400,
         errorBody(400, 'Invalid field: check_out', [{ field: 'check_out', message: 'must not be before check_in (14-02-2024)' }]),
       );
-      await expectRejected('post', bookingCreation({ booking_event: 'modify' }), 400, errorBody(400, 'Invalid field: booking_event', [{ field: 'booking_event', message: 'must be "new"' }]));
+      await expectRejected('post', bookingCreation({ booking_event: 'renew' }), 400, errorBody(400, 'Invalid field: booking_event', [{ field: 'booking_event', message: 'must be "new"' }]));
+    });
+
+    it.each([
+      ['post', 'modify', 'PATCH', 'POST', 'new'],
+      ['post', 'cancel', 'DELETE', 'POST', 'new'],
+      ['patch', 'new', 'POST', 'PATCH', 'modify'],
+      ['delete', 'modify', 'PATCH', 'DELETE', 'cancel'],
+    ] as const)('%s with booking_event %j is a 400 that names the method for it, not the fields that operation lacks', async (method, event, itsMethod, thisMethod, thisEvent) => {
+      await expectRejected(
+        method,
+        { share_secret: ACME.share_secret, booking_event: event, source_id: 'ACME', booking_id: BOOKING.booking_id, guests_count: '3' },
+        400,
+        errorBody(400, 'Invalid field: booking_event', [{ field: 'booking_event', message: `is "${event}": use ${itsMethod} for ${event}; ${thisMethod} takes "${thisEvent}"` }]),
+      );
+    });
+
+    it.each(['', 'x', '1.234', '-1'])('a %% margin of %j is the 400 that names transaction_margin, not a crash of the rule across fields', async (margin) => {
+      await expectRejected(
+        'post',
+        bookingCreation({ margin_category: '%', transaction_margin: margin }),
+        400,
+        errorBody(400, 'Invalid field: transaction_margin', [
+          { field: 'transaction_margin', message: 'must be a decimal amount: 1 to 10 digits, optionally a point and 1 or 2 decimals (e.g. "100.00")' },
+        ]),
+      );
     });
 
     it('401 for a wrong secret, 403 for another partner in the path', async () => {
@@ -108,7 +133,7 @@ describeOnEveryStore('Booking lifecycle', (current) => {
     });
 
     it('400 for a wrong booking_event, 401 for a wrong secret', async () => {
-      await expectRejected('delete', bookingCancellation({ booking_event: 'new' }), 400, errorBody(400, 'Invalid field: booking_event', [{ field: 'booking_event', message: 'must be "cancel"' }]));
+      await expectRejected('delete', bookingCancellation({ booking_event: 'cancelled' }), 400, errorBody(400, 'Invalid field: booking_event', [{ field: 'booking_event', message: 'must be "cancel"' }]));
       await expectRejected('delete', bookingCancellation({ share_secret: 'sk_wrong' }), 401, errorBody(401, 'Unauthorized'));
     });
   });

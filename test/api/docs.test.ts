@@ -19,6 +19,15 @@ describe('GET /docs', () => {
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
   });
 
+  it('does not ask the browser to upgrade to https: the service speaks plain HTTP, and the page stays whole by any host name', async () => {
+    const t = await buildTestApp();
+    for (const path of ['/docs', '/docs/init.js', '/docs/assets/swagger-ui-bundle.js']) {
+      const answer = await request(t.server).get(path).set('Host', 'receiver.test');
+      expect({ path, csp: answer.headers['content-security-policy'] }).toEqual({ path, csp: expect.not.stringContaining('upgrade-insecure-requests') });
+      expect(answer.headers['content-security-policy']).toContain("default-src 'self'");
+    }
+  });
+
   it('serves only the files the page loads: the package sample page, its package.json and source maps are 404', async () => {
     const t = await buildTestApp();
     const others = ['/docs/assets/nothing.js', '/docs/assets/index.html', '/docs/assets/package.json', '/docs/assets/swagger-ui-bundle.js.map', '/docs/assets/swagger-initializer.js', '/docs/assets/'];

@@ -33,6 +33,16 @@ describeOnEveryStore('POST /v1/events', (current) => {
     expect(replayed.status).toBe(200);
   });
 
+  it('a token.status_changed with a misspelt status field is the same 400 as on its own route, and changes nothing', async () => {
+    const before = await readState(current().store);
+    const response = await post({ ...statusChange({ tokes_status: undefined }), status: 'freezed' });
+    expect({ status: response.status, body: response.body }).toEqual({
+      status: 400,
+      body: errorBody(400, 'Invalid field: status', [{ field: 'status', message: 'is an unknown field: the status is tokes_status (or its alias token_status)' }]),
+    });
+    expect(await readState(current().store)).toEqual(before);
+  });
+
   it('dispatches token.withdrawn_created to Withdraw, with the same idempotency', async () => {
     const body = withdrawal();
     await post(body).expect(200);

@@ -56,6 +56,22 @@ describeOnEveryStore('Status Change', (current) => {
     expect(await readState(current().store)).toEqual(before);
   });
 
+  it.each(['status', 'token_stats', 'Status', 'tokes_Status', 'new_status', 'STAT'])(
+    'a body with an unknown field %j that says stat(us) is a 400 naming it and the status field, and changes nothing',
+    async (field) => {
+      await expectRejected(
+        { ...statusChange({ tokes_status: undefined }), [field]: 'freezed' },
+        400,
+        errorBody(400, `Invalid field: ${field}`, [{ field, message: 'is an unknown field: the status is tokes_status (or its alias token_status)' }]),
+      );
+    },
+  );
+
+  it('other unknown fields are still ignored', async () => {
+    await post({ ...statusChange(), note: 'x', tokes: 'freezed' }).expect(200);
+    expect(await statusOf(TOKENS.active.token_id)).toBe('freezed');
+  });
+
   it('setting the status a token already has answers 200 and changes nothing, even for deleted', async () => {
     const before = await readState(current().store);
     await post(statusChange({ tokes_status: 'active' })).expect(200);

@@ -85,9 +85,9 @@ describe('transport rules, the same on every operation route', () => {
     expect({ status: response.status, body: response.body }).toEqual({ status: 400, body: errorBody(400, `Malformed JSON body: ${where}`) });
   });
 
-  it.each(OPERATIONS)('%s %s: 413 Payload Too Large over the body limit', async (method, path) => {
+  it.each(OPERATIONS)('%s %s: 413 over the body limit, stating the limit', async (method, path) => {
     const response = await send(t, method, path).send({ ...withdrawal(), padding: 'x'.repeat(33 * 1024) });
-    expect({ status: response.status, body: response.body }).toEqual({ status: 413, body: errorBody(413, 'Payload Too Large') });
+    expect({ status: response.status, body: response.body }).toEqual({ status: 413, body: errorBody(413, 'Payload Too Large: the limit is 32kb') });
   });
 
   it.each([
@@ -188,10 +188,17 @@ describe('transport rules, the same on every operation route', () => {
     });
   });
 
-  it('OPTIONS lists the allowed methods', async () => {
-    const response = await request(t.server).options('/v1/tokens/withdraw');
-    expect(response.status).toBe(204);
-    expect(response.headers.allow).toBe('GET, POST');
+  it.each([
+    ['/v1/tokens/withdraw', 'GET, POST'],
+    ['/v1/tokens/status-change', 'POST'],
+    [bookingPath(), 'POST, PATCH, DELETE'],
+    [bookingPath('key-00000001', 'ACME', 'v2'), 'POST, PATCH, DELETE'],
+    [tokenPath(), 'POST'],
+  ])('OPTIONS %s is a 204 that lists every allowed method, with the API headers', async (path, allow) => {
+    const response = await request(t.server).options(path);
+    expect({ status: response.status, allow: response.headers.allow, text: response.text, type: response.headers['content-type'] }).toEqual({ status: 204, allow, text: '', type: undefined });
+    expect(response.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
   });
 
   it.each(['/v1/tokens/withdraw', '/v1/tokens/status-change', '/v1/events'])(

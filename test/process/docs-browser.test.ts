@@ -8,6 +8,7 @@ jest.setTimeout(60_000);
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = path.resolve(__dirname, '..', '..', 'test-results', 'docs-withdraw.png');
+const OTHER_HOST = 'receiver.test';
 
 if (!existsSync(CHROMIUM)) {
   process.stderr.write(`Chromium not found at ${CHROMIUM}: the /docs browser test is SKIPPED (apt-get install chromium, as .ci/run does)\n`);
@@ -21,13 +22,25 @@ if (!existsSync(CHROMIUM)) {
     // As root, without a sandbox; and no background traffic, since this machine reaches no internet.
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      // receiver.test is this service under another name than localhost, as any deployment reaches it.
+      args: [`--host-resolver-rules=MAP ${OTHER_HOST} 127.0.0.1`, '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
   });
   afterAll(async () => {
     await browser?.close();
     server.child.kill('SIGTERM');
     await server.exited;
+  });
+
+  it('is whole when the service is reached over plain HTTP by another name than localhost (no upgrade to https)', async () => {
+    const page = await browser.newPage();
+    const failed: string[] = [];
+    page.on('requestfailed', (request) => failed.push(request.url()));
+    await page.goto(`http://${OTHER_HOST}:${server.port}/docs`);
+    await page.waitForSelector('.opblock-summary', { timeout: 15_000 });
+    expect(await page.locator('.opblock-summary-description').allInnerTexts()).toEqual(expect.arrayContaining(['Status Change', 'Withdraw']));
+    expect(failed).toEqual([]);
+    await page.close();
   });
 
   it('shows the three operations, expands Withdraw, and loads nothing from outside the service', async () => {

@@ -51,9 +51,10 @@ describe('the app createApp builds', () => {
     for (const path of ['/v1/tokens/loaded', '/v1/tokens/unloaded', '/v1/tokens/load-schedule', '/v1/tokens/expiry-date', '/v1/tokens/available-date']) {
       expect([path, routes.get(path)]).toEqual([path, { post: chain('validate', 'authenticate'), all: ['methodNotAllowed'] }]);
     }
-    const keyed = ['nameOperation', 'supportedVersion', ...INTAKE, 'validate', 'authenticate', ...AFTER_AUTHENTICATION, 'respond'];
-    expect(routes.get('/:version/token/:partnerid/:randomkey')).toEqual({ post: keyed, all: ['methodNotAllowed'] });
-    expect(routes.get('/:version/booking/:partnerid/:randomkey')).toEqual({ post: keyed, patch: keyed, delete: keyed, all: ['methodNotAllowed'] });
+    const keyed = (...beforeSchema: string[]) => ['nameOperation', 'supportedVersion', ...INTAKE, ...beforeSchema, 'validate', 'authenticate', ...AFTER_AUTHENTICATION, 'respond'];
+    expect(routes.get('/:version/token/:partnerid/:randomkey')).toEqual({ post: keyed(), all: ['methodNotAllowed'] });
+    const booking = keyed('refuseOtherOperation');
+    expect(routes.get('/:version/booking/:partnerid/:randomkey')).toEqual({ post: booking, patch: booking, delete: booking, all: ['methodNotAllowed'] });
   });
 
   it('serves /v1/events through the same intake, then the chain of the operation its read_event names', () => {

@@ -4,6 +4,8 @@ import path from 'node:path';
 import request from 'supertest';
 import { OPENAPI_FILE, renderOpenApiDocument } from '../../src/cli/openapi';
 import { buildOpenApiDocument } from '../../src/openapi';
+import { DEMO_SEED_FILE, readSeedFile } from '../../src/seed';
+import { MemoryStore } from '../../src/store/memory-store';
 import { SERVICE_VERSION } from '../../src/version';
 import { buildTestApp } from '../helpers/app';
 import type { CapturedResponse } from '../helpers/capture';
@@ -86,6 +88,25 @@ describe('the OpenAPI document', () => {
       ]),
     );
     expect(exampleProblems(examples)).toEqual([]);
+  });
+
+  it('has request examples that a service on the demo seed takes as authenticated and valid ("Try it out" against the demo)', async () => {
+    const store = new MemoryStore();
+    await store.loadSeed(readSeedFile(DEMO_SEED_FILE));
+    const t = await buildTestApp(undefined, { store });
+    const answers: string[] = [];
+    for (const [template, methods] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(methods as Record<string, { requestBody?: { content: Record<string, { examples: Record<string, { value: object }> }> } }>)) {
+        const examples = operation.requestBody?.content['application/json'].examples ?? {};
+        for (const [name, { value }] of Object.entries(examples)) {
+          const path = template.replace('{version}', 'v1').replace('{partnerid}', 'PDR28').replace('{randomkey}', `try-it-out-${name}`);
+          const response = await request(t.server)[method as 'post'](path).send(value);
+          answers.push(`${method.toUpperCase()} ${template} ${name}: ${[400, 401].includes(response.status) ? response.text : 'authenticated and valid'}`);
+        }
+      }
+    }
+    expect(answers.filter((answer) => !answer.endsWith('authenticated and valid'))).toEqual([]);
+    expect(answers.length).toBeGreaterThanOrEqual(15);
   });
 
   it('covers every route of the contract with the statuses each can answer', () => {

@@ -30,6 +30,24 @@ describe('DD-MM-YYYY dates', () => {
     },
   );
 
+  it('the one regular expression agrees with the calendar (Date.UTC): every day and month of years around each leap rule, and 29 February of every year', () => {
+    const pad = (value: number, width = 2) => String(value).padStart(width, '0');
+    const isReal = (day: number, month: number, year: number) => {
+      const date = new Date(Date.UTC(year, month - 1, day));
+      return year >= 1000 && date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+    };
+    const disagreements: string[] = [];
+    const check = (day: number, month: number, year: number) => {
+      const written = `${pad(day)}-${pad(month)}-${pad(year, 4)}`;
+      if (calendarDate.safeParse(written).success !== isReal(day, month, year)) disagreements.push(written);
+    };
+    for (const year of [0, 999, 1000, 1200, 1600, 1700, 1900, 1996, 2000, 2023, 2024, 2100, 2400, 9996, 9999]) {
+      for (let month = 0; month <= 13; month += 1) for (let day = 0; day <= 32; day += 1) check(day, month, year);
+    }
+    for (let year = 1000; year <= 9999; year += 1) check(29, 2, year);
+    expect(disagreements).toEqual([]);
+  });
+
   it('property: every real date round-trips and orders like the calendar', () => {
     const day = fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2999-12-31T00:00:00Z'), noInvalidDate: true });
     const write = (d: Date) =>

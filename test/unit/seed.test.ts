@@ -45,6 +45,7 @@ describe('seed file', () => {
     ['a booking that ends before it starts', { bookings: [{ ...FIXTURE.bookings[0], check_out: '01-01-2024' }] }, 'bookings.0.check_out must not be before check_in'],
     ['a booking of no account', { bookings: [{ ...FIXTURE.bookings[0], source_id: 'GHOST' }] }, 'bookings.0.source_id names no account'],
     ['a booking missing a field', { bookings: [{ ...FIXTURE.bookings[0], pre_auth: undefined }] }, 'bookings.0.pre_auth is required'],
+    ['a % margin that is not an amount', { bookings: [{ ...FIXTURE.bookings[0], margin_category: '%', transaction_margin: '1.234' }] }, 'bookings.0.transaction_margin must be a decimal amount'],
   ])('rejects %s, naming the bad entry', (_what, change, message) => {
     const file = seedFile({ ...FIXTURE, ...change });
     expect(() => readSeedFile(file)).toThrow(`Seed file ${file} is invalid: `);
