@@ -11,11 +11,17 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; stderr: string }>;
 }
 
-/** Runs src/server.ts as a real process (TypeScript run by tsx), with only the environment given. */
-export function runServer(env: Record<string, string>): { child: ChildProcessWithoutNullStreams; exited: ServerProcess['exited']; stdout: string[] } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+/** src/server.ts run by tsx, on the Node running the tests. */
+const SERVER_FROM_SOURCE = [process.execPath, '--import', 'tsx', 'src/server.ts'];
+
+/** Runs the server as a real process (by default src/server.ts, run by tsx), with only the environment given. */
+export function runServer(
+  env: Record<string, string>,
+  [command, ...args] = SERVER_FROM_SOURCE,
+): { child: ChildProcessWithoutNullStreams; exited: ServerProcess['exited']; stdout: string[] } {
+  const child = spawn(command, args, {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
   });
   const stdout: string[] = [];
   let stderr = '';
@@ -30,11 +36,12 @@ export function runServer(env: Record<string, string>): { child: ChildProcessWit
 }
 
 /** Starts the server and resolves once it logs the port it listens on. */
-export async function startServer(env: Record<string, string> = {}): Promise<ServerProcess> {
-  const started = runServer(env);
+export async function startServer(env: Record<string, string> = {}, command = SERVER_FROM_SOURCE): Promise<ServerProcess> {
+  const started = runServer(env, command);
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setInterval(() => {
-      const listening = started.stdout.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'listening');
+      // Log lines only: npm, when it runs the server, prints lines of its own.
+      const listening = started.stdout.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line)).find((entry) => entry.msg === 'listening');
       if (listening) {
         clearInterval(timer);
         resolve(listening.port);

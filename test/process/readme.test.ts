@@ -87,8 +87,8 @@ if (!hasCurl) {
   process.stderr.write('curl examples SKIPPED: curl is not installed\n');
 }
 
-/** The docs start the demo with this token for the inspection examples. */
-const ADMIN_TOKEN = 'demo-admin-token-0001';
+/** The README's first command starts the demo with the token of the inspection examples: the examples run as it starts it. */
+const ADMIN_TOKEN = /^npm ci && npm run build && ADMIN_TOKEN=(\S+) npm start/m.exec(readMarkdown('README.md'))?.[1] ?? 'missing from the README';
 
 /** The server environments the examples run against: the memory store, and PostgreSQL on a fresh schema when a test database is named. */
 function servers(): Array<[string, () => Promise<Record<string, string>>]> {
