@@ -278,7 +278,9 @@ export class MemoryStore implements Store {
 
   async loadSeed(seed: SeedData) {
     this.assertOpen();
-    // The seed's accounts are authoritative: keys, signing secrets and destinations as the file says.
+    // The seed's accounts are authoritative: keys, signing secrets and destinations as the file says, and an
+    // account it no longer lists is disabled (unknown to lookups) while its tokens, bookings and ledger stay.
+    this.accounts.clear();
     for (const account of seed.accounts) this.accounts.set(account.sourceId, account);
     // Tokens go into the columns; bookings are kept as the seed's records (built for the store by toSeedData).
     const { tokens, bookings } = this.tables;

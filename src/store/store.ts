@@ -127,6 +127,7 @@ export interface StoreTransaction {
 }
 
 export interface Store {
+  /** An enabled account; a store shared by several instances reads it at most 10 s before (contract section 11). */
   findAccount(sourceId: string): Promise<Account | undefined>;
   /** Reads for inspection: no lock, outside any unit of work. */
   findToken(tokenId: string): Promise<Token | undefined>;
@@ -139,8 +140,9 @@ export interface Store {
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
   /**
    * Accounts are set from the seed (keys, signing secrets, destinations: the file is authoritative, so a leaked
-   * key is rotated by a restart); tokens and bookings are inserted when missing, never overwriting state that
-   * operations changed. The store may keep the seed's records.
+   * key is rotated by a restart), and an account the seed no longer lists is disabled: findAccount no longer
+   * finds it, its tokens, bookings and ledger stay. Tokens and bookings are inserted when missing, never
+   * overwriting state that operations changed. The store may keep the seed's records.
    */
   loadSeed(seed: SeedData): Promise<void>;
   /** Resolves when the store answers; rejects with a domain error otherwise. */

@@ -266,6 +266,17 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     expect((await store.findToken(TOKENS.atD2.token_id))?.destinationId).toBe('D2');
   });
 
+  it('disables an account a seed loaded again no longer lists, keeping its tokens and bookings, and enables it when it is back', async () => {
+    const seed = fixtureSeed();
+    await store.loadSeed({ accounts: seed.accounts.filter((a) => a.sourceId !== 'ACME'), tokens: [], bookings: [] });
+    expect(await store.findAccount('ACME')).toBeUndefined();
+    expect(await store.findAccount('OTHER')).toBeDefined();
+    expect(await store.findToken(TOKENS.active.token_id)).toMatchObject({ sourceId: 'ACME', balance: 100000 });
+    expect(await store.findBooking('ACME', '1396')).toBeDefined();
+    await store.loadSeed(seed);
+    expect(await store.findAccount('ACME')).toEqual(seed.accounts.find((a) => a.sourceId === 'ACME'));
+  });
+
   it('answers ping while open and rejects after close', async () => {
     await expect(store.ping()).resolves.toBeUndefined();
     await store.close();

@@ -1,4 +1,4 @@
-import { Pool, type PoolClient } from 'pg';
+import { Client, Pool, type ClientConfig, type PoolClient } from 'pg';
 import type { Logger } from '../../logger';
 import { BOOKING_FIELDS, type BookingFields } from '../../schemas/booking';
 import type { TokenStatus } from '../../schemas/fields';
@@ -12,8 +12,14 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** A unit that lost a race on a unique key runs again and then sees the winner's row. */
 const MAX_ATTEMPTS = 3;
 const SEED_BATCH = 10_000;
-/** How often an instance reads every account again: how long a key rotated by another instance's start goes unseen. */
-const ACCOUNT_REFRESH_MS = 10_000;
+/** Contract section 11: no request is authenticated against accounts read longer ago than this; it waits for a fresh read. */
+const ACCOUNTS_MAX_AGE_MS = 10_000;
+/** Past this age a lookup reads the accounts again in the background, so that under traffic no request waits for the read. */
+const ACCOUNTS_REFRESH_AFTER_MS = 5_000;
+/** Where migration 008's triggers say that accounts or destinations changed. */
+const ACCOUNTS_CHANNEL = 'receiver_accounts';
+/** Wait before connecting the listener again after it lost the database. */
+const LISTEN_RETRY_MS = 1_000;
 /** How long close() lets connections say goodbye before cutting them: a frozen database never answers. */
 const CLOSE_GRACE_MS = 500;
 
@@ -345,12 +351,17 @@ export class PgStore implements Store {
   private readonly pool: Pool;
   private readonly retentionMs: number;
   private readonly logger: Logger | undefined;
-  /** Every account as last read (see findAccount); the first read, while there is none yet; a read under way. */
+  /** Every enabled account as last read (see findAccount), undefined when none may be used; a read under way. */
   private accounts: Map<string, Account> | undefined;
+  /** When the read in force was sent: what it returned was true then. */
   private accountsReadAt = 0;
   private readingAccounts: Promise<Map<string, Account>> | undefined;
-  /** Bumped when a seed sets the accounts, so a read begun before it never replaces what it set. */
+  /** Bumped when the accounts change (a seed, a notification), so a read begun before never replaces a later one. */
   private accountsGeneration = 0;
+  private readonly connection: ClientConfig;
+  /** The connection that LISTENs for account changes, outside the pool; a timer while it reconnects. */
+  private listener: Client | undefined;
+  private listenerRetry: NodeJS.Timeout | undefined;
   /** Every open connection, idle or checked out, so that close() can cut those the database no longer answers on. */
   private readonly clients = new Set<PoolClient>();
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -360,15 +371,18 @@ export class PgStore implements Store {
   private constructor(options: PgStoreOptions) {
     this.retentionMs = options.retentionMs ?? DAY_MS;
     this.logger = options.logger;
-    this.pool = new Pool({
+    this.connection = {
       connectionString: options.connectionString,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 2_000,
+      options: options.schema ? `-c search_path=${options.schema}` : undefined,
+    };
+    this.pool = new Pool({
+      ...this.connection,
       max: options.poolSize,
       statement_timeout: options.statementTimeoutMs,
       // The driver's own limit, for a database that stops answering without closing the socket; the
       // connection is then discarded (see withClient).
       query_timeout: options.statementTimeoutMs + 2_000,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 2_000,
-      options: options.schema ? `-c search_path=${options.schema}` : undefined,
     });
     // An idle connection that breaks (the database restarted) must not crash the process; the next unit connects anew.
     this.pool.on('error', (error) => this.logger?.warn({ err: error }, 'idle database connection failed'));
@@ -391,38 +405,81 @@ export class PgStore implements Store {
       await store.close();
       throw error;
     }
+    store.listenForAccountChanges();
     return store;
   }
 
   /**
-   * Accounts change only when a seed is loaded, and they are few (one per partner): every account is kept in
-   * memory and read again every ACCOUNT_REFRESH_MS. A lookup never waits for the database, so a known account
-   * and an unknown one take the same time (no oracle for which accounts exist), and a key rotated by another
-   * instance's start is seen here within the refresh. While the database is away the last read stands.
+   * A connection of its own LISTENs for migration 008's notifications and forgets the accounts on each, so a
+   * change made by any instance is read here at once. Losing it never ends the process: it connects again by
+   * itself, and forgets the accounts once it has, for the changes it may have missed. Meanwhile the maximum age
+   * of findAccount holds.
+   */
+  private listenForAccountChanges(): void {
+    if (this.closing) return;
+    const listener = new Client({ ...this.connection, keepAlive: true });
+    this.listener = listener;
+    let lost = false;
+    const reconnect = (error?: unknown) => {
+      if (lost) return;
+      lost = true;
+      listener.end().catch(() => undefined);
+      if (this.closing) return;
+      this.logger?.warn({ err: error }, 'not listening for account changes; accounts are read again at least every 10 s; reconnecting');
+      this.listenerRetry = setTimeout(() => this.listenForAccountChanges(), LISTEN_RETRY_MS);
+      this.listenerRetry.unref();
+    };
+    listener.on('error', reconnect);
+    listener.on('end', () => reconnect(new Error('the listening connection ended')));
+    listener.on('notification', () => this.forgetAccounts());
+    listener
+      .connect()
+      .then(() => listener.query(`LISTEN ${ACCOUNTS_CHANNEL}`))
+      .then(() => this.forgetAccounts())
+      .catch(reconnect);
+  }
+
+  /** The next lookup waits for a read that starts after this. */
+  private forgetAccounts(): void {
+    this.accountsGeneration += 1;
+    this.accounts = undefined;
+    this.readingAccounts = undefined;
+  }
+
+  /**
+   * Accounts are few (one per partner) and every enabled one is kept in memory, so a lookup is the same for a
+   * known and an unknown account (no oracle for which accounts exist). Contract section 11: the accounts in use
+   * were read at most ACCOUNTS_MAX_AGE_MS ago, idle or not; past that a lookup waits for a fresh read (503 if
+   * the database cannot be read). Past ACCOUNTS_REFRESH_AFTER_MS a lookup starts that read in the background,
+   * so under traffic nobody waits; a notification (listenForAccountChanges) makes the next lookup wait for it.
    */
   async findAccount(sourceId: string): Promise<Account | undefined> {
-    if (!this.accounts) return (await this.readAccountsOnce()).get(sourceId);
-    if (Date.now() - this.accountsReadAt > ACCOUNT_REFRESH_MS) {
-      this.readAccountsOnce().catch((error: unknown) => this.logger?.warn({ err: error }, 'accounts could not be read again; the last read stands'));
+    const age = Date.now() - this.accountsReadAt;
+    if (!this.accounts || age >= ACCOUNTS_MAX_AGE_MS) return (await this.readAccountsOnce()).get(sourceId);
+    if (age >= ACCOUNTS_REFRESH_AFTER_MS) {
+      this.readAccountsOnce().catch((error: unknown) => this.logger?.warn({ err: error }, 'accounts could not be read again; lookups wait for a read once they are 10 s old'));
     }
     return this.accounts.get(sourceId);
   }
 
-  /** One read at a time; a successful one replaces the accounts held. */
+  /** One read at a time; one begun before the accounts last changed never replaces what a later one read. */
   private readAccountsOnce(): Promise<Map<string, Account>> {
+    if (this.readingAccounts) return this.readingAccounts;
     const generation = this.accountsGeneration;
-    this.readingAccounts ??= this.readAccounts()
+    const sentAt = Date.now();
+    const reading = this.readAccounts()
       .then((accounts) => {
         if (generation === this.accountsGeneration) {
           this.accounts = accounts;
-          this.accountsReadAt = Date.now();
+          this.accountsReadAt = sentAt;
         }
         return accounts;
       })
       .finally(() => {
-        this.readingAccounts = undefined;
+        if (this.readingAccounts === reading) this.readingAccounts = undefined;
       });
-    return this.readingAccounts;
+    this.readingAccounts = reading;
+    return reading;
   }
 
   private async readAccounts(): Promise<Map<string, Account>> {
@@ -430,6 +487,7 @@ export class PgStore implements Store {
       `SELECT a.source_id, a.public_key_hash, a.secret_key_hash, a.signing_secrets,
               coalesce(array_agg(d.destination_id) FILTER (WHERE d.destination_id IS NOT NULL), '{}') AS destinations
          FROM accounts a LEFT JOIN destinations d USING (source_id)
+        WHERE a.enabled
         GROUP BY a.source_id`,
     );
     return new Map(
@@ -550,14 +608,17 @@ export class PgStore implements Store {
   /** Sets the seed's accounts, inserts its missing tokens and bookings, in batches, in one transaction; operations' rows are left as they are. */
   async loadSeed(seed: SeedData): Promise<void> {
     await this.inTransaction(async (client) => {
-      // The file is authoritative for its accounts: keys, signing secrets and destinations are set from it.
+      // The file is authoritative for its accounts: keys, signing secrets and destinations are set from it, and
+      // an account it no longer lists is disabled, its rows kept.
+      await client.query('UPDATE accounts SET enabled = false WHERE enabled AND source_id <> ALL($1::text[])', [seed.accounts.map((a) => a.sourceId)]);
       for (const accounts of batches(seed.accounts)) {
         await client.query(
           `INSERT INTO accounts (source_id, public_key_hash, secret_key_hash, signing_secrets)
            SELECT source_id, public_key_hash, secret_key_hash, ARRAY(SELECT jsonb_array_elements_text(secrets))
              FROM unnest($1::text[], $2::bytea[], $3::bytea[], $4::jsonb[]) AS seed (source_id, public_key_hash, secret_key_hash, secrets)
            ON CONFLICT (source_id) DO UPDATE
-             SET public_key_hash = EXCLUDED.public_key_hash, secret_key_hash = EXCLUDED.secret_key_hash, signing_secrets = EXCLUDED.signing_secrets`,
+             SET public_key_hash = EXCLUDED.public_key_hash, secret_key_hash = EXCLUDED.secret_key_hash, signing_secrets = EXCLUDED.signing_secrets,
+                 enabled = true`,
           [accounts.map((a) => a.sourceId), accounts.map((a) => a.publicKeyHash), accounts.map((a) => a.secretKeyHash), accounts.map((a) => JSON.stringify(a.signingSecrets))],
         );
         await client.query('DELETE FROM destinations WHERE source_id = ANY($1::text[])', [accounts.map((a) => a.sourceId)]);
@@ -604,9 +665,7 @@ export class PgStore implements Store {
       throw toStoreError(error);
     });
     // The next lookup reads the accounts as the seed set them.
-    this.accountsGeneration += 1;
-    this.accounts = undefined;
-    this.readingAccounts = undefined;
+    this.forgetAccounts();
   }
 
   /** Ready means writable: a database that failed over to a standby, or was made read-only, answers reads but applies nothing. */
@@ -623,13 +682,16 @@ export class PgStore implements Store {
 
   private async end(): Promise<void> {
     clearInterval(this.sweepTimer);
+    clearTimeout(this.listenerRetry);
+    const { listener } = this;
     // pool.end() waits for every connection to close, and one stuck on a database that stopped answering
     // would hold it until its query timeout, or for ever for an idle one whose goodbye is never answered.
     const cut = setTimeout(() => {
       for (const client of this.clients) client.connection.stream.destroy();
+      listener?.connection.stream.destroy();
     }, CLOSE_GRACE_MS);
     try {
-      await this.pool.end();
+      await Promise.all([this.pool.end(), listener?.end().catch(() => undefined)]);
     } finally {
       clearTimeout(cut);
     }
