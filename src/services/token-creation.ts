@@ -21,7 +21,7 @@ function randomTokenId(): string {
 async function newTokenId(tx: StoreTransaction): Promise<string> {
   for (let draw = 1; ; draw += 1) {
     const tokenId = randomTokenId();
-    if (!(await tx.tokenForUpdate(tokenId))) return tokenId;
+    if (!(await tx.isTokenIdTaken(tokenId))) return tokenId;
     if (draw === MAX_DRAWS) throw new Error(`no free token_id in ${MAX_DRAWS} draws`);
   }
 }

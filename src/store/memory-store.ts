@@ -72,9 +72,14 @@ class MemoryTransaction implements StoreTransaction {
     return row === undefined ? undefined : this.tables.tokens.read(row);
   }
 
-  async tokenForUpdate(tokenId: string) {
+  async tokenForUpdate(sourceId: string, tokenId: string) {
     const staged = this.staged.tokens?.get(tokenId);
-    return staged ? copy(staged) : this.storedToken(tokenId);
+    const token = staged ? copy(staged) : this.storedToken(tokenId);
+    return token?.sourceId === sourceId ? token : undefined;
+  }
+
+  async isTokenIdTaken(tokenId: string) {
+    return this.holdsToken(tokenId);
   }
 
   async findLedgerEntry(sourceId: string, transactionId: string) {
@@ -83,7 +88,7 @@ class MemoryTransaction implements StoreTransaction {
   }
 
   async lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]> {
-    return [await this.tokenForUpdate(tokenId), await this.findLedgerEntry(sourceId, transactionId)];
+    return [await this.tokenForUpdate(sourceId, tokenId), await this.findLedgerEntry(sourceId, transactionId)];
   }
 
   private holdsToken(tokenId: string): boolean {

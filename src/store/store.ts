@@ -104,10 +104,16 @@ export interface SeedData {
  * one after the other. Writes become visible only when the unit commits.
  */
 export interface StoreTransaction {
-  tokenForUpdate(tokenId: string): Promise<Token | undefined>;
+  /**
+   * The account's token, locked; undefined when it does not exist or is another account's, which is looked up
+   * within the account before anything is locked or read (contract section 11: no probing of other accounts).
+   */
+  tokenForUpdate(sourceId: string, tokenId: string): Promise<Token | undefined>;
+  /** Whether any account holds a token with this id: for drawing a new one, never for a caller's lookup. */
+  isTokenIdTaken(tokenId: string): Promise<boolean>;
   /** Ledger rows are keyed by the account and its transaction id. */
   findLedgerEntry(sourceId: string, transactionId: string): Promise<LedgerEntry | undefined>;
-  /** tokenForUpdate, then findLedgerEntry once the lock is held: one step, so a store can save a round trip. */
+  /** tokenForUpdate within sourceId, then findLedgerEntry once the lock is held: one step, so a store can save a round trip. */
   lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]>;
   /** A token the store does not hold yet; its id taken meanwhile fails the unit (a database's unique key). */
   createToken(token: Token): Promise<void>;

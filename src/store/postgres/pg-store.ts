@@ -117,7 +117,9 @@ function toBooking(row: BookingRow): Booking {
 const UNIT = {
   begin: statement('begin', 'BEGIN'),
   commit: statement('commit', 'COMMIT'),
-  lockToken: statement('lock_token', `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE token_id = $1 FOR UPDATE`),
+  // Within the caller's account: another account's token is never locked (a row that fails the condition is not).
+  lockToken: statement('lock_token', `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE token_id = $1 AND source_id = $2 FOR UPDATE`),
+  tokenIdTaken: statement('token_id_taken', 'SELECT EXISTS (SELECT 1 FROM tokens WHERE token_id = $1) AS taken'),
   // migrations/007: the lock, then the lookup, in one statement.
   lockTokenAndFindLedgerEntry: statement('lock_token_and_find_ledger_entry', 'SELECT * FROM lock_token_and_find_ledger_entry($1, $2, $3)'),
   findLedgerEntry: statement('find_ledger_entry', `SELECT ${LEDGER_COLUMNS} FROM ledger WHERE source_id = $1 AND transaction_id = $2`),
@@ -252,9 +254,13 @@ class PgTransaction implements StoreTransaction {
     return this.begun;
   }
 
-  async tokenForUpdate(tokenId: string) {
-    const row = await this.readOne<TokenRow>(UNIT.lockToken, [tokenId]);
+  async tokenForUpdate(sourceId: string, tokenId: string) {
+    const row = await this.readOne<TokenRow>(UNIT.lockToken, [tokenId, sourceId]);
     return row && toToken(row);
+  }
+
+  async isTokenIdTaken(tokenId: string) {
+    return (await this.readOne<{ taken: boolean }>(UNIT.tokenIdTaken, [tokenId]))?.taken === true;
   }
 
   async findLedgerEntry(sourceId: string, transactionId: string) {
