@@ -5,7 +5,7 @@ import { ServiceUnavailableError, StoreTimeoutError } from '../../src/errors';
 import { buildTestApp, type TestApp } from '../helpers/app';
 import { FailingStore, HoldingStore } from '../helpers/failing-store';
 import { fixtureSeed, OTHER, TOKENS } from '../helpers/fixtures';
-import { errorBody, SUCCESS_BODY } from '../helpers/http';
+import { errorBody, readinessWithin, SUCCESS_BODY } from '../helpers/http';
 import { bookingChange, bookingPath, statusChange, tokenCreation, tokenPath, withdrawal } from '../helpers/payloads';
 import { readState } from '../helpers/state';
 import { checkCapturedTraffic } from '../helpers/traffic-checks';
@@ -296,7 +296,21 @@ describe('when the store or the process fails', () => {
     const down = await request(t.server).get('/readyz');
     expect({ status: down.status, body: down.body }).toEqual({ status: 503, body: errorBody(503, 'Service Unavailable') });
     store.failure = undefined;
-    expect((await request(t.server).get('/readyz')).status).toBe(200);
+    expect(await readinessWithin(() => request(t.server).get('/readyz'), 200)).toBe(200);
+  });
+
+  it('/readyz asks the store at most once a second, however many probes arrive (contract section 11)', async () => {
+    let pings = 0;
+    const ping = store.ping.bind(store);
+    store.ping = () => {
+      pings += 1;
+      return ping();
+    };
+    const started = Date.now();
+    for (let i = 0; i < 50; i += 1) await request(t.server).get('/readyz').expect(200);
+    const seconds = Math.ceil((Date.now() - started) / 1000);
+    expect(pings).toBeGreaterThan(0);
+    expect(pings).toBeLessThanOrEqual(seconds + 1);
   });
 
   it('a closed store answers 503', async () => {

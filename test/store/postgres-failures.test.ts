@@ -7,7 +7,7 @@ import { PgStore } from '../../src/store/postgres/pg-store';
 import { FIXED_NOW } from '../helpers/app';
 import { CuttableProxy } from '../helpers/cuttable-proxy';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
-import { errorBody } from '../helpers/http';
+import { errorBody, readinessWithin } from '../helpers/http';
 import { bookingChange, bookingPath, withdrawal } from '../helpers/payloads';
 import { openEmptyPgStore, sql, TEST_DATABASE_URL, warnIfNoDatabase, workerSchema } from '../helpers/postgres';
 
@@ -60,7 +60,7 @@ const balance = async () => Number((await sql('SELECT balance FROM tokens WHERE 
       expect({ status: response.status, body: response.body }).toEqual({ status: 503, body: errorBody(503, 'Service Unavailable') });
     }
     proxy.restore();
-    expect((await request(app).get('/readyz')).status).toBe(200);
+    expect(await readinessWithin(() => request(app).get('/readyz'), 200)).toBe(200);
     expect(await ledgerRows(body.transaction_id)).toBe(0);
     expect(await balance()).toBe(100000);
     const retried = await request(app).post('/v1/tokens/withdraw').send(body);
@@ -131,7 +131,7 @@ const balance = async () => Number((await sql('SELECT balance FROM tokens WHERE 
     }
     await admin(restore);
     await endSessions();
-    expect((await request(app).get('/readyz')).status).toBe(200);
+    expect(await readinessWithin(() => request(app).get('/readyz'), 200)).toBe(200);
     expect((await request(app).post('/v1/tokens/withdraw').send(body)).status).toBe(200);
     expect((await store.findToken(TOKENS.active.token_id))?.balance).toBe(90000);
   });

@@ -5,7 +5,7 @@ import type { TokenStatus } from '../../schemas/fields';
 import type { Account, Booking, BookingStatus, Delivery, KeyedRequest, LedgerEntry, LedgerKind, SeedData, Store, StoreTransaction, Token } from '../store';
 import { roundTrip, statement, withClient, type Call, type Statement, type StatementResult } from './connection';
 import { ServiceUnavailableError } from '../../errors';
-import { isRetryable, toStoreError } from './errors';
+import { isOutOfResources, isRetryable, toStoreError } from './errors';
 import { migrate } from './migrate';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -373,6 +373,8 @@ export class PgStore implements Store {
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweeping = false;
   private closing: Promise<void> | undefined;
+  /** Set when the database refused a statement for want of resources (SQLSTATE class 53), until ping sees a write succeed. */
+  private outOfResources = false;
 
   private constructor(options: PgStoreOptions) {
     this.retentionMs = options.retentionMs ?? DAY_MS;
@@ -574,7 +576,7 @@ export class PgStore implements Store {
       try {
         return await this.unitOfWork(work);
       } catch (error) {
-        if (!(isRetryable(error) && attempt < MAX_ATTEMPTS)) throw toStoreError(error);
+        if (!(isRetryable(error) && attempt < MAX_ATTEMPTS)) throw this.storeError(error);
       }
     }
   }
@@ -668,16 +670,36 @@ export class PgStore implements Store {
         );
       }
     }).catch((error: unknown) => {
-      throw toStoreError(error);
+      throw this.storeError(error);
     });
     // The next lookup reads the accounts as the seed set them.
     this.forgetAccounts();
   }
 
-  /** Ready means writable: a database that failed over to a standby, or was made read-only, answers reads but applies nothing. */
+  /**
+   * Ready means writable: a database that failed over to a standby, or was made read-only, answers reads but
+   * applies nothing. Once the database refused a statement for want of resources, ready means that it can
+   * take a new page again: a fresh (truncated) copy of migration 010's write_probe gets one row, then the
+   * transaction is rolled back. Reads alone would answer while every write fails.
+   */
   async ping(): Promise<void> {
     const { rows } = await this.query<{ writable: boolean }>("SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable");
     if (!rows[0]?.writable) throw new ServiceUnavailableError();
+    if (!this.outOfResources) return;
+    await withClient(
+      this.pool,
+      async (client) => {
+        await client.query('BEGIN');
+        await client.query('TRUNCATE write_probe');
+        await client.query('INSERT INTO write_probe (checked_at) VALUES (now())');
+        await client.query('ROLLBACK');
+      },
+      (client) => client.query('ROLLBACK'),
+    ).catch((error: unknown) => {
+      throw this.storeError(error);
+    });
+    this.outOfResources = false;
+    this.logger?.info('the database can write again: ready');
   }
 
   /** Idempotent. Resolves once every connection is closed: at the latest CLOSE_GRACE_MS after the call, when they are cut. */
@@ -707,8 +729,17 @@ export class PgStore implements Store {
     try {
       return await this.pool.query<Row>(text, values);
     } catch (error) {
-      throw toStoreError(error);
+      throw this.storeError(error);
     }
+  }
+
+  /** The domain error for a driver's; a database out of resources is remembered, so that ping answers unready while it lasts. */
+  private storeError(error: unknown): unknown {
+    if (isOutOfResources(error) && !this.outOfResources) {
+      this.outOfResources = true;
+      this.logger?.error({ err: error }, 'the database is out of resources (disk, memory or connections): writes answer 503 and /readyz 503 until it can write again');
+    }
+    return toStoreError(error);
   }
 }
 
