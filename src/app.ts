@@ -59,6 +59,8 @@ export function createApp(deps: AppDeps): Express {
   const { config, store, logger, redis, metrics = new Metrics(), isShuttingDown = () => false, now = () => new Date() } = deps;
   const events = new EventLog(config.eventLogSize ?? DEFAULT_EVENT_LOG_SIZE);
   const counts: RateLimitCounts = { logger, metrics, redis };
+  // One count per client address for every route that can fail authentication: operations and the admin API.
+  const perAddress = limitPerAddress(config.rateLimitPerAddressPerMinute ?? 0, counts);
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -75,7 +77,7 @@ export function createApp(deps: AppDeps): Express {
     now,
     intake: [
       refuseWhileDraining(isShuttingDown), // 503
-      ...limitPerAddress(config.rateLimitPerAddressPerMinute ?? 0, counts), // 429
+      ...perAddress, // 429
       jsonBody(config.bodyLimitBytes), // 415, 413, 400
       verifySignature(store, tolerance, config.webhook && createSignatureCheck(config.webhook.secrets, tolerance)), // 401
     ],
@@ -104,7 +106,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(metricsRouter(metrics));
   app.use(openApiRouter());
   app.use(docsRouter());
-  if (config.adminToken) app.use(adminRouter({ store, events, adminToken: config.adminToken }));
+  if (config.adminToken) app.use(adminRouter({ store, events, adminToken: config.adminToken, limits: perAddress }));
 
   app.use(notFound);
   app.use(errorHandler);

@@ -356,7 +356,7 @@ const authenticationNote = (key: 'share_public' | 'share_secret') =>
 
 const TOKEN_ERRORS = [400, 401, 405, 409, 413, 415, 422, 428, 429, 500, 503, 504];
 const BOOKING_ERRORS = [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 503, 504];
-const ADMIN_ERRORS = [400, 401, 404, 405, 500, 503, 504];
+const ADMIN_ERRORS = [400, 401, 404, 405, 429, 500, 503, 504];
 const SUCCESS_EXAMPLE: ResponseExample<'Success'> = { success: true, message: 'Success' };
 
 /** A GET that answers something other than this API's JSON (metrics, this document), or 405. Open. */

@@ -84,6 +84,23 @@ describe('admin routes without ADMIN_TOKEN', () => {
   });
 });
 
+describe('admin routes and the per-address rate limit', () => {
+  it('count a wrong admin token against the client address like any failed request: past the limit the address is refused everything (contract section 11)', async () => {
+    const t = await buildTestApp(undefined, { config: { adminToken: ADMIN_TOKEN, rateLimitPerAddressPerMinute: 3 } });
+    await request(t.server).get('/admin/events').set(bearer).expect(200);
+    for (let i = 0; i < 2; i += 1) await request(t.server).get('/admin/events').set({ Authorization: 'Bearer wrong-token-0000000000' }).expect(401);
+    await request(t.server).post('/v1/tokens/withdraw').send(withdrawal({ share_public: 'pk_guessed' })).expect(401);
+    for (const refused of [
+      await request(t.server).get('/admin/events').set({ Authorization: 'Bearer wrong-token-0000000001' }),
+      await request(t.server).get('/admin/events').set(bearer),
+      await request(t.server).post('/v1/tokens/withdraw').send(withdrawal()),
+    ]) {
+      expect({ status: refused.status, body: refused.body }).toEqual({ status: 429, body: errorBody(429, 'Too Many Requests') });
+    }
+    expect((await t.store.findToken(TOKENS.active.token_id))?.balance).toBe(100000);
+  });
+});
+
 describeOnEveryStore(
   'admin inspection API',
   (current) => {
