@@ -35,7 +35,14 @@ export interface AppDeps {
     Partial<
       Pick<
         Config,
-        'rateLimitPerAddressPerMinute' | 'trustProxy' | 'adminToken' | 'eventLogSize' | 'webhook' | 'signatureToleranceSeconds' | 'allowKeylessStatusChange'
+        | 'rateLimitPerAddressPerMinute'
+        | 'trustProxy'
+        | 'adminToken'
+        | 'eventLogSize'
+        | 'webhook'
+        | 'signatureToleranceSeconds'
+        | 'allowKeylessStatusChange'
+        | 'quotas'
       >
     >;
   store: Store;
@@ -50,6 +57,7 @@ export interface AppDeps {
 }
 
 const DEFAULT_EVENT_LOG_SIZE = 1000;
+const DEFAULT_QUOTAS = { tokensPerAccount: 1_000_000, bookingsPerAccount: 1_000_000 };
 
 /**
  * Builds the receiver from its parts and returns the Express app itself. It
@@ -85,6 +93,7 @@ export function createApp(deps: AppDeps): Express {
       ...limitPerAccount(config.rateLimitPerMinute, counts), // 429
     ],
     allowKeylessStatusChange: config.allowKeylessStatusChange ?? false,
+    quotas: config.quotas ?? DEFAULT_QUOTAS,
   };
   app.use(statusChangeRouter(operations)); // POST /v1/tokens/status-change
   app.use(withdrawRouter(operations)); // GET, POST /v1/tokens/withdraw

@@ -71,6 +71,8 @@ const environmentSchema = z.object({
     .optional(),
   WEBHOOK_TOLERANCE_SECONDS: wholeNumber(1, MAX_TOLERANCE_SECONDS).default(MAX_TOLERANCE_SECONDS),
   ALLOW_KEYLESS_STATUS_CHANGE: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  MAX_TOKENS_PER_ACCOUNT: wholeNumber(0).default(1_000_000),
+  MAX_BOOKINGS_PER_ACCOUNT: wholeNumber(0).default(1_000_000),
 });
 
 export interface Config {
@@ -103,6 +105,8 @@ export interface Config {
   signatureToleranceSeconds: number;
   /** A Status Change without share_public, unsigned by the account, for an account that exists. */
   allowKeylessStatusChange: boolean;
+  /** What one account may hold (MAX_TOKENS_PER_ACCOUNT, MAX_BOOKINGS_PER_ACCOUNT); 0 turns a quota off. */
+  quotas: { tokensPerAccount: number; bookingsPerAccount: number };
 }
 
 export interface WebhookConfig {
@@ -153,6 +157,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
     webhook: settings.WEBHOOK_SECRET ? { secrets: settings.WEBHOOK_SECRET } : undefined,
     signatureToleranceSeconds: settings.WEBHOOK_TOLERANCE_SECONDS,
     allowKeylessStatusChange: settings.ALLOW_KEYLESS_STATUS_CHANGE === 'true',
+    quotas: { tokensPerAccount: settings.MAX_TOKENS_PER_ACCOUNT, bookingsPerAccount: settings.MAX_BOOKINGS_PER_ACCOUNT },
   });
 }
 

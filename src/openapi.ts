@@ -207,7 +207,10 @@ const envelopeExample = (status: number, message: string, details?: Array<{ fiel
 const ERROR_EXAMPLES: Record<number, Array<[string, ResponseExample<'ErrorEnvelope'>]>> = {
   400: [['invalid', envelopeExample(400, 'Invalid field: token_id', [{ field: 'token_id', message: 'is required' }])], ['malformed', envelopeExample(400, 'Malformed JSON body: unexpected "}" at line 1, column 6')]],
   401: [['unauthorized', envelopeExample(401, 'Unauthorized')], ['signature', envelopeExample(401, 'Invalid webhook signature')]],
-  403: [['partner', envelopeExample(403, 'partnerid in the path does not match source_id')]],
+  403: [
+    ['partner', envelopeExample(403, 'partnerid in the path does not match source_id')],
+    ['quota', envelopeExample(403, 'Quota exceeded: the account already holds 1000000 tokens, the most MAX_TOKENS_PER_ACCOUNT allows')],
+  ],
   404: [['booking', envelopeExample(404, 'Booking not found')], ['version', envelopeExample(404, 'Unsupported API version')]],
   405: [['method', envelopeExample(405, 'Method Not Allowed: use POST')]],
   409: [
@@ -231,6 +234,12 @@ const ERROR_EXAMPLES: Record<number, Array<[string, ResponseExample<'ErrorEnvelo
   504: [['timeout', envelopeExample(504, 'Gateway Timeout')]],
 };
 
+/** What an error status means where its HTTP name alone does not say it. */
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  403: "Forbidden: {partnerid} is not the body's source_id, or (Create Token, Create Booking) the account already holds its quota of tokens (MAX_TOKENS_PER_ACCOUNT) or bookings (MAX_BOOKINGS_PER_ACCOUNT); nothing is created",
+  503: 'Service Unavailable: the store is unreachable or cannot write (a database out of disk, memory or connections; a memory store past 85% of its heap limit refuses to create tokens and bookings), or the service is shutting down',
+};
+
 const REQUEST_ID_HEADER = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
 
 /** Headers some error statuses always carry. */
@@ -244,7 +253,7 @@ function errorResponses(statuses: number[], extraHeaders: Record<number, Json> =
     statuses.map((status) => [
       String(status),
       {
-        description: STATUS_CODES[status],
+        description: ERROR_DESCRIPTIONS[status] ?? STATUS_CODES[status],
         headers: { ...REQUEST_ID_HEADER, ...ERROR_HEADERS[status], ...extraHeaders[status] },
         content: {
           'application/json': {

@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, pino.destination({ dest: 1, sync: false }));
   const seedFile = seedFileToServe(config.seedFile, config.production);
   const seed = readSeedFile(seedFile);
-  const store = config.database ? await openDatabase(config.database, logger) : new MemoryStore();
+  const store = config.database ? await openDatabase(config.database, logger) : new MemoryStore({ logger });
   await store.loadSeed(seed);
   if (seedFile === DEMO_SEED_FILE) logger.warn({ seedFile }, 'serving the demo seed: its keys are public, never use it for real accounts');
   if (!config.database) logger.warn('memory store: nothing survives a restart; set DATABASE_URL for durable state');

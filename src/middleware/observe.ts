@@ -34,6 +34,7 @@ export function observeRequests(metrics: Metrics, events: EventLog): RequestHand
       const reason = state.errorReason;
       if (reason === 'store_unavailable') metrics.countStoreError('unavailable');
       if (reason === 'store_timeout') metrics.countStoreError('timeout');
+      if (reason === 'storage_full') metrics.countStoreError('full');
       const name = state.operation;
       if (!name) return;
       const outcome = outcomeOf(res);

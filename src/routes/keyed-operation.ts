@@ -40,7 +40,7 @@ export interface KeyedOperation<Schema extends z.ZodType<{ source_id: string; sh
  * one unit of work, which keeps the answer under the key.
  */
 export function keyedOperationRouter<Schema extends z.ZodType<{ source_id: string; share_secret: string }>, Result>(
-  { store, now, intake, afterAuthentication }: OperationRouterDeps,
+  { store, now, intake, afterAuthentication, quotas }: OperationRouterDeps,
   { method, path, name, schema, service, view }: KeyedOperation<Schema, Result>,
 ): Router {
   const request = validate(schema, keyedPathSchema);
@@ -55,7 +55,7 @@ export function keyedOperationRouter<Schema extends z.ZodType<{ source_id: strin
     ...afterAuthentication,
     respond(store, now, async (tx, res) => {
       const { body, path: { partnerid, randomkey } } = request.input(res);
-      const outcome = await service(tx, { partnerId: partnerid, key: randomkey, body, account: authenticatedAccount(res), now: now() });
+      const outcome = await service(tx, { partnerId: partnerid, key: randomkey, body, account: authenticatedAccount(res), now: now(), quotas });
       return keyedAnswer(outcome, view);
     }),
   );

@@ -92,6 +92,12 @@ export interface Delivery {
   receivedAt: Date;
 }
 
+/** What an account holds, as the quotas count it (contract section 11). */
+export interface Holdings {
+  tokens: number;
+  bookings: number;
+}
+
 export interface SeedData {
   accounts: Account[];
   tokens: Token[];
@@ -115,13 +121,21 @@ export interface StoreTransaction {
   findLedgerEntry(sourceId: string, transactionId: string): Promise<LedgerEntry | undefined>;
   /** tokenForUpdate within sourceId, then findLedgerEntry once the lock is held: one step, so a store can save a round trip. */
   lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]>;
-  /** A token the store does not hold yet; its id taken meanwhile fails the unit (a database's unique key). */
+  /**
+   * How many tokens and bookings the account holds, seeded ones included; concurrent units that ask for the same
+   * account run one after the other from here, so a quota checked against it holds.
+   */
+  holdingsForUpdate(sourceId: string): Promise<Holdings>;
+  /**
+   * A token the store does not hold yet; its id taken meanwhile fails the unit (a database's unique key). A store
+   * with no room left refuses it (ServiceUnavailableError storage_full) rather than run out of memory.
+   */
   createToken(token: Token): Promise<void>;
   /** Status, balance and dates of a token the store holds. */
   saveToken(token: Token): Promise<void>;
   recordLedgerEntry(entry: LedgerEntry): Promise<void>;
   bookingForUpdate(sourceId: string, bookingId: string): Promise<Booking | undefined>;
-  /** A booking the account does not hold yet; one created meanwhile fails the unit. */
+  /** A booking the account does not hold yet; one created meanwhile fails the unit. Refused as createToken when there is no room. */
   createBooking(booking: Booking): Promise<void>;
   saveBooking(booking: Booking): Promise<void>;
   findKeyedRequest(sourceId: string, key: string): Promise<KeyedRequest | undefined>;

@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       adminToken: undefined,
       eventLogSize: 1000,
       webhook: undefined,
+      quotas: { tokensPerAccount: 1_000_000, bookingsPerAccount: 1_000_000 },
     });
   });
 
@@ -39,6 +40,8 @@ describe('loadConfig', () => {
         DATABASE_CONNECT_TIMEOUT_MS: '1500',
         ADMIN_TOKEN: 'admin-token-0123456789',
         EVENT_LOG_SIZE: '50',
+        MAX_TOKENS_PER_ACCOUNT: '0',
+        MAX_BOOKINGS_PER_ACCOUNT: '250',
       }),
     ).toMatchObject({
       port: 8080,
@@ -51,6 +54,7 @@ describe('loadConfig', () => {
       database: { url: 'postgres://receiver@db:5432/receiver', statementTimeoutMs: 800, poolSize: 4, connectTimeoutMs: 1500 },
       adminToken: 'admin-token-0123456789',
       eventLogSize: 50,
+      quotas: { tokensPerAccount: 0, bookingsPerAccount: 250 },
     });
   });
 
@@ -89,6 +93,8 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'mysql://db/x', 'DATABASE_URL must be a postgres:// or postgresql:// connection URL'],
     ['DATABASE_POOL_SIZE', '0', 'DATABASE_POOL_SIZE must be from 1 to 1000'],
     ['DATABASE_STATEMENT_TIMEOUT_MS', '1.5', 'DATABASE_STATEMENT_TIMEOUT_MS must be a whole number'],
+    ['MAX_TOKENS_PER_ACCOUNT', '-1', 'MAX_TOKENS_PER_ACCOUNT must be a whole number'],
+    ['MAX_BOOKINGS_PER_ACCOUNT', 'many', 'MAX_BOOKINGS_PER_ACCOUNT must be a whole number'],
   ])('stops on a bad %s = %p with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(message);
   });

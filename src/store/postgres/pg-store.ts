@@ -120,6 +120,10 @@ const UNIT = {
   // Within the caller's account: another account's token is never locked (a row that fails the condition is not).
   lockToken: statement('lock_token', `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE token_id = $1 AND source_id = $2 FOR UPDATE`),
   tokenIdTaken: statement('token_id_taken', 'SELECT EXISTS (SELECT 1 FROM tokens WHERE token_id = $1) AS taken'),
+  // migrations/011: the account's counts, locked until the unit ends (a seeded account always has its row).
+  lockHoldings: statement('lock_holdings', 'SELECT tokens, bookings FROM account_holdings WHERE source_id = $1 FOR UPDATE'),
+  countToken: statement('count_token', 'UPDATE account_holdings SET tokens = tokens + 1 WHERE source_id = $1'),
+  countBooking: statement('count_booking', 'UPDATE account_holdings SET bookings = bookings + 1 WHERE source_id = $1'),
   // migrations/007: the lock, then the lookup, in one statement.
   lockTokenAndFindLedgerEntry: statement('lock_token_and_find_ledger_entry', 'SELECT * FROM lock_token_and_find_ledger_entry($1, $2, $3)'),
   findLedgerEntry: statement('find_ledger_entry', `SELECT ${LEDGER_COLUMNS} FROM ledger WHERE source_id = $1 AND transaction_id = $2`),
@@ -287,7 +291,13 @@ class PgTransaction implements StoreTransaction {
     return [row.token_id === null ? undefined : toToken({ ...row, token_id: row.token_id }), entry];
   }
 
+  async holdingsForUpdate(sourceId: string) {
+    const row = await this.readOne<{ tokens: string; bookings: string }>(UNIT.lockHoldings, [sourceId]);
+    return { tokens: Number(row?.tokens ?? 0), bookings: Number(row?.bookings ?? 0) };
+  }
+
   async createToken(t: Token) {
+    this.write(UNIT.countToken, [t.sourceId]);
     this.write(UNIT.createToken, [
       t.tokenId,
       t.sourceId,
@@ -315,6 +325,7 @@ class PgTransaction implements StoreTransaction {
   }
 
   async createBooking(b: Booking) {
+    this.write(UNIT.countBooking, [b.sourceId]);
     this.write(UNIT.createBooking, [b.sourceId, b.bookingId, JSON.stringify(b.fields), b.status, b.updatedAt]);
   }
 
@@ -667,6 +678,18 @@ export class PgStore implements Store {
             bookings.map((b) => b.status),
             bookings.map((b) => b.updatedAt),
           ],
+        );
+      }
+      // Seeded tokens and bookings count toward the quotas: the seed's accounts are counted again.
+      for (const accounts of batches(seed.accounts)) {
+        await client.query(
+          `INSERT INTO account_holdings (source_id, tokens, bookings)
+           SELECT a.source_id, coalesce(t.n, 0), coalesce(b.n, 0)
+             FROM unnest($1::text[]) AS a (source_id)
+             LEFT JOIN (SELECT source_id, count(*) AS n FROM tokens WHERE source_id = ANY($1::text[]) GROUP BY source_id) t USING (source_id)
+             LEFT JOIN (SELECT source_id, count(*) AS n FROM bookings WHERE source_id = ANY($1::text[]) GROUP BY source_id) b USING (source_id)
+           ON CONFLICT (source_id) DO UPDATE SET tokens = EXCLUDED.tokens, bookings = EXCLUDED.bookings`,
+          [accounts.map((a) => a.sourceId)],
         );
       }
     }).catch((error: unknown) => {
