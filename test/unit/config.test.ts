@@ -71,6 +71,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ WEBHOOK_SECRET: 'whsec_!!!not-base64!!!' })).not.toThrow(/not-base64/);
   });
 
+  it.each([
+    ['2', 2],
+    ['false', false],
+    ['10.0.0.1', '10.0.0.1'],
+    ['10.0.0.0/8, 192.168.1.1', '10.0.0.0/8,192.168.1.1'],
+    ['loopback,fd00::/8', 'loopback,fd00::/8'],
+  ])('takes TRUST_PROXY = %p as a hop count or the proxies\' addresses and subnets', (value, trustProxy) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(trustProxy);
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ PORT: '', LOG_LEVEL: '' }).port).toBe(3000);
   });
@@ -93,6 +103,9 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'mysql://db/x', 'DATABASE_URL must be a postgres:// or postgresql:// connection URL'],
     ['DATABASE_POOL_SIZE', '0', 'DATABASE_POOL_SIZE must be from 1 to 1000'],
     ['DATABASE_STATEMENT_TIMEOUT_MS', '1.5', 'DATABASE_STATEMENT_TIMEOUT_MS must be a whole number'],
+    ['TRUST_PROXY', 'true', 'TRUST_PROXY true is refused: it lets any client choose its address for the rate limits'],
+    ['TRUST_PROXY', '10.0.0.0/33', 'TRUST_PROXY must be a number of proxies, or addresses and subnets of your proxies'],
+    ['TRUST_PROXY', 'my-proxy', 'TRUST_PROXY must be a number of proxies'],
     ['MAX_TOKENS_PER_ACCOUNT', '-1', 'MAX_TOKENS_PER_ACCOUNT must be a whole number'],
     ['MAX_BOOKINGS_PER_ACCOUNT', 'many', 'MAX_BOOKINGS_PER_ACCOUNT must be a whole number'],
   ])('stops on a bad %s = %p with a message naming it', (name, value, message) => {
