@@ -2,15 +2,20 @@ import type { RequestHandler, Response } from 'express';
 import type { EventLog, OperationEvent } from '../event-log';
 import { isoTimeNow } from '../logger';
 import type { Metrics, Outcome } from '../metrics';
+import type { Account } from '../store/store';
 import { routePattern } from './request-logger';
 
 const MAX_FIELD_LENGTH = 128;
 
-/** Identifying fields of the raw body, only when they are short strings or numbers: never keys, never whole bodies. */
-function identifiers(body: unknown): Partial<OperationEvent> {
-  if (typeof body !== 'object' || body === null) return {};
-  const fields: Partial<Record<'source_id' | 'token_id' | 'booking_id' | 'transaction_id', string>> = {};
-  for (const field of ['source_id', 'token_id', 'booking_id', 'transaction_id'] as const) {
+/**
+ * Identifying fields of the raw body, only when they are short strings or numbers: never keys, never whole
+ * bodies. The account is the one the request authenticated as, never what its body claims (contract section
+ * 11), so a request that failed authentication is listed without one and cannot be filed under a stranger.
+ */
+function identifiers(body: unknown, account: Account | undefined): Partial<OperationEvent> {
+  const fields: Partial<Record<'source_id' | 'token_id' | 'booking_id' | 'transaction_id', string>> = account ? { source_id: account.sourceId } : {};
+  if (typeof body !== 'object' || body === null) return fields;
+  for (const field of ['token_id', 'booking_id', 'transaction_id'] as const) {
     const value: unknown = (body as Record<string, unknown>)[field];
     if (typeof value === 'string' || typeof value === 'number') fields[field] = String(value).slice(0, MAX_FIELD_LENGTH);
   }
@@ -45,7 +50,7 @@ export function observeRequests(metrics: Metrics, events: EventLog): RequestHand
         method,
         route,
         operation: name,
-        ...identifiers(state.body),
+        ...identifiers(state.body, state.account),
         status: res.statusCode,
         outcome,
         ...(outcome === 'rejected' && reason ? { reason } : {}),

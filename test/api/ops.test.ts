@@ -176,7 +176,6 @@ describeOnEveryStore(
         method: 'PATCH',
         route: '/:version/booking/:partnerid/:randomkey',
         operation: 'modify_booking',
-        source_id: 'ACME',
         booking_id: '1396',
         status: 401,
         outcome: 'rejected',
@@ -187,10 +186,37 @@ describeOnEveryStore(
 
       const bySource = await request(current().server).get('/admin/events?source_id=OTHER').set(bearer);
       expect(bySource.body.events.map((e: { request_id: string }) => e.request_id)).toEqual(['req-c']);
+      const byAcme = await request(current().server).get('/admin/events?source_id=ACME').set(bearer);
+      expect(byAcme.body.events.map((e: { request_id: string }) => e.request_id)).toEqual(['req-b', 'req-a']);
       const byToken = await request(current().server).get(`/admin/events?token_id=${TOKENS.active.token_id}&outcome=accepted`).set(bearer);
       expect(byToken.body.events.map((e: { request_id: string }) => e.request_id)).toEqual(['req-a']);
       const limited = await request(current().server).get('/admin/events?limit=1').set(bearer);
       expect(limited.body.events).toHaveLength(1);
+    });
+
+    it("files a request that failed authentication under no account, whatever source_id its body names (contract section 11)", async () => {
+      await request(current().server)
+        .post('/v1/tokens/withdraw')
+        .set('X-Request-Id', 'req-forged')
+        .send(withdrawal({ source_id: 'OTHER', share_public: 'pk_guessed', destination_id: 'X1', token_id: TOKENS.others.token_id }))
+        .expect(401);
+      const bySource = await request(current().server).get('/admin/events?source_id=OTHER').set(bearer);
+      expect(bySource.body).toEqual({ events: [] });
+      const all = await request(current().server).get('/admin/events').set(bearer);
+      expect(all.body.events).toEqual([
+        {
+          time: expect.any(String),
+          request_id: 'req-forged',
+          method: 'POST',
+          route: '/v1/tokens/withdraw',
+          operation: 'withdraw',
+          token_id: TOKENS.others.token_id,
+          transaction_id: expect.any(String),
+          status: 401,
+          outcome: 'rejected',
+          reason: 'unauthorized',
+        },
+      ]);
     });
 
     it('answers 400 naming bad filters', async () => {
