@@ -22,6 +22,9 @@ function identifiers(body: unknown, account: Account | undefined): Partial<Opera
   return fields;
 }
 
+/** The methods the service serves; any other is counted as `other`, so callers cannot add metric series (contract section 11). */
+const SERVED_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS']);
+
 function outcomeOf(res: Response): Outcome {
   if (res.statusCode !== 200) return 'rejected';
   return res.locals.replayed ? 'replayed' : 'accepted';
@@ -35,7 +38,8 @@ export function observeRequests(metrics: Metrics, events: EventLog): RequestHand
     res.on('finish', () => {
       const state = res.locals;
       const route = routePattern(req) ?? 'unmatched';
-      metrics.observeRequest(method, route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+      // The route is a pattern of the app's own and the status one the app set: both bounded, like the method here.
+      metrics.observeRequest(SERVED_METHODS.has(method) ? method : 'other', route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
       const reason = state.errorReason;
       if (reason === 'store_unavailable') metrics.countStoreError('unavailable');
       if (reason === 'store_timeout') metrics.countStoreError('timeout');

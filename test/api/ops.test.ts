@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { ServiceUnavailableError, StoreTimeoutError } from '../../src/errors';
 import { Metrics } from '../../src/metrics';
@@ -51,6 +52,29 @@ describe('GET /metrics', () => {
     expect(sample(text, 'receiver_operations_total', 'operation="loaded",outcome="rejected",reason="token_deleted"')).toBe(1);
     expect(sample(text, 'receiver_operations_total', 'operation="token_event",outcome="rejected",reason="invalid_request"')).toBe(1);
     expect(sample(text, 'receiver_operations_total', 'operation="cancel_booking",outcome="accepted",reason=""')).toBe(1);
+  });
+
+  it('counts methods the service does not serve as other, so what callers send cannot add series (contract section 11)', async () => {
+    const t = await buildTestApp();
+    await new Promise<void>((resolve) => t.server.listen(0, '127.0.0.1', resolve));
+    const { port } = t.server.address() as AddressInfo;
+    try {
+      for (const method of ['PROPFIND', 'MKCOL', 'LOCK', 'PURGE', 'SEARCH', 'REPORT', 'PUT', 'UNLOCK']) {
+        for (const path of ['/', '/v1/tokens/withdraw', `/nothing-${method}`]) {
+          const response = await fetch(`http://127.0.0.1:${port}${path}`, { method });
+          await response.arrayBuffer();
+          expect(response.status).toBeGreaterThanOrEqual(400);
+        }
+      }
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      const methods = new Set([...text.matchAll(/^receiver_http_requests_total\{method="([^"]*)"/gm)].map((match) => match[1]));
+      expect([...methods].sort()).toEqual(['other']);
+      const routes = new Set([...text.matchAll(/^receiver_http_requests_total\{[^}]*route="([^"]*)"/gm)].map((match) => match[1]));
+      expect([...routes].sort()).toEqual(['/v1/tokens/withdraw', 'unmatched']);
+    } finally {
+      t.server.closeAllConnections();
+      await new Promise((resolve) => t.server.close(resolve));
+    }
   });
 
   it('counts store errors by kind', async () => {
