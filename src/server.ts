@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   const redis = config.redis && connectRedis(config.redis.url, logger);
   const sharedCounts = redis && config.redis && { sendCommand: redis.sendCommand, keyPrefix: config.redis.keyPrefix };
   const app = createApp({ config, store, logger, metrics, isShuttingDown: drain.isShuttingDown, redis: sharedCounts });
-  const server = createHttpServer(app).listen(config.port, config.host, () => {
+  const server = createHttpServer(app, {}, config.connections).listen(config.port, config.host, () => {
     const { port } = server.address() as AddressInfo;
     logger.info({ host: config.host, port, seedFile, store: config.database ? 'postgres' : 'memory' }, 'listening');
   });

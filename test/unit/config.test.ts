@@ -21,6 +21,7 @@ describe('loadConfig', () => {
       eventLogSize: 1000,
       webhook: undefined,
       quotas: { tokensPerAccount: 1_000_000, bookingsPerAccount: 1_000_000 },
+      connections: { maxConnections: 4096, maxConnectionsPerAddress: 256 },
     });
   });
 
@@ -42,6 +43,8 @@ describe('loadConfig', () => {
         EVENT_LOG_SIZE: '50',
         MAX_TOKENS_PER_ACCOUNT: '0',
         MAX_BOOKINGS_PER_ACCOUNT: '250',
+        MAX_CONNECTIONS: '100',
+        MAX_CONNECTIONS_PER_ADDRESS: '0',
       }),
     ).toMatchObject({
       port: 8080,
@@ -55,6 +58,7 @@ describe('loadConfig', () => {
       adminToken: 'admin-token-0123456789',
       eventLogSize: 50,
       quotas: { tokensPerAccount: 0, bookingsPerAccount: 250 },
+      connections: { maxConnections: 100, maxConnectionsPerAddress: 0 },
     });
   });
 
@@ -106,6 +110,8 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', 'true', 'TRUST_PROXY true is refused: it lets any client choose its address for the rate limits'],
     ['TRUST_PROXY', '10.0.0.0/33', 'TRUST_PROXY must be a number of proxies, or addresses and subnets of your proxies'],
     ['TRUST_PROXY', 'my-proxy', 'TRUST_PROXY must be a number of proxies'],
+    ['MAX_CONNECTIONS', 'lots', 'MAX_CONNECTIONS must be a whole number'],
+    ['MAX_CONNECTIONS_PER_ADDRESS', '-3', 'MAX_CONNECTIONS_PER_ADDRESS must be a whole number'],
     ['MAX_TOKENS_PER_ACCOUNT', '-1', 'MAX_TOKENS_PER_ACCOUNT must be a whole number'],
     ['MAX_BOOKINGS_PER_ACCOUNT', 'many', 'MAX_BOOKINGS_PER_ACCOUNT must be a whole number'],
   ])('stops on a bad %s = %p with a message naming it', (name, value, message) => {
