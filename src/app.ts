@@ -34,7 +34,14 @@ export interface AppDeps {
     Partial<
       Pick<
         Config,
-        'rateLimitPerAddressPerMinute' | 'trustProxy' | 'adminToken' | 'eventLogSize' | 'webhook' | 'signatureToleranceSeconds' | 'allowKeylessStatusChange'
+        | 'rateLimitPerAddressPerMinute'
+        | 'trustProxy'
+        | 'adminToken'
+        | 'eventLogSize'
+        | 'webhook'
+        | 'signatureToleranceSeconds'
+        | 'allowKeylessStatusChange'
+        | 'quotas'
       >
     >;
   store: Store;
@@ -49,6 +56,7 @@ export interface AppDeps {
 }
 
 const DEFAULT_EVENT_LOG_SIZE = 1000;
+const DEFAULT_QUOTAS = { tokensPerAccount: 1_000_000, bookingsPerAccount: 1_000_000 };
 
 /**
  * Builds the receiver from its parts and returns the Express app itself. It
@@ -58,6 +66,8 @@ export function createApp(deps: AppDeps): Express {
   const { config, store, logger, redis, metrics = new Metrics(), isShuttingDown = () => false, now = () => new Date() } = deps;
   const events = new EventLog(config.eventLogSize ?? DEFAULT_EVENT_LOG_SIZE);
   const counts: RateLimitCounts = { logger, metrics, redis };
+  // One count per client address for every route that can fail authentication: operations and the admin API.
+  const perAddress = limitPerAddress(config.rateLimitPerAddressPerMinute ?? 0, counts);
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -74,7 +84,7 @@ export function createApp(deps: AppDeps): Express {
     now,
     intake: [
       refuseWhileDraining(isShuttingDown), // 503
-      ...limitPerAddress(config.rateLimitPerAddressPerMinute ?? 0, counts), // 429
+      ...perAddress, // 429
       jsonBody(config.bodyLimitBytes), // 415, 413, 400
       verifySignature(store, tolerance, config.webhook && createSignatureCheck(config.webhook.secrets, tolerance)), // 401
     ],
@@ -82,6 +92,7 @@ export function createApp(deps: AppDeps): Express {
       ...limitPerAccount(config.rateLimitPerMinute, counts), // 429
     ],
     allowKeylessStatusChange: config.allowKeylessStatusChange ?? false,
+    quotas: config.quotas ?? DEFAULT_QUOTAS,
   };
   app.use(statusChangeRouter(operations)); // POST /v1/tokens/status-change
   app.use(withdrawRouter(operations)); // GET, POST /v1/tokens/withdraw
@@ -99,7 +110,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(metricsRouter(metrics));
   app.use(openApiRouter());
   app.use(docsRouter());
-  if (config.adminToken) app.use(adminRouter({ store, events, adminToken: config.adminToken }));
+  if (config.adminToken) app.use(adminRouter({ store, events, adminToken: config.adminToken, limits: perAddress }));
 
   app.use(notFound);
   app.use(errorHandler);

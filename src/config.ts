@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import bytes from 'bytes';
 import dotenv from 'dotenv';
 import type { Webhook } from 'standardwebhooks';
@@ -5,6 +6,18 @@ import { z } from 'zod';
 import { MAX_TOLERANCE_SECONDS, parseSecrets } from './webhooks';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** proxy-addr's names for the reserved ranges, which Express's trust proxy takes beside addresses and subnets. */
+const PROXY_RANGE_NAMES: ReadonlySet<string> = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** An address, a subnet (address/prefix) or a named range, as Express's trust proxy takes them. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128));
+}
 
 function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
   return z
@@ -39,11 +52,24 @@ const environmentSchema = z.object({
     .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// connection URL')
     .optional(),
   REDIS_KEY_PREFIX: z.string().default('receiver:rate-limit:'),
+  // Contract section 11: `true` would trust every X-Forwarded-For entry, so any client could choose its address
+  // (and so its rate-limit bucket); only a hop count or the proxies' own addresses say where the client is.
   TRUST_PROXY: z
     .string()
-    .transform((value): boolean | number | string => {
-      if (value === 'true' || value === 'false') return value === 'true';
-      return /^\d+$/.test(value) ? Number(value) : value;
+    .transform((value, ctx): false | number | string => {
+      if (value === 'false') return false;
+      if (/^\d+$/.test(value)) return Number(value);
+      const entries = value.split(',').map((entry) => entry.trim());
+      if (value !== 'true' && entries.every(isProxyAddress)) return entries.join(',');
+      ctx.issues.push({
+        code: 'custom',
+        input: value,
+        message:
+          value === 'true'
+            ? 'true is refused: it lets any client choose its address for the rate limits; set the number of proxies in front of the service, or their addresses or subnets'
+            : 'must be a number of proxies, or addresses and subnets of your proxies separated by commas (loopback, linklocal and uniquelocal name their ranges)',
+      });
+      return z.NEVER;
     })
     .optional(),
   SHUTDOWN_TIMEOUT_MS: wholeNumber(1).default(10000),
@@ -71,6 +97,10 @@ const environmentSchema = z.object({
     .optional(),
   WEBHOOK_TOLERANCE_SECONDS: wholeNumber(1, MAX_TOLERANCE_SECONDS).default(MAX_TOLERANCE_SECONDS),
   ALLOW_KEYLESS_STATUS_CHANGE: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  MAX_CONNECTIONS: wholeNumber(0).default(4096),
+  MAX_CONNECTIONS_PER_ADDRESS: wholeNumber(0).default(256),
+  MAX_TOKENS_PER_ACCOUNT: wholeNumber(0).default(1_000_000),
+  MAX_BOOKINGS_PER_ACCOUNT: wholeNumber(0).default(1_000_000),
 });
 
 export interface Config {
@@ -89,7 +119,7 @@ export interface Config {
   /** Unset: each instance counts its rate limits alone. */
   redis: { url: string; keyPrefix: string } | undefined;
   /** Express's "trust proxy": which hops of X-Forwarded-For name the client. Unset: the peer's address. */
-  trustProxy: boolean | number | string;
+  trustProxy: false | number | string;
   shutdownTimeoutMs: number;
   /** Unset: the memory store. */
   database: DatabaseConfig | undefined;
@@ -103,6 +133,10 @@ export interface Config {
   signatureToleranceSeconds: number;
   /** A Status Change without share_public, unsigned by the account, for an account that exists. */
   allowKeylessStatusChange: boolean;
+  /** Open connections per instance and per client address (MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS); 0 turns either off. */
+  connections: { maxConnections: number; maxConnectionsPerAddress: number };
+  /** What one account may hold (MAX_TOKENS_PER_ACCOUNT, MAX_BOOKINGS_PER_ACCOUNT); 0 turns a quota off. */
+  quotas: { tokensPerAccount: number; bookingsPerAccount: number };
 }
 
 export interface WebhookConfig {
@@ -153,6 +187,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
     webhook: settings.WEBHOOK_SECRET ? { secrets: settings.WEBHOOK_SECRET } : undefined,
     signatureToleranceSeconds: settings.WEBHOOK_TOLERANCE_SECONDS,
     allowKeylessStatusChange: settings.ALLOW_KEYLESS_STATUS_CHANGE === 'true',
+    connections: { maxConnections: settings.MAX_CONNECTIONS, maxConnectionsPerAddress: settings.MAX_CONNECTIONS_PER_ADDRESS },
+    quotas: { tokensPerAccount: settings.MAX_TOKENS_PER_ACCOUNT, bookingsPerAccount: settings.MAX_BOOKINGS_PER_ACCOUNT },
   });
 }
 

@@ -51,6 +51,13 @@ export class SignatureError extends DomainError {
 
 export class ForbiddenError extends DomainError {}
 
+/** Contract section 11: an account holds at most the quota its setting names; nothing more is created. */
+export class QuotaExceededError extends ForbiddenError {
+  constructor(what: 'tokens' | 'bookings', setting: string, quota: number) {
+    super(`Quota exceeded: the account already holds ${quota} ${what}, the most ${setting} allows`, 'quota_exceeded');
+  }
+}
+
 export class NotFoundError extends DomainError {
   constructor(message = 'Not Found', reason?: string) {
     super(message, reason);
@@ -105,9 +112,9 @@ export class TooManyRequestsError extends DomainError {
   }
 }
 
-/** The store cannot be reached, or the service is draining. */
+/** The store cannot be reached or has no room to create anything (storage_full), or the service is draining. */
 export class ServiceUnavailableError extends DomainError {
-  constructor(reason?: 'shutting_down') {
+  constructor(reason?: 'shutting_down' | 'storage_full') {
     super('Service Unavailable', reason);
   }
 }

@@ -89,15 +89,47 @@ function answerClientErrors(server: Server): void {
   });
 }
 
+/** Contract section 11: open connections per instance and per client address (the TCP peer); 0 turns either off. */
+export interface ConnectionLimits {
+  maxConnections: number;
+  maxConnectionsPerAddress: number;
+}
+
+/**
+ * A connection past either limit is closed at once, before a byte is read, so one client holding sockets
+ * cannot take every descriptor: Node's own server.maxConnections for the instance, a count per peer address
+ * for each client.
+ */
+function limitConnections(server: Server, { maxConnections, maxConnectionsPerAddress }: ConnectionLimits): void {
+  if (maxConnections > 0) server.maxConnections = maxConnections;
+  if (maxConnectionsPerAddress === 0) return;
+  const open = new Map<string, number>();
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const count = (open.get(address) ?? 0) + 1;
+    if (count > maxConnectionsPerAddress) {
+      socket.destroy();
+      return;
+    }
+    open.set(address, count);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left === 0) open.delete(address);
+      else open.set(address, left);
+    });
+  });
+}
+
 /**
  * The one way the app is served, by server.ts and by the tests alike: the
- * Express app on its own prototypes, with the time limits and JSON answers
- * for malformed HTTP. It does not listen.
+ * Express app on its own prototypes, with the time limits, the connection
+ * limits and JSON answers for malformed HTTP. It does not listen.
  */
-export function createHttpServer(app: Express, limits: Partial<ServerTimeLimits> = {}): Server {
+export function createHttpServer(app: Express, limits: Partial<ServerTimeLimits> = {}, connections?: ConnectionLimits): Server {
   const { connectionsCheckingInterval, ...timeouts } = { ...SERVER_TIME_LIMITS, ...limits };
   const server = createServer({ ...messageClasses(app), connectionsCheckingInterval }, app);
   Object.assign(server, timeouts);
+  if (connections) limitConnections(server, connections);
   handleExpectations(server);
   answerClientErrors(server);
   return server;

@@ -30,7 +30,7 @@ export class Metrics {
 
   private readonly storeErrors = new Counter({
     name: 'receiver_store_errors_total',
-    help: 'Store calls that failed: unreachable (503) or past the time limit (504)',
+    help: 'Store calls that failed: unreachable (503), past the time limit (504), or refused for want of memory (full, 503)',
     labelNames: ['kind'] as const,
     registers: [this.registry],
   });
@@ -57,7 +57,7 @@ export class Metrics {
     this.operations.inc({ operation, outcome, reason });
   }
 
-  countStoreError(kind: 'unavailable' | 'timeout'): void {
+  countStoreError(kind: 'unavailable' | 'timeout' | 'full'): void {
     this.storeErrors.inc({ kind });
   }
 

@@ -211,7 +211,10 @@ const envelopeExample = (status: number, message: string, details?: Array<{ fiel
 const ERROR_EXAMPLES: Record<number, Array<[string, ResponseExample<'ErrorEnvelope'>]>> = {
   400: [['invalid', envelopeExample(400, 'Invalid field: token_id', [{ field: 'token_id', message: 'is required' }])], ['malformed', envelopeExample(400, 'Malformed JSON body: unexpected "}" at line 1, column 6')]],
   401: [['unauthorized', envelopeExample(401, 'Unauthorized')], ['signature', envelopeExample(401, 'Invalid webhook signature')]],
-  403: [['partner', envelopeExample(403, 'partnerid in the path does not match source_id')]],
+  403: [
+    ['partner', envelopeExample(403, 'partnerid in the path does not match source_id')],
+    ['quota', envelopeExample(403, 'Quota exceeded: the account already holds 1000000 tokens, the most MAX_TOKENS_PER_ACCOUNT allows')],
+  ],
   404: [['booking', envelopeExample(404, 'Booking not found')], ['version', envelopeExample(404, 'Unsupported API version')]],
   405: [['method', envelopeExample(405, 'Method Not Allowed: use POST')]],
   409: [
@@ -235,6 +238,12 @@ const ERROR_EXAMPLES: Record<number, Array<[string, ResponseExample<'ErrorEnvelo
   504: [['timeout', envelopeExample(504, 'Gateway Timeout')]],
 };
 
+/** What an error status means where its HTTP name alone does not say it. */
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  403: "Forbidden: {partnerid} is not the body's source_id, or (Create Token, Create Booking) the account already holds its quota of tokens (MAX_TOKENS_PER_ACCOUNT) or bookings (MAX_BOOKINGS_PER_ACCOUNT); nothing is created",
+  503: 'Service Unavailable: the store is unreachable or cannot write (a database out of disk, memory or connections; a memory store past 85% of its heap limit refuses to create tokens and bookings), or the service is shutting down',
+};
+
 const REQUEST_ID_HEADER = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
 /** The per-account limit's own budget, on every answer after authentication (none when RATE_LIMIT_PER_MINUTE is 0). */
 const RATE_LIMIT_HEADERS = {
@@ -256,7 +265,7 @@ function errorResponses(statuses: number[], extraHeaders: Record<number, Json> =
     statuses.map((status) => [
       String(status),
       {
-        description: STATUS_CODES[status],
+        description: ERROR_DESCRIPTIONS[status] ?? STATUS_CODES[status],
         headers: { ...REQUEST_ID_HEADER, ...ERROR_HEADERS[status], ...extraHeaders[status] },
         content: {
           'application/json': {
@@ -371,7 +380,7 @@ const authenticationNote = (key: 'share_public' | 'share_secret') =>
 
 const TOKEN_ERRORS = [400, 401, 405, 409, 413, 415, 422, 428, 429, 500, 503, 504];
 const BOOKING_ERRORS = [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 503, 504];
-const ADMIN_ERRORS = [400, 401, 404, 405, 500, 503, 504];
+const ADMIN_ERRORS = [400, 401, 404, 405, 429, 500, 503, 504];
 const SUCCESS_EXAMPLE: ResponseExample<'Success'> = { success: true, message: 'Success' };
 
 /** A GET that answers something other than this API's JSON (metrics, this document), or 405. Open. */

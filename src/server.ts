@@ -6,7 +6,7 @@ import { createHttpServer } from './http-server';
 import { createLogger, type Logger } from './logger';
 import { Metrics } from './metrics';
 import { connectRedis } from './redis';
-import { DEMO_SEED_FILE, readSeedFile, SeedFileError, seedFileToServe } from './seed';
+import { DEMO_SEED_FILE, readSeedFile, refuseDemoKeysInProduction, SeedFileError, seedFileToServe } from './seed';
 import { createDrain } from './shutdown';
 import { MemoryStore } from './store/memory-store';
 import { PgStore } from './store/postgres/pg-store';
@@ -36,7 +36,8 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, pino.destination({ dest: 1, sync: false }));
   const seedFile = seedFileToServe(config.seedFile, config.production);
   const seed = readSeedFile(seedFile);
-  const store = config.database ? await openDatabase(config.database, logger) : new MemoryStore();
+  refuseDemoKeysInProduction(seed, config.seedFile, config.production);
+  const store = config.database ? await openDatabase(config.database, logger) : new MemoryStore({ logger });
   await store.loadSeed(seed);
   if (seedFile === DEMO_SEED_FILE) logger.warn({ seedFile }, 'serving the demo seed: its keys are public, never use it for real accounts');
   if (!config.database) logger.warn('memory store: nothing survives a restart; set DATABASE_URL for durable state');
@@ -46,7 +47,7 @@ async function main(): Promise<void> {
   const redis = config.redis && connectRedis(config.redis.url, logger);
   const sharedCounts = redis && config.redis && { sendCommand: redis.sendCommand, keyPrefix: config.redis.keyPrefix };
   const app = createApp({ config, store, logger, metrics, isShuttingDown: drain.isShuttingDown, redis: sharedCounts });
-  const server = createHttpServer(app).listen(config.port, config.host, () => {
+  const server = createHttpServer(app, {}, config.connections).listen(config.port, config.host, () => {
     const { port } = server.address() as AddressInfo;
     logger.info({ host: config.host, port, seedFile, store: config.database ? 'postgres' : 'memory', node: process.version }, 'listening');
   });

@@ -2,20 +2,28 @@ import type { RequestHandler, Response } from 'express';
 import type { EventLog, OperationEvent } from '../event-log';
 import { isoTimeNow } from '../logger';
 import type { Metrics, Outcome } from '../metrics';
+import type { Account } from '../store/store';
 import { routePattern } from './request-logger';
 
 const MAX_FIELD_LENGTH = 128;
 
-/** Identifying fields of the raw body, only when they are short strings or numbers: never keys, never whole bodies. */
-function identifiers(body: unknown): Partial<OperationEvent> {
-  if (typeof body !== 'object' || body === null) return {};
-  const fields: Partial<Record<'source_id' | 'token_id' | 'booking_id' | 'transaction_id', string>> = {};
-  for (const field of ['source_id', 'token_id', 'booking_id', 'transaction_id'] as const) {
+/**
+ * Identifying fields of the raw body, only when they are short strings or numbers: never keys, never whole
+ * bodies. The account is the one the request authenticated as, never what its body claims (contract section
+ * 11), so a request that failed authentication is listed without one and cannot be filed under a stranger.
+ */
+function identifiers(body: unknown, account: Account | undefined): Partial<OperationEvent> {
+  const fields: Partial<Record<'source_id' | 'token_id' | 'booking_id' | 'transaction_id', string>> = account ? { source_id: account.sourceId } : {};
+  if (typeof body !== 'object' || body === null) return fields;
+  for (const field of ['token_id', 'booking_id', 'transaction_id'] as const) {
     const value: unknown = (body as Record<string, unknown>)[field];
     if (typeof value === 'string' || typeof value === 'number') fields[field] = String(value).slice(0, MAX_FIELD_LENGTH);
   }
   return fields;
 }
+
+/** The methods the service serves; any other is counted as `other`, so callers cannot add metric series (contract section 11). */
+const SERVED_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS']);
 
 function outcomeOf(res: Response): Outcome {
   if (res.statusCode !== 200) return 'rejected';
@@ -30,10 +38,12 @@ export function observeRequests(metrics: Metrics, events: EventLog): RequestHand
     res.on('finish', () => {
       const state = res.locals;
       const route = routePattern(req) ?? 'unmatched';
-      metrics.observeRequest(method, route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+      // The route is a pattern of the app's own and the status one the app set: both bounded, like the method here.
+      metrics.observeRequest(SERVED_METHODS.has(method) ? method : 'other', route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
       const reason = state.errorReason;
       if (reason === 'store_unavailable') metrics.countStoreError('unavailable');
       if (reason === 'store_timeout') metrics.countStoreError('timeout');
+      if (reason === 'storage_full') metrics.countStoreError('full');
       const name = state.operation;
       if (!name) return;
       const outcome = outcomeOf(res);
@@ -44,7 +54,7 @@ export function observeRequests(metrics: Metrics, events: EventLog): RequestHand
         method,
         route,
         operation: name,
-        ...identifiers(state.body),
+        ...identifiers(state.body, state.account),
         status: res.statusCode,
         outcome,
         ...(outcome === 'rejected' && reason ? { reason } : {}),

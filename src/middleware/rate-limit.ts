@@ -102,11 +102,11 @@ export function limitPerAddress(perMinute: number, counts: RateLimitCounts): Req
 /**
  * After authentication: requests per account. A request that failed
  * authentication never reaches it, so nobody can spend another account's
- * budget, and its RateLimit headers describe the caller's own. Only requests
- * that applied something stay counted: a replay, or a request the service
- * refused, is taken off again when answered (the per-address limit bounds
- * those), so whoever has seen one of an account's requests cannot use up its
- * budget by sending it again.
+ * budget, and its RateLimit headers describe the caller's own. Every request
+ * that reaches it counts, whatever its outcome (applied, replayed, refused by
+ * a rule) and whether or not its client waited for the answer (contract
+ * section 11): a replay costs the service as much as the request, and a
+ * request whose client hung up may still have been applied.
  */
 export function limitPerAccount(perMinute: number, counts: RateLimitCounts): RequestHandler[] {
   if (perMinute === 0) return [];
@@ -114,8 +114,6 @@ export function limitPerAccount(perMinute: number, counts: RateLimitCounts): Req
     windowMs: WINDOW_MS,
     limit: perMinute,
     keyGenerator: (_req, res) => authenticatedAccount(res).sourceId,
-    skipFailedRequests: true,
-    requestWasSuccessful: (_req, res) => res.statusCode < 400 && res.locals.replayed !== true,
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     handler: refuse,

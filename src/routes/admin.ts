@@ -28,10 +28,14 @@ function requireAdmin(adminToken: string): RequestHandler {
   };
 }
 
-/** Read-only inspection for ops and developers; mounted only when ADMIN_TOKEN is set. Never shows keys or secrets. */
-export function adminRouter({ store, events, adminToken }: { store: Store; events: EventLog; adminToken: string }): Router {
+/**
+ * Read-only inspection for ops and developers; mounted only when ADMIN_TOKEN is set. Never shows keys or
+ * secrets. `limits` (the per-address rate limit) runs first, so guessing the token counts against the
+ * client's address like any other failed request.
+ */
+export function adminRouter({ store, events, adminToken, limits }: { store: Store; events: EventLog; adminToken: string; limits: RequestHandler[] }): Router {
   const router = Router();
-  router.use('/admin', requireAdmin(adminToken));
+  router.use('/admin', ...limits, requireAdmin(adminToken));
 
   router
     .route('/admin/tokens/:tokenId')

@@ -4,8 +4,28 @@ import { methodNotAllowed } from '../middleware/errors';
 import { sendJson } from '../middleware/send-json';
 import type { Store } from '../store/store';
 
-/** Liveness answers while the process serves; readiness asks the store and turns 503 once draining starts. */
+/** Contract section 11: /readyz asks the store at most this often per instance, however many probes arrive. */
+const READINESS_CHECK_INTERVAL_MS = 1_000;
+
+/** The store's answer to its last ping, asked again once it is READINESS_CHECK_INTERVAL_MS old; probes meanwhile share it. */
+function readinessCheck(store: Store): () => Promise<boolean> {
+  let checkedAt = 0;
+  let ready: Promise<boolean> | undefined;
+  return () => {
+    if (!ready || Date.now() - checkedAt >= READINESS_CHECK_INTERVAL_MS) {
+      checkedAt = Date.now();
+      ready = store.ping().then(
+        () => true,
+        () => false,
+      );
+    }
+    return ready;
+  };
+}
+
+/** Liveness answers while the process serves; readiness asks the store (at most once a second) and turns 503 once draining starts. */
 export function healthRouter(store: Store, isShuttingDown: () => boolean): Router {
+  const isReady = readinessCheck(store);
   const router = Router();
   router
     .route('/healthz')
@@ -16,10 +36,7 @@ export function healthRouter(store: Store, isShuttingDown: () => boolean): Route
   router
     .route('/readyz')
     .get(async (_req, res) => {
-      if (isShuttingDown()) throw new ServiceUnavailableError();
-      await store.ping().catch(() => {
-        throw new ServiceUnavailableError();
-      });
+      if (isShuttingDown() || !(await isReady())) throw new ServiceUnavailableError();
       sendJson(res, 200, '{"status":"ready"}');
     })
     .all(methodNotAllowed(['GET', 'HEAD']));

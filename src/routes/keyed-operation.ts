@@ -50,7 +50,7 @@ function refuseOtherOperation(otherOperation: (body: unknown) => FieldProblem | 
  * path's other methods, so OPTIONS and the 405 name them all.
  */
 export function keyedOperationChain<Schema extends z.ZodType<{ source_id: string; share_secret: string }>, Result>(
-  { store, now, intake, afterAuthentication }: OperationRouterDeps,
+  { store, now, intake, afterAuthentication, quotas }: OperationRouterDeps,
   { name, schema, otherOperation, service, view }: KeyedOperation<Schema, Result>,
 ): RequestHandler[] {
   const request = validate(schema, keyedPathSchema);
@@ -64,7 +64,7 @@ export function keyedOperationChain<Schema extends z.ZodType<{ source_id: string
     ...afterAuthentication,
     respond(store, now, async (tx, res) => {
       const { body, path: { partnerid, randomkey } } = request.input(res);
-      const outcome = await service(tx, { partnerId: partnerid, key: randomkey, body, account: authenticatedAccount(res), now: now() });
+      const outcome = await service(tx, { partnerId: partnerid, key: randomkey, body, account: authenticatedAccount(res), now: now(), quotas });
       return keyedAnswer(outcome, view);
     }),
   ];

@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError } from '../errors';
 import { BOOKING_FIELDS, bookingRuleProblems, type BookingChangeRequest, type CancelBookingRequest, type CreateBookingRequest } from '../schemas/booking';
 import { validationError } from '../schemas/validate';
 import type { Booking, StoreTransaction } from '../store/store';
-import { earlierAnswer, fingerprintOf, isReplayOf, keyReused, requirePartner, type KeyedCall, type KeyedOutcome, type RequestKey } from './keyed-requests';
+import { earlierAnswer, fingerprintOf, isReplayOf, keyReused, requirePartner, requireRoomFor, type KeyedCall, type KeyedOutcome, type RequestKey } from './keyed-requests';
 
 /**
  * The steps Modify and Cancel share: partner (403), the booking locked (404), then its key: the first answer
@@ -28,7 +28,7 @@ async function lockBookingUnderKey(
  * that made it committed both at once, so when a retry (or a concurrent copy) sees the booking it also sees
  * the key, and is answered as the replay it is rather than as a 409.
  */
-export async function createBooking(tx: StoreTransaction, { partnerId, key, body, account, now }: KeyedCall<CreateBookingRequest>): Promise<KeyedOutcome<Booking>> {
+export async function createBooking(tx: StoreTransaction, { partnerId, key, body, account, now, quotas }: KeyedCall<CreateBookingRequest>): Promise<KeyedOutcome<Booking>> {
   requirePartner(partnerId, account);
   const requestKey: RequestKey = { sourceId: account.sourceId, key, fingerprint: fingerprintOf('create_booking', body.booking_id, Object.entries(body.fields)) };
   const existing = await tx.bookingForUpdate(account.sourceId, body.booking_id);
@@ -36,6 +36,7 @@ export async function createBooking(tx: StoreTransaction, { partnerId, key, body
   if (isReplayOf(earlier, requestKey)) return { replayed: true, response: earlier.response };
   if (existing) throw new ConflictError(`Booking ${body.booking_id} already exists`, 'booking_exists');
   if (earlier) throw keyReused();
+  await requireRoomFor(tx, account.sourceId, 'bookings', quotas);
   const booking: Booking = { sourceId: account.sourceId, bookingId: body.booking_id, fields: body.fields, status: 'active', updatedAt: now };
   await tx.createBooking(booking);
   return { replayed: false, result: booking, requestKey };

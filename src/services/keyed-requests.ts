@@ -3,8 +3,8 @@
  * per account. The same key with the same request gets the first answer byte for byte; with another request, a
  * 422 that does not reveal the first. The answer is recorded, with the key, in the unit of the change.
  */
-import { ForbiddenError, UnprocessableError } from '../errors';
-import type { Account, KeyedRequest } from '../store/store';
+import { ForbiddenError, QuotaExceededError, UnprocessableError } from '../errors';
+import type { Account, KeyedRequest, StoreTransaction } from '../store/store';
 
 /** The path's partner must be the authenticated account (403). */
 export function requirePartner(partnerId: string, account: Account): void {
@@ -20,6 +20,19 @@ export interface KeyedCall<Body> {
   body: Body;
   account: Account;
   now: Date;
+  quotas: Quotas;
+}
+
+/** MAX_TOKENS_PER_ACCOUNT and MAX_BOOKINGS_PER_ACCOUNT; 0 turns a quota off. */
+export interface Quotas {
+  tokensPerAccount: number;
+  bookingsPerAccount: number;
+}
+
+/** Contract section 11: Create Token or Create Booking past the account's quota is a 403 and creates nothing. */
+export async function requireRoomFor(tx: StoreTransaction, sourceId: string, what: 'tokens' | 'bookings', quotas: Quotas): Promise<void> {
+  const [quota, setting] = what === 'tokens' ? [quotas.tokensPerAccount, 'MAX_TOKENS_PER_ACCOUNT'] : [quotas.bookingsPerAccount, 'MAX_BOOKINGS_PER_ACCOUNT'];
+  if (quota > 0 && (await tx.holdingsForUpdate(sourceId))[what] >= quota) throw new QuotaExceededError(what, setting, quota);
 }
 
 /** What a keyed operation did: repeated its first answer, or applied and left its key to be recorded with the answer. */

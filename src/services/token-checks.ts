@@ -25,7 +25,7 @@ export function requireCallerToken(token: Token | undefined, account: Account, d
 /** The first checks of a notification that moves no money: the destination (413), then the caller's token, locked (428). */
 export async function lockCallerToken(tx: StoreTransaction, account: Account, request: { destination_id: string; token_id: string }): Promise<Token> {
   requireDestination(account, request.destination_id);
-  return requireCallerToken(await tx.tokenForUpdate(request.token_id), account, request.destination_id);
+  return requireCallerToken(await tx.tokenForUpdate(account.sourceId, request.token_id), account, request.destination_id);
 }
 
 /** `deleted` is final: a deleted token takes no money and changes nothing. */

@@ -3,7 +3,7 @@ import { randomInt } from 'node:crypto';
 import { dayNumber } from '../schemas/fields';
 import type { CreateTokenRequest } from '../schemas/token-creation';
 import type { StoreTransaction, Token } from '../store/store';
-import { earlierAnswer, fingerprintOf, requirePartner, type KeyedCall, type KeyedOutcome, type RequestKey } from './keyed-requests';
+import { earlierAnswer, fingerprintOf, requirePartner, requireRoomFor, type KeyedCall, type KeyedOutcome, type RequestKey } from './keyed-requests';
 import { requireDestination } from './token-checks';
 
 const FIRST_16_DIGIT = 1_000_000_000_000_000;
@@ -21,12 +21,12 @@ function randomTokenId(): string {
 async function newTokenId(tx: StoreTransaction): Promise<string> {
   for (let draw = 1; ; draw += 1) {
     const tokenId = randomTokenId();
-    if (!(await tx.tokenForUpdate(tokenId))) return tokenId;
+    if (!(await tx.isTokenIdTaken(tokenId))) return tokenId;
     if (draw === MAX_DRAWS) throw new Error(`no free token_id in ${MAX_DRAWS} draws`);
   }
 }
 
-export async function createToken(tx: StoreTransaction, { partnerId, key, body: request, account }: KeyedCall<CreateTokenRequest>): Promise<KeyedOutcome<Token>> {
+export async function createToken(tx: StoreTransaction, { partnerId, key, body: request, account, quotas }: KeyedCall<CreateTokenRequest>): Promise<KeyedOutcome<Token>> {
   requirePartner(partnerId, account);
   requireDestination(account, request.destination_id);
   const requestKey: RequestKey = {
@@ -36,6 +36,7 @@ export async function createToken(tx: StoreTransaction, { partnerId, key, body: 
   };
   const response = earlierAnswer(await tx.findKeyedRequest(account.sourceId, key), requestKey);
   if (response !== undefined) return { replayed: true, response };
+  await requireRoomFor(tx, account.sourceId, 'tokens', quotas);
   const token: Token = {
     tokenId: await newTokenId(tx),
     sourceId: account.sourceId,

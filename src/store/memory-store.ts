@@ -1,9 +1,37 @@
+import { getHeapStatistics } from 'node:v8';
 import { ServiceUnavailableError } from '../errors';
+import type { Logger } from '../logger';
 import { isLedgerTransactionId, ledgerKindCode, MemoryLedger } from './memory-ledger';
 import { MemoryTokenTable, statusCode } from './memory-tokens';
-import type { Account, Booking, Delivery, KeyedRequest, LedgerEntry, SeedData, Store, StoreTransaction, Token } from './store';
+import type { Account, Booking, Delivery, Holdings, KeyedRequest, LedgerEntry, SeedData, Store, StoreTransaction, Token } from './store';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Contract section 11: past this share of the heap's limit in use, nothing new is created (503) rather than run out of memory. */
+const HEAP_IN_USE_LIMIT = 0.85;
+
+/**
+ * The heap's limit: --max-old-space-size when the process was given one (command line or NODE_OPTIONS), since
+ * V8's heap_size_limit adds the young generation's reserve (48 MB on Node 20) and a small heap dies of its
+ * old space long before reaching it; else heap_size_limit, where that reserve is a small part.
+ */
+function heapLimitBytes(): number {
+  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  const oldSpaceMb = flags.map((flag) => /^--max[-_]old[-_]space[-_]size=(\d+)$/.exec(flag)?.[1]).filter((mb) => mb !== undefined).pop();
+  return oldSpaceMb === undefined ? getHeapStatistics().heap_size_limit : Number(oldSpaceMb) * 1024 * 1024;
+}
+
+const HEAP_LIMIT_BYTES = heapLimitBytes();
+
+/** Whether the heap in use is past HEAP_IN_USE_LIMIT of its limit. */
+export function heapIsFull(): boolean {
+  return getHeapStatistics().used_heap_size > HEAP_LIMIT_BYTES * HEAP_IN_USE_LIMIT;
+}
+
+function addHoldings(counts: Map<string, Holdings>, sourceId: string, what: keyof Holdings, n = 1): void {
+  let held = counts.get(sourceId);
+  if (!held) counts.set(sourceId, (held = { tokens: 0, bookings: 0 }));
+  held[what] += n;
+}
 
 /** Entries are inserted in time order, so the expired ones are at the front of the map. */
 function forgetOlderThan<Value>(entries: Map<string, Value>, cutoffMs: number, stampOf: (value: Value) => Date): void {
@@ -37,6 +65,8 @@ interface MemoryTables {
   bookings: Map<string, Booking>;
   keyedRequests: Map<string, KeyedRequest>;
   deliveries: Map<string, Delivery>;
+  /** Tokens and bookings per account, for the quotas. */
+  holdings: Map<string, Holdings>;
 }
 
 interface StagedWrites {
@@ -45,6 +75,8 @@ interface StagedWrites {
   bookings: Map<string, Booking>;
   keyedRequests: Map<string, KeyedRequest>;
   deliveries: Map<string, Delivery>;
+  /** What the unit created, per account. */
+  holdings: Map<string, Holdings>;
 }
 
 /** The tables that keep whole records in a Map by key. */
@@ -65,16 +97,28 @@ class MemoryTransaction implements StoreTransaction {
   constructor(
     private readonly tables: MemoryTables,
     private readonly retentionMs: number,
+    private readonly refuseWhenFull: () => void,
   ) {}
+
+  async holdingsForUpdate(sourceId: string): Promise<Holdings> {
+    const stored = this.tables.holdings.get(sourceId);
+    const created = this.staged.holdings?.get(sourceId);
+    return { tokens: (stored?.tokens ?? 0) + (created?.tokens ?? 0), bookings: (stored?.bookings ?? 0) + (created?.bookings ?? 0) };
+  }
 
   private storedToken(tokenId: string): Token | undefined {
     const row = this.tables.tokens.rowOf(tokenId);
     return row === undefined ? undefined : this.tables.tokens.read(row);
   }
 
-  async tokenForUpdate(tokenId: string) {
+  async tokenForUpdate(sourceId: string, tokenId: string) {
     const staged = this.staged.tokens?.get(tokenId);
-    return staged ? copy(staged) : this.storedToken(tokenId);
+    const token = staged ? copy(staged) : this.storedToken(tokenId);
+    return token?.sourceId === sourceId ? token : undefined;
+  }
+
+  async isTokenIdTaken(tokenId: string) {
+    return this.holdsToken(tokenId);
   }
 
   async findLedgerEntry(sourceId: string, transactionId: string) {
@@ -83,7 +127,7 @@ class MemoryTransaction implements StoreTransaction {
   }
 
   async lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]> {
-    return [await this.tokenForUpdate(tokenId), await this.findLedgerEntry(sourceId, transactionId)];
+    return [await this.tokenForUpdate(sourceId, tokenId), await this.findLedgerEntry(sourceId, transactionId)];
   }
 
   private holdsToken(tokenId: string): boolean {
@@ -93,7 +137,9 @@ class MemoryTransaction implements StoreTransaction {
   async createToken(token: Token) {
     // As the database's primary key.
     if (this.holdsToken(token.tokenId)) throw new Error(`token ${token.tokenId} is already in the store`);
+    this.refuseWhenFull();
     await this.stageToken(token);
+    addHoldings((this.staged.holdings ??= new Map()), token.sourceId, 'tokens');
   }
 
   async saveToken(token: Token) {
@@ -131,7 +177,9 @@ class MemoryTransaction implements StoreTransaction {
     const key = accountKey(booking.sourceId, booking.bookingId);
     // As the database's primary key.
     if (this.holds('bookings', key)) throw new Error(`booking ${booking.bookingId} of ${booking.sourceId} is already in the store`);
+    this.refuseWhenFull();
     this.stageRow('bookings', key, booking);
+    addHoldings((this.staged.holdings ??= new Map()), booking.sourceId, 'bookings');
   }
 
   async saveBooking(booking: Booking) {
@@ -180,13 +228,24 @@ class MemoryTransaction implements StoreTransaction {
    * checked when it was staged (saveToken, recordLedgerEntry), so applying cannot stop halfway.
    */
   commit(): void {
-    const { tokens, ledger, bookings, keyedRequests, deliveries } = this.tables;
-    const { tokens: stagedTokens = [], ledger: entries = [], bookings: stagedBookings = [], keyedRequests: requests = [], deliveries: stagedDeliveries = [] } = this.staged;
+    const { tokens, ledger, bookings, keyedRequests, deliveries, holdings } = this.tables;
+    const {
+      tokens: stagedTokens = [],
+      ledger: entries = [],
+      bookings: stagedBookings = [],
+      keyedRequests: requests = [],
+      deliveries: stagedDeliveries = [],
+      holdings: created = [],
+    } = this.staged;
     for (const [, token] of stagedTokens) tokens.put(token);
     for (const [, entry] of entries) {
       ledger.append({ ...entry, tokenRow: tokens.rowOf(entry.tokenId) as number });
     }
     for (const [key, booking] of stagedBookings) bookings.set(key, booking);
+    for (const [sourceId, made] of created) {
+      addHoldings(holdings, sourceId, 'tokens', made.tokens);
+      addHoldings(holdings, sourceId, 'bookings', made.bookings);
+    }
     for (const [key, request] of requests) {
       keyedRequests.set(key, request);
       forgetOlderThan(keyedRequests, request.createdAt.getTime() - this.retentionMs, (kept) => kept.createdAt);
@@ -201,6 +260,9 @@ class MemoryTransaction implements StoreTransaction {
 export interface MemoryStoreOptions {
   /** How long request keys ({randomkey}) and webhook ids are kept; the contract asks for at least 24 hours. */
   retentionMs?: number;
+  /** Whether memory is too full to create anything. Default: the heap in use past 85% of its limit. */
+  isFull?: () => boolean;
+  logger?: Logger;
 }
 
 /**
@@ -214,15 +276,36 @@ export class MemoryStore implements Store {
     bookings: new Map(),
     keyedRequests: new Map(),
     deliveries: new Map(),
+    holdings: new Map(),
   };
   private readonly accounts = new Map<string, Account>();
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   private readonly retentionMs: number;
+  private readonly isFull: () => boolean;
+  private readonly logger: Logger | undefined;
+  /** Refusing creations since the last check found memory full; logged once each way. */
+  private full = false;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.retentionMs = options.retentionMs ?? DAY_MS;
+    this.isFull = options.isFull ?? heapIsFull;
+    this.logger = options.logger;
   }
+
+  /**
+   * Contract section 11: once memory is full, creating a token or a booking is refused (503, counted as
+   * storage_full) instead of running out of memory; operations on what exists go on.
+   */
+  private readonly refuseWhenFull = (): void => {
+    const full = this.isFull();
+    if (full !== this.full) {
+      this.full = full;
+      if (full) this.logger?.error('memory store full: the heap in use is past 85% of its limit; creating tokens and bookings answers 503');
+      else this.logger?.info('memory store has room again: tokens and bookings can be created');
+    }
+    if (full) throw new ServiceUnavailableError('storage_full');
+  };
 
   private assertOpen(): void {
     if (this.closed) throw new ServiceUnavailableError();
@@ -267,7 +350,7 @@ export class MemoryStore implements Store {
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     const run = this.queue.then(async () => {
       this.assertOpen();
-      const tx = new MemoryTransaction(this.tables, this.retentionMs);
+      const tx = new MemoryTransaction(this.tables, this.retentionMs, this.refuseWhenFull);
       const result = await work(tx);
       tx.commit();
       return result;
@@ -278,16 +361,23 @@ export class MemoryStore implements Store {
 
   async loadSeed(seed: SeedData) {
     this.assertOpen();
-    // The seed's accounts are authoritative: keys, signing secrets and destinations as the file says.
+    // The seed's accounts are authoritative: keys, signing secrets and destinations as the file says, and an
+    // account it no longer lists is disabled (unknown to lookups) while its tokens, bookings and ledger stay.
+    this.accounts.clear();
     for (const account of seed.accounts) this.accounts.set(account.sourceId, account);
     // Tokens go into the columns; bookings are kept as the seed's records (built for the store by toSeedData).
-    const { tokens, bookings } = this.tables;
+    // Seeded objects count toward the quotas; they are never refused.
+    const { tokens, bookings, holdings } = this.tables;
     for (const token of seed.tokens) {
-      if (tokens.rowOf(token.tokenId) === undefined) tokens.put(token);
+      if (tokens.rowOf(token.tokenId) !== undefined) continue;
+      tokens.put(token);
+      addHoldings(holdings, token.sourceId, 'tokens');
     }
     for (const booking of seed.bookings) {
       const key = accountKey(booking.sourceId, booking.bookingId);
-      if (!bookings.has(key)) bookings.set(key, booking);
+      if (bookings.has(key)) continue;
+      bookings.set(key, booking);
+      addHoldings(holdings, booking.sourceId, 'bookings');
     }
   }
 

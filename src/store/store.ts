@@ -92,6 +92,12 @@ export interface Delivery {
   receivedAt: Date;
 }
 
+/** What an account holds, as the quotas count it (contract section 11). */
+export interface Holdings {
+  tokens: number;
+  bookings: number;
+}
+
 export interface SeedData {
   accounts: Account[];
   tokens: Token[];
@@ -104,18 +110,32 @@ export interface SeedData {
  * one after the other. Writes become visible only when the unit commits.
  */
 export interface StoreTransaction {
-  tokenForUpdate(tokenId: string): Promise<Token | undefined>;
+  /**
+   * The account's token, locked; undefined when it does not exist or is another account's, which is looked up
+   * within the account before anything is locked or read (contract section 11: no probing of other accounts).
+   */
+  tokenForUpdate(sourceId: string, tokenId: string): Promise<Token | undefined>;
+  /** Whether any account holds a token with this id: for drawing a new one, never for a caller's lookup. */
+  isTokenIdTaken(tokenId: string): Promise<boolean>;
   /** Ledger rows are keyed by the account and its transaction id. */
   findLedgerEntry(sourceId: string, transactionId: string): Promise<LedgerEntry | undefined>;
-  /** tokenForUpdate, then findLedgerEntry once the lock is held: one step, so a store can save a round trip. */
+  /** tokenForUpdate within sourceId, then findLedgerEntry once the lock is held: one step, so a store can save a round trip. */
   lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]>;
-  /** A token the store does not hold yet; its id taken meanwhile fails the unit (a database's unique key). */
+  /**
+   * How many tokens and bookings the account holds, seeded ones included; concurrent units that ask for the same
+   * account run one after the other from here, so a quota checked against it holds.
+   */
+  holdingsForUpdate(sourceId: string): Promise<Holdings>;
+  /**
+   * A token the store does not hold yet; its id taken meanwhile fails the unit (a database's unique key). A store
+   * with no room left refuses it (ServiceUnavailableError storage_full) rather than run out of memory.
+   */
   createToken(token: Token): Promise<void>;
   /** Status, balance and dates of a token the store holds. */
   saveToken(token: Token): Promise<void>;
   recordLedgerEntry(entry: LedgerEntry): Promise<void>;
   bookingForUpdate(sourceId: string, bookingId: string): Promise<Booking | undefined>;
-  /** A booking the account does not hold yet; one created meanwhile fails the unit. */
+  /** A booking the account does not hold yet; one created meanwhile fails the unit. Refused as createToken when there is no room. */
   createBooking(booking: Booking): Promise<void>;
   saveBooking(booking: Booking): Promise<void>;
   findKeyedRequest(sourceId: string, key: string): Promise<KeyedRequest | undefined>;
@@ -127,6 +147,7 @@ export interface StoreTransaction {
 }
 
 export interface Store {
+  /** An enabled account; a store shared by several instances reads it at most 10 s before (contract section 11). */
   findAccount(sourceId: string): Promise<Account | undefined>;
   /** Reads for inspection: no lock, outside any unit of work. */
   findToken(tokenId: string): Promise<Token | undefined>;
@@ -139,8 +160,9 @@ export interface Store {
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
   /**
    * Accounts are set from the seed (keys, signing secrets, destinations: the file is authoritative, so a leaked
-   * key is rotated by a restart); tokens and bookings are inserted when missing, never overwriting state that
-   * operations changed. The store may keep the seed's records.
+   * key is rotated by a restart), and an account the seed no longer lists is disabled: findAccount no longer
+   * finds it, its tokens, bookings and ledger stay. Tokens and bookings are inserted when missing, never
+   * overwriting state that operations changed. The store may keep the seed's records.
    */
   loadSeed(seed: SeedData): Promise<void>;
   /** Resolves when the store answers; rejects with a domain error otherwise. */

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { ServiceUnavailableError, StoreTimeoutError } from '../../src/errors';
 import { Metrics } from '../../src/metrics';
@@ -53,6 +54,29 @@ describe('GET /metrics', () => {
     expect(sample(text, 'receiver_operations_total', 'operation="cancel_booking",outcome="accepted",reason=""')).toBe(1);
   });
 
+  it('counts methods the service does not serve as other, so what callers send cannot add series (contract section 11)', async () => {
+    const t = await buildTestApp();
+    await new Promise<void>((resolve) => t.server.listen(0, '127.0.0.1', resolve));
+    const { port } = t.server.address() as AddressInfo;
+    try {
+      for (const method of ['PROPFIND', 'MKCOL', 'LOCK', 'PURGE', 'SEARCH', 'REPORT', 'PUT', 'UNLOCK']) {
+        for (const path of ['/', '/v1/tokens/withdraw', `/nothing-${method}`]) {
+          const response = await fetch(`http://127.0.0.1:${port}${path}`, { method });
+          await response.arrayBuffer();
+          expect(response.status).toBeGreaterThanOrEqual(400);
+        }
+      }
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      const methods = new Set([...text.matchAll(/^receiver_http_requests_total\{method="([^"]*)"/gm)].map((match) => match[1]));
+      expect([...methods].sort()).toEqual(['other']);
+      const routes = new Set([...text.matchAll(/^receiver_http_requests_total\{[^}]*route="([^"]*)"/gm)].map((match) => match[1]));
+      expect([...routes].sort()).toEqual(['/v1/tokens/withdraw', 'unmatched']);
+    } finally {
+      t.server.closeAllConnections();
+      await new Promise((resolve) => t.server.close(resolve));
+    }
+  });
+
   it('counts store errors by kind', async () => {
     const store = new FailingStore();
     await store.loadSeed(fixtureSeed());
@@ -81,6 +105,23 @@ describe('admin routes without ADMIN_TOKEN', () => {
     const t = await buildTestApp();
     const response = await request(t.server).get(`/admin/tokens/${TOKENS.active.token_id}`).set(bearer);
     expect({ status: response.status, body: response.body }).toEqual({ status: 404, body: errorBody(404, 'Not Found') });
+  });
+});
+
+describe('admin routes and the per-address rate limit', () => {
+  it('count a wrong admin token against the client address like any failed request: past the limit the address is refused everything (contract section 11)', async () => {
+    const t = await buildTestApp(undefined, { config: { adminToken: ADMIN_TOKEN, rateLimitPerAddressPerMinute: 3 } });
+    await request(t.server).get('/admin/events').set(bearer).expect(200);
+    for (let i = 0; i < 2; i += 1) await request(t.server).get('/admin/events').set({ Authorization: 'Bearer wrong-token-0000000000' }).expect(401);
+    await request(t.server).post('/v1/tokens/withdraw').send(withdrawal({ share_public: 'pk_guessed' })).expect(401);
+    for (const refused of [
+      await request(t.server).get('/admin/events').set({ Authorization: 'Bearer wrong-token-0000000001' }),
+      await request(t.server).get('/admin/events').set(bearer),
+      await request(t.server).post('/v1/tokens/withdraw').send(withdrawal()),
+    ]) {
+      expect({ status: refused.status, body: refused.body }).toEqual({ status: 429, body: errorBody(429, 'Too Many Requests') });
+    }
+    expect((await t.store.findToken(TOKENS.active.token_id))?.balance).toBe(100000);
   });
 });
 
@@ -159,7 +200,6 @@ describeOnEveryStore(
         method: 'PATCH',
         route: '/:version/booking/:partnerid/:randomkey',
         operation: 'modify_booking',
-        source_id: 'ACME',
         booking_id: '1396',
         status: 401,
         outcome: 'rejected',
@@ -170,10 +210,37 @@ describeOnEveryStore(
 
       const bySource = await request(current().server).get('/admin/events?source_id=OTHER').set(bearer);
       expect(bySource.body.events.map((e: { request_id: string }) => e.request_id)).toEqual(['req-c']);
+      const byAcme = await request(current().server).get('/admin/events?source_id=ACME').set(bearer);
+      expect(byAcme.body.events.map((e: { request_id: string }) => e.request_id)).toEqual(['req-b', 'req-a']);
       const byToken = await request(current().server).get(`/admin/events?token_id=${TOKENS.active.token_id}&outcome=accepted`).set(bearer);
       expect(byToken.body.events.map((e: { request_id: string }) => e.request_id)).toEqual(['req-a']);
       const limited = await request(current().server).get('/admin/events?limit=1').set(bearer);
       expect(limited.body.events).toHaveLength(1);
+    });
+
+    it("files a request that failed authentication under no account, whatever source_id its body names (contract section 11)", async () => {
+      await request(current().server)
+        .post('/v1/tokens/withdraw')
+        .set('X-Request-Id', 'req-forged')
+        .send(withdrawal({ source_id: 'OTHER', share_public: 'pk_guessed', destination_id: 'X1', token_id: TOKENS.others.token_id }))
+        .expect(401);
+      const bySource = await request(current().server).get('/admin/events?source_id=OTHER').set(bearer);
+      expect(bySource.body).toEqual({ events: [] });
+      const all = await request(current().server).get('/admin/events').set(bearer);
+      expect(all.body.events).toEqual([
+        {
+          time: expect.any(String),
+          request_id: 'req-forged',
+          method: 'POST',
+          route: '/v1/tokens/withdraw',
+          operation: 'withdraw',
+          token_id: TOKENS.others.token_id,
+          transaction_id: expect.any(String),
+          status: 401,
+          outcome: 'rejected',
+          reason: 'unauthorized',
+        },
+      ]);
     });
 
     it('answers 400 naming bad filters', async () => {

@@ -1,11 +1,12 @@
-import type { AddressInfo } from 'node:net';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import request from 'supertest';
 import { ServiceUnavailableError, StoreTimeoutError } from '../../src/errors';
 import { buildTestApp, type TestApp } from '../helpers/app';
-import { FailingStore } from '../helpers/failing-store';
+import { FailingStore, HoldingStore } from '../helpers/failing-store';
 import { fixtureSeed, OTHER, TOKENS } from '../helpers/fixtures';
-import { errorBody, SUCCESS_BODY } from '../helpers/http';
-import { bookingChange, bookingPath, statusChange, tokenPath, withdrawal } from '../helpers/payloads';
+import { errorBody, readinessWithin, SUCCESS_BODY } from '../helpers/http';
+import { bookingChange, bookingPath, statusChange, tokenCreation, tokenPath, withdrawal } from '../helpers/payloads';
 import { readState } from '../helpers/state';
 import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
@@ -304,7 +305,21 @@ describe('when the store or the process fails', () => {
     const down = await request(t.server).get('/readyz');
     expect({ status: down.status, body: down.body }).toEqual({ status: 503, body: errorBody(503, 'Service Unavailable') });
     store.failure = undefined;
-    expect((await request(t.server).get('/readyz')).status).toBe(200);
+    expect(await readinessWithin(() => request(t.server).get('/readyz'), 200)).toBe(200);
+  });
+
+  it('/readyz asks the store at most once a second, however many probes arrive (contract section 11)', async () => {
+    let pings = 0;
+    const ping = store.ping.bind(store);
+    store.ping = () => {
+      pings += 1;
+      return ping();
+    };
+    const started = Date.now();
+    for (let i = 0; i < 50; i += 1) await request(t.server).get('/readyz').expect(200);
+    const seconds = Math.ceil((Date.now() - started) / 1000);
+    expect(pings).toBeGreaterThan(0);
+    expect(pings).toBeLessThanOrEqual(seconds + 1);
   });
 
   it('a closed store answers 503', async () => {
@@ -345,19 +360,58 @@ describe('rate limit per account, after authentication', () => {
     expect((await readState(t.store)).tokens.find((token) => token?.tokenId === TOKENS.active.token_id)?.balance).toBe(100000);
   });
 
-  it("replays and refused requests are taken off the account's budget: seeing one request is not enough to block an account", async () => {
-    const t = await buildTestApp(undefined, { config: { rateLimitPerMinute: 2 } });
+  it('replays and requests refused by a rule count like applied ones: past the limit even a replay is a 429 (contract section 11)', async () => {
+    const t = await buildTestApp(undefined, { config: { rateLimitPerMinute: 3 } });
     const seen = withdrawal();
     await request(t.server).post('/v1/tokens/withdraw').send(seen).expect(200);
-    for (let i = 0; i < 5; i += 1) {
-      const replay = await request(t.server).post('/v1/tokens/withdraw').send(seen);
-      expect({ status: replay.status, replayed: replay.headers['idempotent-replayed'] }).toEqual({ status: 200, replayed: 'true' });
-      await request(t.server).post('/v1/tokens/withdraw').send(withdrawal({ token_balance: '1.00' })).expect(409);
+    const replay = await request(t.server).post('/v1/tokens/withdraw').send(seen);
+    expect({ status: replay.status, replayed: replay.headers['idempotent-replayed'] }).toEqual({ status: 200, replayed: 'true' });
+    await request(t.server).post('/v1/tokens/withdraw').send(withdrawal({ token_balance: '1.00' })).expect(409);
+    const overBudget = await request(t.server).post('/v1/tokens/withdraw').send(seen);
+    expect({ status: overBudget.status, body: overBudget.body }).toEqual({ status: 429, body: errorBody(429, 'Too Many Requests') });
+    const state = await readState(t.store, [String(seen.transaction_id)]);
+    expect(state.tokens.find((token) => token?.tokenId === TOKENS.active.token_id)?.balance).toBe(90000);
+  });
+
+  it('a request whose client hung up before the answer still counts: past the limit nothing more is applied (contract section 11)', async () => {
+    const store = new HoldingStore();
+    await store.loadSeed(fixtureSeed());
+    const t = await buildTestApp(undefined, { store, config: { rateLimitPerMinute: 3 } });
+    const open = new Set<Socket>();
+    t.server.on('connection', (socket: Socket) => {
+      open.add(socket);
+      socket.on('close', () => open.delete(socket));
+    });
+    await new Promise<void>((resolve) => t.server.listen(0, '127.0.0.1', resolve));
+    const { port } = t.server.address() as AddressInfo;
+    const statuses: Array<number | 'hung up'> = [];
+    try {
+      for (let i = 0; i < 6; i += 1) {
+        const body = JSON.stringify(tokenCreation());
+        const sent = http.request({ port, host: '127.0.0.1', method: 'POST', path: tokenPath(`hangup-key-${i}`), headers: { 'Content-Type': 'application/json' } });
+        sent.on('error', () => undefined);
+        const answered = new Promise<number>((resolve) => sent.on('response', (response) => resolve(response.statusCode as number)));
+        sent.end(body);
+        const outcome = await Promise.race([answered, store.holding().then(() => 'held' as const)]);
+        if (outcome !== 'held') {
+          statuses.push(outcome);
+          continue;
+        }
+        // The client hangs up while its request is being applied; the server sees the connection close first.
+        sent.destroy();
+        while (open.size > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+        store.release();
+        statuses.push('hung up');
+      }
+    } finally {
+      store.holdUnits = false;
+      store.release();
+      t.server.closeAllConnections();
+      await new Promise((resolve) => t.server.close(resolve));
     }
-    const genuine = await request(t.server).post('/v1/tokens/withdraw').send(withdrawal({ token_balance: '800.00' }));
-    expect({ status: genuine.status, body: genuine.body }).toEqual({ status: 200, body: SUCCESS_BODY });
-    const overBudget = await request(t.server).post('/v1/tokens/withdraw').send(withdrawal({ token_balance: '700.00' }));
-    expect(overBudget.status).toBe(429);
+    expect(statuses).toEqual(['hung up', 'hung up', 'hung up', 429, 429, 429]);
+    const { keyedRequests } = await readState(t.store, [], Array.from({ length: 6 }, (_, i) => `hangup-key-${i}`));
+    expect(keyedRequests.map((kept) => kept !== undefined)).toEqual([true, true, true, false, false, false]);
   });
 
   it("requests that fail authentication never spend the account's budget, and its headers show only the caller's own", async () => {

@@ -6,3 +6,13 @@ export function errorBody(status: number, message: string, details?: FieldProble
 }
 
 export const SUCCESS_BODY = { success: true, message: 'Success' };
+
+/** /readyz answers from a check at most a second old: polls until it answers `status`, for a few seconds at most; resolves with the last status. */
+export async function readinessWithin(get: () => PromiseLike<{ status: number }>, status: number, ms = 5_000): Promise<number> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const seen = (await get()).status;
+    if (seen === status || Date.now() > deadline) return seen;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

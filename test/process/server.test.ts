@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runServer, startServer } from '../helpers/server-process';
@@ -113,6 +113,16 @@ describe('the server process', () => {
     expect(await get(server.port, '/readyz')).toBe(200);
     server.child.kill('SIGTERM');
     expect((await server.exited).code).toBe(0);
+  });
+
+  it('with NODE_ENV=production, refuses the demo seed under any other path, recognised by its public keys (contract section 11)', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'seed-')), 'partners.json');
+    copyFileSync(path.resolve(__dirname, '..', '..', 'seed', 'demo.json'), file);
+    const { code, stderr } = await runServer({ NODE_ENV: 'production', SEED_FILE: file }).exited;
+    expect({ code, stderr: stderr.trim() }).toEqual({
+      code: 1,
+      stderr: `Seed file ${file} holds a public key of the demo seed (account PDR28): NODE_ENV=production refuses the demo keys, which are public, under any file name; SEED_FILE=demo serves the demo seed on purpose`,
+    });
   });
 
   it('stops at start on a bad seed file, naming the bad entry', async () => {

@@ -3,6 +3,7 @@ import { createApp } from '../../src/app';
 import { createHttpServer } from '../../src/http-server';
 import { createLogger } from '../../src/logger';
 import { formatAmount } from '../../src/money';
+import { readMigrations } from '../../src/store/postgres/migrate';
 import { PgStore } from '../../src/store/postgres/pg-store';
 import { FIXED_NOW } from '../helpers/app';
 import { BOOKING, fixtureSeed, TOKENS } from '../helpers/fixtures';
@@ -93,15 +94,7 @@ function appOn(store: PgStore) {
     );
     await Promise.all(stores.map((store) => store.close()));
     const versions = await sql('SELECT version FROM schema_migrations ORDER BY version', [], schema);
-    expect(versions.rows).toEqual([
-      { version: '001_initial' },
-      { version: '002_ledger_order' },
-      { version: '003_webhook_deliveries' },
-      { version: '004_lock_token_and_find_withdrawal' },
-      { version: '005_per_account_keys' },
-      { version: '006_token_dates' },
-      { version: '007_lifecycle' },
-    ]);
+    expect(versions.rows).toEqual(readMigrations().map(({ version }) => ({ version })));
     await sql(`DROP SCHEMA ${schema} CASCADE`);
   });
 

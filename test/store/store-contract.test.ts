@@ -29,7 +29,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     await store.close();
   });
 
-  const balance = async () => (await store.transaction((tx) => tx.tokenForUpdate(TOKENS.active.token_id)))?.balance;
+  const balance = async () => (await store.transaction((tx) => tx.tokenForUpdate('ACME', TOKENS.active.token_id)))?.balance;
 
   it('finds seeded accounts with their destinations and key hashes', async () => {
     const account = await store.findAccount('ACME');
@@ -40,7 +40,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
 
   it('commits every write of a unit together', async () => {
     await store.transaction(async (tx) => {
-      const token = await tx.tokenForUpdate(TOKENS.active.token_id);
+      const token = await tx.tokenForUpdate('ACME', TOKENS.active.token_id);
       await tx.saveToken({ ...token!, balance: 99900 });
       await tx.recordLedgerEntry(ledgerRow('00000000000000000001'));
     });
@@ -51,7 +51,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
   it('applies nothing of a unit that throws', async () => {
     await expect(
       store.transaction(async (tx) => {
-        const token = await tx.tokenForUpdate(TOKENS.active.token_id);
+        const token = await tx.tokenForUpdate('ACME', TOKENS.active.token_id);
         await tx.saveToken({ ...token!, balance: 1 });
         await tx.recordLedgerEntry(ledgerRow('00000000000000000002'));
         throw new Error('rolled back');
@@ -63,7 +63,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
 
   it('a unit that saves the same token twice keeps the last', async () => {
     await store.transaction(async (tx) => {
-      const token = await tx.tokenForUpdate(TOKENS.active.token_id);
+      const token = await tx.tokenForUpdate('ACME', TOKENS.active.token_id);
       await tx.saveToken({ ...token!, balance: 1 });
       await tx.saveToken({ ...token!, balance: 2, status: 'freezed' });
     });
@@ -73,7 +73,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
   it('refuses a token status it cannot hold, and applies nothing of that unit', async () => {
     await expect(
       store.transaction(async (tx) => {
-        const token = await tx.tokenForUpdate(TOKENS.active.token_id);
+        const token = await tx.tokenForUpdate('ACME', TOKENS.active.token_id);
         await tx.recordLedgerEntry(ledgerRow('00000000000000000004'));
         await tx.saveToken({ ...token!, balance: 1, status: 'closed' as TokenStatus });
       }),
@@ -88,7 +88,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
   ])('a unit that fails at commit leaves nothing applied: %s', async (_case, row) => {
     await expect(
       store.transaction(async (tx) => {
-        const token = await tx.tokenForUpdate(TOKENS.active.token_id);
+        const token = await tx.tokenForUpdate('ACME', TOKENS.active.token_id);
         await tx.saveToken({ ...token!, balance: 99900 });
         await tx.recordLedgerEntry(row);
       }),
@@ -148,7 +148,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     await Promise.all(
       Array.from({ length: 20 }, () =>
         store.transaction(async (tx) => {
-          const token = await tx.tokenForUpdate(TOKENS.active.token_id);
+          const token = await tx.tokenForUpdate('ACME', TOKENS.active.token_id);
           await new Promise((resolve) => setImmediate(resolve));
           await tx.saveToken({ ...token!, balance: token!.balance - 10 });
         }),
@@ -159,15 +159,15 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
 
   it('loading the seed again inserts nothing twice and overwrites nothing operations changed', async () => {
     await store.transaction(async (tx) => {
-      const token = await tx.tokenForUpdate(TOKENS.active.token_id);
+      const token = await tx.tokenForUpdate('ACME', TOKENS.active.token_id);
       await tx.saveToken({ ...token!, balance: 12345, status: 'freezed' });
     });
     await store.loadSeed(fixtureSeed());
-    expect(await store.transaction((tx) => tx.tokenForUpdate(TOKENS.active.token_id))).toMatchObject({ balance: 12345, status: 'freezed' });
+    expect(await store.transaction((tx) => tx.tokenForUpdate('ACME', TOKENS.active.token_id))).toMatchObject({ balance: 12345, status: 'freezed' });
   });
 
   it('returns copies: changing a value read does not change the store', async () => {
-    const token = await store.transaction((tx) => tx.tokenForUpdate(TOKENS.active.token_id));
+    const token = await store.transaction((tx) => tx.tokenForUpdate('ACME', TOKENS.active.token_id));
     token!.balance = 1;
     expect(await balance()).toBe(100000);
   });
@@ -216,7 +216,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     expect(await store.findToken(created.tokenId)).toEqual(created);
     await expect(store.transaction((tx) => tx.createToken({ ...created, balance: 1 }))).rejects.toThrow();
     expect((await store.findToken(created.tokenId))?.balance).toBe(5000);
-    await store.transaction(async (tx) => tx.saveToken({ ...(await tx.tokenForUpdate(created.tokenId))!, expiryDay: undefined, availableDay: 20500 }));
+    await store.transaction(async (tx) => tx.saveToken({ ...(await tx.tokenForUpdate(created.sourceId, created.tokenId))!, expiryDay: undefined, availableDay: 20500 }));
     expect(await store.findToken(created.tokenId)).toEqual({ ...created, expiryDay: undefined, availableDay: 20500 });
 
     const booking = (await store.findBooking('ACME', '1396'))!;
@@ -264,6 +264,26 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     await store.loadSeed({ ...seed, accounts: [rotated, ...seed.accounts.slice(1)] });
     expect(await store.findAccount(rotated.sourceId)).toEqual(rotated);
     expect((await store.findToken(TOKENS.atD2.token_id))?.destinationId).toBe('D2');
+  });
+
+  it("looks a token up within the caller's account: another account's token is not found, locked or read", async () => {
+    const [token, entry] = await store.transaction((tx) => tx.lockTokenAndFindLedgerEntry(TOKENS.active.token_id, 'OTHER', '00000000000000000001'));
+    expect(token).toBeUndefined();
+    expect(entry).toBeUndefined();
+    expect(await store.transaction((tx) => tx.tokenForUpdate('OTHER', TOKENS.active.token_id))).toBeUndefined();
+    expect(await store.transaction((tx) => tx.isTokenIdTaken(TOKENS.active.token_id))).toBe(true);
+    expect(await store.transaction((tx) => tx.isTokenIdTaken('999999999'))).toBe(false);
+  });
+
+  it('disables an account a seed loaded again no longer lists, keeping its tokens and bookings, and enables it when it is back', async () => {
+    const seed = fixtureSeed();
+    await store.loadSeed({ accounts: seed.accounts.filter((a) => a.sourceId !== 'ACME'), tokens: [], bookings: [] });
+    expect(await store.findAccount('ACME')).toBeUndefined();
+    expect(await store.findAccount('OTHER')).toBeDefined();
+    expect(await store.findToken(TOKENS.active.token_id)).toMatchObject({ sourceId: 'ACME', balance: 100000 });
+    expect(await store.findBooking('ACME', '1396')).toBeDefined();
+    await store.loadSeed(seed);
+    expect(await store.findAccount('ACME')).toEqual(seed.accounts.find((a) => a.sourceId === 'ACME'));
   });
 
   it('answers ping while open and rejects after close', async () => {

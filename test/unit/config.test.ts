@@ -20,6 +20,8 @@ describe('loadConfig', () => {
       adminToken: undefined,
       eventLogSize: 1000,
       webhook: undefined,
+      quotas: { tokensPerAccount: 1_000_000, bookingsPerAccount: 1_000_000 },
+      connections: { maxConnections: 4096, maxConnectionsPerAddress: 256 },
     });
   });
 
@@ -39,6 +41,10 @@ describe('loadConfig', () => {
         DATABASE_CONNECT_TIMEOUT_MS: '1500',
         ADMIN_TOKEN: 'admin-token-0123456789',
         EVENT_LOG_SIZE: '50',
+        MAX_TOKENS_PER_ACCOUNT: '0',
+        MAX_BOOKINGS_PER_ACCOUNT: '250',
+        MAX_CONNECTIONS: '100',
+        MAX_CONNECTIONS_PER_ADDRESS: '0',
       }),
     ).toMatchObject({
       port: 8080,
@@ -51,6 +57,8 @@ describe('loadConfig', () => {
       database: { url: 'postgres://receiver@db:5432/receiver', statementTimeoutMs: 800, poolSize: 4, connectTimeoutMs: 1500 },
       adminToken: 'admin-token-0123456789',
       eventLogSize: 50,
+      quotas: { tokensPerAccount: 0, bookingsPerAccount: 250 },
+      connections: { maxConnections: 100, maxConnectionsPerAddress: 0 },
     });
   });
 
@@ -65,6 +73,16 @@ describe('loadConfig', () => {
   it('never echoes a bad webhook secret in its message', () => {
     expect(() => loadConfig({ WEBHOOK_SECRET: 'whsec_!!!not-base64!!!' })).toThrow('WEBHOOK_SECRET must be one or more whsec_… base64 secrets separated by spaces');
     expect(() => loadConfig({ WEBHOOK_SECRET: 'whsec_!!!not-base64!!!' })).not.toThrow(/not-base64/);
+  });
+
+  it.each([
+    ['2', 2],
+    ['false', false],
+    ['10.0.0.1', '10.0.0.1'],
+    ['10.0.0.0/8, 192.168.1.1', '10.0.0.0/8,192.168.1.1'],
+    ['loopback,fd00::/8', 'loopback,fd00::/8'],
+  ])('takes TRUST_PROXY = %p as a hop count or the proxies\' addresses and subnets', (value, trustProxy) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(trustProxy);
   });
 
   it('treats empty values as unset', () => {
@@ -89,6 +107,13 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'mysql://db/x', 'DATABASE_URL must be a postgres:// or postgresql:// connection URL'],
     ['DATABASE_POOL_SIZE', '0', 'DATABASE_POOL_SIZE must be from 1 to 1000'],
     ['DATABASE_STATEMENT_TIMEOUT_MS', '1.5', 'DATABASE_STATEMENT_TIMEOUT_MS must be a whole number'],
+    ['TRUST_PROXY', 'true', 'TRUST_PROXY true is refused: it lets any client choose its address for the rate limits'],
+    ['TRUST_PROXY', '10.0.0.0/33', 'TRUST_PROXY must be a number of proxies, or addresses and subnets of your proxies'],
+    ['TRUST_PROXY', 'my-proxy', 'TRUST_PROXY must be a number of proxies'],
+    ['MAX_CONNECTIONS', 'lots', 'MAX_CONNECTIONS must be a whole number'],
+    ['MAX_CONNECTIONS_PER_ADDRESS', '-3', 'MAX_CONNECTIONS_PER_ADDRESS must be a whole number'],
+    ['MAX_TOKENS_PER_ACCOUNT', '-1', 'MAX_TOKENS_PER_ACCOUNT must be a whole number'],
+    ['MAX_BOOKINGS_PER_ACCOUNT', 'many', 'MAX_BOOKINGS_PER_ACCOUNT must be a whole number'],
   ])('stops on a bad %s = %p with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(message);
   });

@@ -4,7 +4,6 @@ import { ConflictError, DomainError, ServiceUnavailableError, StoreTimeoutError 
 const UNAVAILABLE_CODES = new Set([
   '08000', '08001', '08003', '08004', '08006', '08007', // connection exceptions
   '57P01', '57P02', '57P03', // admin shutdown, crash shutdown, cannot connect now
-  '53300', // too many connections
   '25006', // read-only transaction: the database failed over to a standby, or was made read-only
   'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN',
 ]);
@@ -23,6 +22,14 @@ const QUERY_CANCELED = '57014';
 
 /** A concurrent unit inserted the same key first; running the unit again sees its row. */
 const RETRYABLE_CODES = new Set(['23505', '40001', '40P01']);
+
+/**
+ * SQLSTATE class 53, insufficient resources: disk full (53100), out of memory (53200), too many connections
+ * (53300), a configuration limit (53400). The database cannot take the write now; it may later.
+ */
+export function isOutOfResources(error: unknown): boolean {
+  return codeOf(error)?.startsWith('53') === true;
+}
 
 function codeOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -44,7 +51,7 @@ export function toStoreError(error: unknown): unknown {
   const code = codeOf(error);
   const message = error instanceof Error ? error.message : '';
   if (code === QUERY_CANCELED || isReadTimeout(error)) return new StoreTimeoutError();
-  if ((code && UNAVAILABLE_CODES.has(code)) || isFatal(error) || UNAVAILABLE_MESSAGES.test(message)) return new ServiceUnavailableError();
+  if ((code && UNAVAILABLE_CODES.has(code)) || isOutOfResources(error) || isFatal(error) || UNAVAILABLE_MESSAGES.test(message)) return new ServiceUnavailableError();
   if (isRetryable(error)) return new ConflictError('A duplicate of this request is still being processed; retry shortly', 'in_flight');
   return error;
 }

@@ -1,19 +1,25 @@
-import { Pool, type PoolClient } from 'pg';
+import { Client, Pool, type ClientConfig, type PoolClient } from 'pg';
 import type { Logger } from '../../logger';
 import { BOOKING_FIELDS, type BookingFields } from '../../schemas/booking';
 import type { TokenStatus } from '../../schemas/fields';
 import type { Account, Booking, BookingStatus, Delivery, KeyedRequest, LedgerEntry, LedgerKind, SeedData, Store, StoreTransaction, Token } from '../store';
 import { roundTrip, statement, withClient, type Call, type Statement, type StatementResult } from './connection';
 import { ServiceUnavailableError } from '../../errors';
-import { isRetryable, toStoreError } from './errors';
+import { isOutOfResources, isRetryable, toStoreError } from './errors';
 import { migrate } from './migrate';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** A unit that lost a race on a unique key runs again and then sees the winner's row. */
 const MAX_ATTEMPTS = 3;
 const SEED_BATCH = 10_000;
-/** How often an instance reads every account again: how long a key rotated by another instance's start goes unseen. */
-const ACCOUNT_REFRESH_MS = 10_000;
+/** Contract section 11: no request is authenticated against accounts read longer ago than this; it waits for a fresh read. */
+const ACCOUNTS_MAX_AGE_MS = 10_000;
+/** Past this age a lookup reads the accounts again in the background, so that under traffic no request waits for the read. */
+const ACCOUNTS_REFRESH_AFTER_MS = 5_000;
+/** Where migration 008's triggers say that accounts or destinations changed. */
+const ACCOUNTS_CHANNEL = 'receiver_accounts';
+/** Wait before connecting the listener again after it lost the database. */
+const LISTEN_RETRY_MS = 1_000;
 /** How long close() lets connections say goodbye before cutting them: a frozen database never answers. */
 const CLOSE_GRACE_MS = 500;
 
@@ -111,7 +117,13 @@ function toBooking(row: BookingRow): Booking {
 const UNIT = {
   begin: statement('begin', 'BEGIN'),
   commit: statement('commit', 'COMMIT'),
-  lockToken: statement('lock_token', `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE token_id = $1 FOR UPDATE`),
+  // Within the caller's account: another account's token is never locked (a row that fails the condition is not).
+  lockToken: statement('lock_token', `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE token_id = $1 AND source_id = $2 FOR UPDATE`),
+  tokenIdTaken: statement('token_id_taken', 'SELECT EXISTS (SELECT 1 FROM tokens WHERE token_id = $1) AS taken'),
+  // migrations/011: the account's counts, locked until the unit ends (a seeded account always has its row).
+  lockHoldings: statement('lock_holdings', 'SELECT tokens, bookings FROM account_holdings WHERE source_id = $1 FOR UPDATE'),
+  countToken: statement('count_token', 'UPDATE account_holdings SET tokens = tokens + 1 WHERE source_id = $1'),
+  countBooking: statement('count_booking', 'UPDATE account_holdings SET bookings = bookings + 1 WHERE source_id = $1'),
   // migrations/007: the lock, then the lookup, in one statement.
   lockTokenAndFindLedgerEntry: statement('lock_token_and_find_ledger_entry', 'SELECT * FROM lock_token_and_find_ledger_entry($1, $2, $3)'),
   findLedgerEntry: statement('find_ledger_entry', `SELECT ${LEDGER_COLUMNS} FROM ledger WHERE source_id = $1 AND transaction_id = $2`),
@@ -246,9 +258,13 @@ class PgTransaction implements StoreTransaction {
     return this.begun;
   }
 
-  async tokenForUpdate(tokenId: string) {
-    const row = await this.readOne<TokenRow>(UNIT.lockToken, [tokenId]);
+  async tokenForUpdate(sourceId: string, tokenId: string) {
+    const row = await this.readOne<TokenRow>(UNIT.lockToken, [tokenId, sourceId]);
     return row && toToken(row);
+  }
+
+  async isTokenIdTaken(tokenId: string) {
+    return (await this.readOne<{ taken: boolean }>(UNIT.tokenIdTaken, [tokenId]))?.taken === true;
   }
 
   async findLedgerEntry(sourceId: string, transactionId: string) {
@@ -275,7 +291,13 @@ class PgTransaction implements StoreTransaction {
     return [row.token_id === null ? undefined : toToken({ ...row, token_id: row.token_id }), entry];
   }
 
+  async holdingsForUpdate(sourceId: string) {
+    const row = await this.readOne<{ tokens: string; bookings: string }>(UNIT.lockHoldings, [sourceId]);
+    return { tokens: Number(row?.tokens ?? 0), bookings: Number(row?.bookings ?? 0) };
+  }
+
   async createToken(t: Token) {
+    this.write(UNIT.countToken, [t.sourceId]);
     this.write(UNIT.createToken, [
       t.tokenId,
       t.sourceId,
@@ -303,6 +325,7 @@ class PgTransaction implements StoreTransaction {
   }
 
   async createBooking(b: Booking) {
+    this.write(UNIT.countBooking, [b.sourceId]);
     this.write(UNIT.createBooking, [b.sourceId, b.bookingId, JSON.stringify(b.fields), b.status, b.updatedAt]);
   }
 
@@ -345,30 +368,40 @@ export class PgStore implements Store {
   private readonly pool: Pool;
   private readonly retentionMs: number;
   private readonly logger: Logger | undefined;
-  /** Every account as last read (see findAccount); the first read, while there is none yet; a read under way. */
+  /** Every enabled account as last read (see findAccount), undefined when none may be used; a read under way. */
   private accounts: Map<string, Account> | undefined;
+  /** When the read in force was sent: what it returned was true then. */
   private accountsReadAt = 0;
   private readingAccounts: Promise<Map<string, Account>> | undefined;
-  /** Bumped when a seed sets the accounts, so a read begun before it never replaces what it set. */
+  /** Bumped when the accounts change (a seed, a notification), so a read begun before never replaces a later one. */
   private accountsGeneration = 0;
+  private readonly connection: ClientConfig;
+  /** The connection that LISTENs for account changes, outside the pool; a timer while it reconnects. */
+  private listener: Client | undefined;
+  private listenerRetry: NodeJS.Timeout | undefined;
   /** Every open connection, idle or checked out, so that close() can cut those the database no longer answers on. */
   private readonly clients = new Set<PoolClient>();
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweeping = false;
   private closing: Promise<void> | undefined;
+  /** Set when the database refused a statement for want of resources (SQLSTATE class 53), until ping sees a write succeed. */
+  private outOfResources = false;
 
   private constructor(options: PgStoreOptions) {
     this.retentionMs = options.retentionMs ?? DAY_MS;
     this.logger = options.logger;
-    this.pool = new Pool({
+    this.connection = {
       connectionString: options.connectionString,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 2_000,
+      options: options.schema ? `-c search_path=${options.schema}` : undefined,
+    };
+    this.pool = new Pool({
+      ...this.connection,
       max: options.poolSize,
       statement_timeout: options.statementTimeoutMs,
       // The driver's own limit, for a database that stops answering without closing the socket; the
       // connection is then discarded (see withClient).
       query_timeout: options.statementTimeoutMs + 2_000,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 2_000,
-      options: options.schema ? `-c search_path=${options.schema}` : undefined,
     });
     // An idle connection that breaks (the database restarted) must not crash the process; the next unit connects anew.
     this.pool.on('error', (error) => this.logger?.warn({ err: error }, 'idle database connection failed'));
@@ -391,38 +424,81 @@ export class PgStore implements Store {
       await store.close();
       throw error;
     }
+    store.listenForAccountChanges();
     return store;
   }
 
   /**
-   * Accounts change only when a seed is loaded, and they are few (one per partner): every account is kept in
-   * memory and read again every ACCOUNT_REFRESH_MS. A lookup never waits for the database, so a known account
-   * and an unknown one take the same time (no oracle for which accounts exist), and a key rotated by another
-   * instance's start is seen here within the refresh. While the database is away the last read stands.
+   * A connection of its own LISTENs for migration 008's notifications and forgets the accounts on each, so a
+   * change made by any instance is read here at once. Losing it never ends the process: it connects again by
+   * itself, and forgets the accounts once it has, for the changes it may have missed. Meanwhile the maximum age
+   * of findAccount holds.
+   */
+  private listenForAccountChanges(): void {
+    if (this.closing) return;
+    const listener = new Client({ ...this.connection, keepAlive: true });
+    this.listener = listener;
+    let lost = false;
+    const reconnect = (error?: unknown) => {
+      if (lost) return;
+      lost = true;
+      listener.end().catch(() => undefined);
+      if (this.closing) return;
+      this.logger?.warn({ err: error }, 'not listening for account changes; accounts are read again at least every 10 s; reconnecting');
+      this.listenerRetry = setTimeout(() => this.listenForAccountChanges(), LISTEN_RETRY_MS);
+      this.listenerRetry.unref();
+    };
+    listener.on('error', reconnect);
+    listener.on('end', () => reconnect(new Error('the listening connection ended')));
+    listener.on('notification', () => this.forgetAccounts());
+    listener
+      .connect()
+      .then(() => listener.query(`LISTEN ${ACCOUNTS_CHANNEL}`))
+      .then(() => this.forgetAccounts())
+      .catch(reconnect);
+  }
+
+  /** The next lookup waits for a read that starts after this. */
+  private forgetAccounts(): void {
+    this.accountsGeneration += 1;
+    this.accounts = undefined;
+    this.readingAccounts = undefined;
+  }
+
+  /**
+   * Accounts are few (one per partner) and every enabled one is kept in memory, so a lookup is the same for a
+   * known and an unknown account (no oracle for which accounts exist). Contract section 11: the accounts in use
+   * were read at most ACCOUNTS_MAX_AGE_MS ago, idle or not; past that a lookup waits for a fresh read (503 if
+   * the database cannot be read). Past ACCOUNTS_REFRESH_AFTER_MS a lookup starts that read in the background,
+   * so under traffic nobody waits; a notification (listenForAccountChanges) makes the next lookup wait for it.
    */
   async findAccount(sourceId: string): Promise<Account | undefined> {
-    if (!this.accounts) return (await this.readAccountsOnce()).get(sourceId);
-    if (Date.now() - this.accountsReadAt > ACCOUNT_REFRESH_MS) {
-      this.readAccountsOnce().catch((error: unknown) => this.logger?.warn({ err: error }, 'accounts could not be read again; the last read stands'));
+    const age = Date.now() - this.accountsReadAt;
+    if (!this.accounts || age >= ACCOUNTS_MAX_AGE_MS) return (await this.readAccountsOnce()).get(sourceId);
+    if (age >= ACCOUNTS_REFRESH_AFTER_MS) {
+      this.readAccountsOnce().catch((error: unknown) => this.logger?.warn({ err: error }, 'accounts could not be read again; lookups wait for a read once they are 10 s old'));
     }
     return this.accounts.get(sourceId);
   }
 
-  /** One read at a time; a successful one replaces the accounts held. */
+  /** One read at a time; one begun before the accounts last changed never replaces what a later one read. */
   private readAccountsOnce(): Promise<Map<string, Account>> {
+    if (this.readingAccounts) return this.readingAccounts;
     const generation = this.accountsGeneration;
-    this.readingAccounts ??= this.readAccounts()
+    const sentAt = Date.now();
+    const reading = this.readAccounts()
       .then((accounts) => {
         if (generation === this.accountsGeneration) {
           this.accounts = accounts;
-          this.accountsReadAt = Date.now();
+          this.accountsReadAt = sentAt;
         }
         return accounts;
       })
       .finally(() => {
-        this.readingAccounts = undefined;
+        if (this.readingAccounts === reading) this.readingAccounts = undefined;
       });
-    return this.readingAccounts;
+    this.readingAccounts = reading;
+    return reading;
   }
 
   private async readAccounts(): Promise<Map<string, Account>> {
@@ -430,6 +506,7 @@ export class PgStore implements Store {
       `SELECT a.source_id, a.public_key_hash, a.secret_key_hash, a.signing_secrets,
               coalesce(array_agg(d.destination_id) FILTER (WHERE d.destination_id IS NOT NULL), '{}') AS destinations
          FROM accounts a LEFT JOIN destinations d USING (source_id)
+        WHERE a.enabled
         GROUP BY a.source_id`,
     );
     return new Map(
@@ -510,7 +587,7 @@ export class PgStore implements Store {
       try {
         return await this.unitOfWork(work);
       } catch (error) {
-        if (!(isRetryable(error) && attempt < MAX_ATTEMPTS)) throw toStoreError(error);
+        if (!(isRetryable(error) && attempt < MAX_ATTEMPTS)) throw this.storeError(error);
       }
     }
   }
@@ -550,14 +627,17 @@ export class PgStore implements Store {
   /** Sets the seed's accounts, inserts its missing tokens and bookings, in batches, in one transaction; operations' rows are left as they are. */
   async loadSeed(seed: SeedData): Promise<void> {
     await this.inTransaction(async (client) => {
-      // The file is authoritative for its accounts: keys, signing secrets and destinations are set from it.
+      // The file is authoritative for its accounts: keys, signing secrets and destinations are set from it, and
+      // an account it no longer lists is disabled, its rows kept.
+      await client.query('UPDATE accounts SET enabled = false WHERE enabled AND source_id <> ALL($1::text[])', [seed.accounts.map((a) => a.sourceId)]);
       for (const accounts of batches(seed.accounts)) {
         await client.query(
           `INSERT INTO accounts (source_id, public_key_hash, secret_key_hash, signing_secrets)
            SELECT source_id, public_key_hash, secret_key_hash, ARRAY(SELECT jsonb_array_elements_text(secrets))
              FROM unnest($1::text[], $2::bytea[], $3::bytea[], $4::jsonb[]) AS seed (source_id, public_key_hash, secret_key_hash, secrets)
            ON CONFLICT (source_id) DO UPDATE
-             SET public_key_hash = EXCLUDED.public_key_hash, secret_key_hash = EXCLUDED.secret_key_hash, signing_secrets = EXCLUDED.signing_secrets`,
+             SET public_key_hash = EXCLUDED.public_key_hash, secret_key_hash = EXCLUDED.secret_key_hash, signing_secrets = EXCLUDED.signing_secrets,
+                 enabled = true`,
           [accounts.map((a) => a.sourceId), accounts.map((a) => a.publicKeyHash), accounts.map((a) => a.secretKeyHash), accounts.map((a) => JSON.stringify(a.signingSecrets))],
         );
         await client.query('DELETE FROM destinations WHERE source_id = ANY($1::text[])', [accounts.map((a) => a.sourceId)]);
@@ -600,19 +680,49 @@ export class PgStore implements Store {
           ],
         );
       }
+      // Seeded tokens and bookings count toward the quotas: the seed's accounts are counted again.
+      for (const accounts of batches(seed.accounts)) {
+        await client.query(
+          `INSERT INTO account_holdings (source_id, tokens, bookings)
+           SELECT a.source_id, coalesce(t.n, 0), coalesce(b.n, 0)
+             FROM unnest($1::text[]) AS a (source_id)
+             LEFT JOIN (SELECT source_id, count(*) AS n FROM tokens WHERE source_id = ANY($1::text[]) GROUP BY source_id) t USING (source_id)
+             LEFT JOIN (SELECT source_id, count(*) AS n FROM bookings WHERE source_id = ANY($1::text[]) GROUP BY source_id) b USING (source_id)
+           ON CONFLICT (source_id) DO UPDATE SET tokens = EXCLUDED.tokens, bookings = EXCLUDED.bookings`,
+          [accounts.map((a) => a.sourceId)],
+        );
+      }
     }).catch((error: unknown) => {
-      throw toStoreError(error);
+      throw this.storeError(error);
     });
     // The next lookup reads the accounts as the seed set them.
-    this.accountsGeneration += 1;
-    this.accounts = undefined;
-    this.readingAccounts = undefined;
+    this.forgetAccounts();
   }
 
-  /** Ready means writable: a database that failed over to a standby, or was made read-only, answers reads but applies nothing. */
+  /**
+   * Ready means writable: a database that failed over to a standby, or was made read-only, answers reads but
+   * applies nothing. Once the database refused a statement for want of resources, ready means that it can
+   * take a new page again: a fresh (truncated) copy of migration 010's write_probe gets one row, then the
+   * transaction is rolled back. Reads alone would answer while every write fails.
+   */
   async ping(): Promise<void> {
     const { rows } = await this.query<{ writable: boolean }>("SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable");
     if (!rows[0]?.writable) throw new ServiceUnavailableError();
+    if (!this.outOfResources) return;
+    await withClient(
+      this.pool,
+      async (client) => {
+        await client.query('BEGIN');
+        await client.query('TRUNCATE write_probe');
+        await client.query('INSERT INTO write_probe (checked_at) VALUES (now())');
+        await client.query('ROLLBACK');
+      },
+      (client) => client.query('ROLLBACK'),
+    ).catch((error: unknown) => {
+      throw this.storeError(error);
+    });
+    this.outOfResources = false;
+    this.logger?.info('the database can write again: ready');
   }
 
   /** Idempotent. Resolves once every connection is closed: at the latest CLOSE_GRACE_MS after the call, when they are cut. */
@@ -623,13 +733,16 @@ export class PgStore implements Store {
 
   private async end(): Promise<void> {
     clearInterval(this.sweepTimer);
+    clearTimeout(this.listenerRetry);
+    const { listener } = this;
     // pool.end() waits for every connection to close, and one stuck on a database that stopped answering
     // would hold it until its query timeout, or for ever for an idle one whose goodbye is never answered.
     const cut = setTimeout(() => {
       for (const client of this.clients) client.connection.stream.destroy();
+      listener?.connection.stream.destroy();
     }, CLOSE_GRACE_MS);
     try {
-      await this.pool.end();
+      await Promise.all([this.pool.end(), listener?.end().catch(() => undefined)]);
     } finally {
       clearTimeout(cut);
     }
@@ -639,8 +752,17 @@ export class PgStore implements Store {
     try {
       return await this.pool.query<Row>(text, values);
     } catch (error) {
-      throw toStoreError(error);
+      throw this.storeError(error);
     }
+  }
+
+  /** The domain error for a driver's; a database out of resources is remembered, so that ping answers unready while it lasts. */
+  private storeError(error: unknown): unknown {
+    if (isOutOfResources(error) && !this.outOfResources) {
+      this.outOfResources = true;
+      this.logger?.error({ err: error }, 'the database is out of resources (disk, memory or connections): writes answer 503 and /readyz 503 until it can write again');
+    }
+    return toStoreError(error);
   }
 }
 

@@ -1,0 +1,63 @@
+import net, { type AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { createApp } from '../../src/app';
+import { createHttpServer, type ConnectionLimits } from '../../src/http-server';
+import { MemoryStore } from '../../src/store/memory-store';
+import { capturingLogger } from '../helpers/capture';
+
+/** A connection either closed by the server before any answer, or open and answering /healthz. */
+function connect(port: number): Promise<{ socket: net.Socket; answered: boolean }> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n'));
+    socket.on('error', () => undefined);
+    socket.once('data', () => resolve({ socket, answered: true }));
+    socket.once('close', () => resolve({ socket, answered: false }));
+  });
+}
+
+async function serving(limits: ConnectionLimits): Promise<{ server: Server; port: number }> {
+  const server = createHttpServer(createApp({ store: new MemoryStore(), logger: capturingLogger(), config: { bodyLimitBytes: 1024, rateLimitPerMinute: 0 } }), {}, limits);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+/** Contract section 11: MAX_CONNECTIONS per instance and MAX_CONNECTIONS_PER_ADDRESS per client address. */
+describe('connection limits', () => {
+  const opened: net.Socket[] = [];
+  let server: Server | undefined;
+  afterEach(async () => {
+    opened.splice(0).forEach((socket) => socket.destroy());
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  const holdOpen = async (port: number, n: number) => {
+    const results = [];
+    for (let i = 0; i < n; i += 1) {
+      const result = await connect(port);
+      opened.push(result.socket);
+      results.push(result.answered);
+    }
+    return results;
+  };
+
+  it('a connection past MAX_CONNECTIONS_PER_ADDRESS is closed at once; one closed makes room again', async () => {
+    const started = await serving({ maxConnections: 0, maxConnectionsPerAddress: 3 });
+    server = started.server;
+    expect(await holdOpen(started.port, 4)).toEqual([true, true, true, false]);
+    opened[0].destroy();
+    // The server counts the connection as closed once it sees it close: asked again until then, for 5 s at most.
+    let answered = false;
+    for (const deadline = Date.now() + 5_000; !answered && Date.now() < deadline; ) {
+      [answered] = await holdOpen(started.port, 1);
+      if (!answered) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(answered).toBe(true);
+  });
+
+  it('a connection past MAX_CONNECTIONS is closed at once, whatever its address; 0 turns the per-address limit off', async () => {
+    const started = await serving({ maxConnections: 5, maxConnectionsPerAddress: 0 });
+    server = started.server;
+    expect(await holdOpen(started.port, 6)).toEqual([true, true, true, true, true, false]);
+  });
+});

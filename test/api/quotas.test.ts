@@ -1,0 +1,63 @@
+import request from 'supertest';
+import { describeOnEveryStore } from '../helpers/app';
+import { OTHER, TOKENS } from '../helpers/fixtures';
+import { errorBody } from '../helpers/http';
+import { bookingCreation, bookingPath, tokenCreation, tokenPath } from '../helpers/payloads';
+import { expectRejection } from '../helpers/state';
+import { checkCapturedTraffic } from '../helpers/traffic-checks';
+
+/** The fixture seeds ACME with this many tokens and one booking: seeded objects count toward the quotas. */
+const ACME_SEEDED_TOKENS = Object.values(TOKENS).filter((token) => token.source_id === 'ACME').length;
+
+/** Contract section 11: MAX_TOKENS_PER_ACCOUNT and MAX_BOOKINGS_PER_ACCOUNT. */
+describeOnEveryStore(
+  'quotas per account',
+  (current) => {
+    const createToken = (key: string, body: object = tokenCreation(), partnerId = 'ACME') => request(current().server).post(tokenPath(key, partnerId)).send(body);
+
+    it('Create Token past MAX_TOKENS_PER_ACCOUNT is a 403 naming the quota and creates nothing; a retry of a create that fitted still replays; another account is not held back', async () => {
+      const fitted = await createToken('quota-key-0001');
+      expect(fitted.status).toBe(200);
+      await expectRejection(
+        current().store,
+        () => createToken('quota-key-0002'),
+        403,
+        errorBody(403, `Quota exceeded: the account already holds ${ACME_SEEDED_TOKENS + 1} tokens, the most MAX_TOKENS_PER_ACCOUNT allows`),
+        { keys: ['quota-key-0002'] },
+      );
+      const retry = await createToken('quota-key-0001');
+      expect({ status: retry.status, replayed: retry.headers['idempotent-replayed'], body: retry.body }).toEqual({ status: 200, replayed: 'true', body: fitted.body });
+      const others = await createToken('quota-key-0003', tokenCreation({ share_secret: OTHER.share_secret, source_id: 'OTHER', destination_id: 'X1' }), 'OTHER');
+      expect(others.status).toBe(200);
+    });
+
+    it('Create Booking past MAX_BOOKINGS_PER_ACCOUNT is a 403 naming the quota: the seeded booking already fills it', async () => {
+      await expectRejection(
+        current().store,
+        () => request(current().server).post(bookingPath('quota-key-0004')).send(bookingCreation()),
+        403,
+        errorBody(403, 'Quota exceeded: the account already holds 1 bookings, the most MAX_BOOKINGS_PER_ACCOUNT allows'),
+        { keys: ['quota-key-0004'] },
+      );
+      expect(await current().store.findBooking('ACME', 'B-2001')).toBeUndefined();
+    });
+  },
+  { config: { quotas: { tokensPerAccount: ACME_SEEDED_TOKENS + 1, bookingsPerAccount: 1 } } },
+);
+
+describeOnEveryStore(
+  'a quota below what the seed holds',
+  (current) => {
+    it('never refuses the seed; creating more is a 403', async () => {
+      expect(await current().store.findToken(TOKENS.notYetAvailable.token_id)).toBeDefined();
+      const response = await request(current().server).post(tokenPath('quota-key-0005')).send(tokenCreation());
+      expect({ status: response.status, body: response.body }).toEqual({
+        status: 403,
+        body: errorBody(403, 'Quota exceeded: the account already holds 2 tokens, the most MAX_TOKENS_PER_ACCOUNT allows'),
+      });
+    });
+  },
+  { config: { quotas: { tokensPerAccount: 2, bookingsPerAccount: 0 } } },
+);
+
+checkCapturedTraffic();
