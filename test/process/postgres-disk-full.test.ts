@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { errorBody } from '../helpers/http';
+import { errorBody, readinessWithin } from '../helpers/http';
 import { tokenCreation } from '../helpers/payloads';
 import { TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
 import { startServer, type ServerProcess } from '../helpers/server-process';
@@ -30,16 +30,6 @@ const createToken = (port: number, key: string) =>
 async function statusOf(response: Promise<Response>): Promise<{ status: number; body: unknown }> {
   const answer = await response;
   return { status: answer.status, body: await answer.json() };
-}
-
-/** Polls /readyz until it answers `status` (it answers from a check at most a second old); resolves with the last status. */
-async function readinessWithin(port: number, status: number, ms = 10_000): Promise<number> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const seen = (await fetch(`http://127.0.0.1:${port}/readyz`)).status;
-    if (seen === status || Date.now() > deadline) return seen;
-    await sleep(200);
-  }
 }
 
 (TEST_DATABASE_URL && !unavailable ? describe : describe.skip)('a database whose disk is full (contract section 11)', () => {
@@ -76,13 +66,13 @@ async function readinessWithin(port: number, status: number, ms = 10_000): Promi
       if (answer.status !== 200) refused = answer;
     }
     expect(refused).toEqual({ status: 503, body: errorBody(503, 'Service Unavailable') });
-    expect(await readinessWithin(port, 503)).toBe(503);
+    expect(await readinessWithin(() => fetch(`http://127.0.0.1:${port}/readyz`), 503, 10_000)).toBe(503);
     await sleep(1_500);
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(503);
     expect(server.child.exitCode).toBeNull();
 
     rmSync(filler);
-    expect(await readinessWithin(port, 200)).toBe(200);
+    expect(await readinessWithin(() => fetch(`http://127.0.0.1:${port}/readyz`), 200, 10_000)).toBe(200);
     expect((await statusOf(createToken(port, 'after-full-00001'))).status).toBe(200);
     expect(server.child.exitCode).toBeNull();
   });
