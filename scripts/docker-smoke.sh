@@ -56,12 +56,17 @@ refusal=$(podman run --rm --network host -e PORT="$PORT" -e HOST=127.0.0.1 "$IMA
 printf '%s' "$refusal" | grep -q 'SEED_FILE' || fail "refused to start without naming SEED_FILE: $refusal"
 say "without SEED_FILE the image refuses to start: $(printf '%s' "$refusal" | grep SEED_FILE | head -1)"
 
+# The demo is run with the settings of the documented line (docs/OPERATIONS.md), so a line that cannot start fails here.
+documented=$(grep -m1 '^docker run --rm -p 3000:3000 .* receiver ' docs/OPERATIONS.md) || fail "docs/OPERATIONS.md has no demo docker run line"
+read -r -a documented_env <<<"$(printf '%s' "$documented" | grep -oE -- '-e [A-Z_]+=[^ ]+' | tr '\n' ' ')"
+say "the documented line: $documented"
+
 podman rm -f "$CONTAINER" >/dev/null 2>&1 || true
 trap 'podman rm -f "$CONTAINER" >/dev/null 2>&1 || true' EXIT
 # Host networking: no bridge or port forwarding to set up; the service listens on $PORT on loopback.
 # No systemd here to time the health check, so the script runs it itself.
 # (podman still complains on stderr that it cannot reach systemd; that is shown only if the start fails.)
-podman run -d --name "$CONTAINER" --network host --health-interval disable -e PORT="$PORT" -e HOST=127.0.0.1 -e SEED_FILE=demo "$IMAGE" >/dev/null 2>/tmp/receiver-smoke-run.log \
+podman run -d --name "$CONTAINER" --network host --health-interval disable -e PORT="$PORT" -e HOST=127.0.0.1 "${documented_env[@]}" "$IMAGE" >/dev/null 2>/tmp/receiver-smoke-run.log \
   || { cat /tmp/receiver-smoke-run.log; fail "the container does not start"; }
 
 for attempt in $(seq 1 40); do
