@@ -6,8 +6,13 @@ import { MemoryTokenTable, statusCode } from './memory-tokens';
 import type { Account, Booking, Delivery, Holdings, KeyedRequest, LedgerEntry, SeedData, Store, StoreTransaction, Token } from './store';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** Contract section 11: past this share of the heap's limit in use, nothing new is created (503) rather than run out of memory. */
-const HEAP_IN_USE_LIMIT = 0.85;
+/**
+ * Contract section 11: past this share of the heap's limit in use, nothing new is created (503) rather than run
+ * out of memory: no token, booking, request key or delivery record (a key keeps its answer's bytes for 24 hours).
+ */
+const CREATE_LIMIT = 0.85;
+/** Past this share, not even a ledger row: the operations on existing tokens, a small row each, go on until here. */
+const LEDGER_LIMIT = 0.95;
 
 /**
  * The heap's limit: --max-old-space-size when the process was given one (command line or NODE_OPTIONS), since
@@ -22,9 +27,9 @@ function heapLimitBytes(): number {
 
 const HEAP_LIMIT_BYTES = heapLimitBytes();
 
-/** Whether the heap in use is past HEAP_IN_USE_LIMIT of its limit. */
-export function heapIsFull(): boolean {
-  return getHeapStatistics().used_heap_size > HEAP_LIMIT_BYTES * HEAP_IN_USE_LIMIT;
+/** The share of the heap's limit in use. */
+export function heapShareInUse(): number {
+  return getHeapStatistics().used_heap_size / HEAP_LIMIT_BYTES;
 }
 
 function addHoldings(counts: Map<string, Holdings>, sourceId: string, what: keyof Holdings, n = 1): void {
@@ -97,7 +102,7 @@ class MemoryTransaction implements StoreTransaction {
   constructor(
     private readonly tables: MemoryTables,
     private readonly retentionMs: number,
-    private readonly refuseWhenFull: () => void,
+    private readonly refuseWhenFull: (limit: number) => void,
   ) {}
 
   async holdingsForUpdate(sourceId: string): Promise<Holdings> {
@@ -137,7 +142,7 @@ class MemoryTransaction implements StoreTransaction {
   async createToken(token: Token) {
     // As the database's primary key.
     if (this.holdsToken(token.tokenId)) throw new Error(`token ${token.tokenId} is already in the store`);
-    this.refuseWhenFull();
+    this.refuseWhenFull(CREATE_LIMIT);
     await this.stageToken(token);
     addHoldings((this.staged.holdings ??= new Map()), token.sourceId, 'tokens');
   }
@@ -166,6 +171,7 @@ class MemoryTransaction implements StoreTransaction {
     }
     // As the database's foreign key: a ledger row belongs to a token the store holds.
     if (!this.holdsToken(entry.tokenId)) throw new Error(`token ${entry.tokenId} is not in the store`);
+    this.refuseWhenFull(LEDGER_LIMIT);
     (this.staged.ledger ??= new Map()).set(key, copy(entry));
   }
 
@@ -177,7 +183,7 @@ class MemoryTransaction implements StoreTransaction {
     const key = accountKey(booking.sourceId, booking.bookingId);
     // As the database's primary key.
     if (this.holds('bookings', key)) throw new Error(`booking ${booking.bookingId} of ${booking.sourceId} is already in the store`);
-    this.refuseWhenFull();
+    this.refuseWhenFull(CREATE_LIMIT);
     this.stageRow('bookings', key, booking);
     addHoldings((this.staged.holdings ??= new Map()), booking.sourceId, 'bookings');
   }
@@ -195,6 +201,7 @@ class MemoryTransaction implements StoreTransaction {
   async recordKeyedRequest(request: KeyedRequest) {
     const key = accountKey(request.sourceId, request.key);
     if (this.holds('keyedRequests', key)) throw new Error(`key ${request.key} of ${request.sourceId} is already recorded`);
+    this.refuseWhenFull(CREATE_LIMIT);
     this.stageRow('keyedRequests', key, request);
   }
 
@@ -205,6 +212,7 @@ class MemoryTransaction implements StoreTransaction {
   async recordDelivery(delivery: Delivery) {
     const key = accountKey(delivery.sourceId, delivery.webhookId);
     if (this.holds('deliveries', key)) throw new Error(`delivery ${delivery.webhookId} is already recorded`);
+    this.refuseWhenFull(CREATE_LIMIT);
     this.stageRow('deliveries', key, delivery);
   }
 
@@ -260,8 +268,8 @@ class MemoryTransaction implements StoreTransaction {
 export interface MemoryStoreOptions {
   /** How long request keys ({randomkey}) and webhook ids are kept; the contract asks for at least 24 hours. */
   retentionMs?: number;
-  /** Whether memory is too full to create anything. Default: the heap in use past 85% of its limit. */
-  isFull?: () => boolean;
+  /** The share of memory in use, against which creations (85%) and ledger rows (95%) are refused. Default: the heap's. */
+  heapShareInUse?: () => number;
   logger?: Logger;
 }
 
@@ -282,29 +290,31 @@ export class MemoryStore implements Store {
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
   private readonly retentionMs: number;
-  private readonly isFull: () => boolean;
+  private readonly heapShareInUse: () => number;
   private readonly logger: Logger | undefined;
   /** Refusing creations since the last check found memory full; logged once each way. */
   private full = false;
 
   constructor(options: MemoryStoreOptions = {}) {
     this.retentionMs = options.retentionMs ?? DAY_MS;
-    this.isFull = options.isFull ?? heapIsFull;
+    this.heapShareInUse = options.heapShareInUse ?? heapShareInUse;
     this.logger = options.logger;
   }
 
   /**
-   * Contract section 11: once memory is full, creating a token or a booking is refused (503, counted as
-   * storage_full) instead of running out of memory; operations on what exists go on.
+   * Contract section 11: past `limit` of the heap in use, the write is refused (503, counted as storage_full)
+   * instead of running out of memory. Past 85% nothing new is created, while the operations on existing
+   * tokens, which add a small ledger row each, go on to 95%; status and date changes never grow memory.
    */
-  private readonly refuseWhenFull = (): void => {
-    const full = this.isFull();
+  private readonly refuseWhenFull = (limit: number): void => {
+    const share = this.heapShareInUse();
+    const full = share > CREATE_LIMIT;
     if (full !== this.full) {
       this.full = full;
-      if (full) this.logger?.error('memory store full: the heap in use is past 85% of its limit; creating tokens and bookings answers 503');
-      else this.logger?.info('memory store has room again: tokens and bookings can be created');
+      if (full) this.logger?.error('memory store full: the heap in use is past 85% of its limit; creating tokens, bookings, request keys and deliveries answers 503, ledger rows too past 95%');
+      else this.logger?.info('memory store has room again: tokens, bookings, request keys and deliveries can be created');
     }
-    if (full) throw new ServiceUnavailableError('storage_full');
+    if (share > limit) throw new ServiceUnavailableError('storage_full');
   };
 
   private assertOpen(): void {
