@@ -68,4 +68,28 @@ const noChange = () => statusChange({ tokes_status: undefined });
       await proxy.stop();
     }
   });
+
+  it('when Redis stops answering on an open connection, requests go through within a second each, and the misses are counted', async () => {
+    const { proxy, url } = await CuttableProxy.start(TEST_REDIS_URL as string);
+    const connection = connectRedis(url, capturingLogger());
+    const metrics = new Metrics();
+    const keyPrefix = `test:${process.pid}:${Date.now()}:hung:`;
+    const t = await buildTestApp(undefined, { metrics, redis: { sendCommand: connection.sendCommand, keyPrefix }, config: { rateLimitPerMinute: 1 } });
+    try {
+      await waitFor(async () => (await connection.sendCommand('PING').catch(() => undefined)) === 'PONG');
+      await request(t.server).post('/v1/tokens/status-change').send(noChange()).expect(200);
+      proxy.freeze();
+      for (let i = 0; i < 2; i += 1) {
+        const started = Date.now();
+        const response = await request(t.server).post('/v1/tokens/status-change').send(noChange());
+        expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: SUCCESS_BODY });
+        // Generous for a busy machine; without a time limit on commands it never answers.
+        expect(Date.now() - started).toBeLessThan(10_000);
+      }
+      expect(await metrics.registry.getSingleMetricAsString('receiver_rate_limit_store_errors_total')).toContain('receiver_rate_limit_store_errors_total 2');
+    } finally {
+      await connection.close().catch(() => undefined);
+      await proxy.stop();
+    }
+  });
 });
