@@ -10,13 +10,22 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 /** proxy-addr's names for the reserved ranges, which Express's trust proxy takes beside addresses and subnets. */
 const PROXY_RANGE_NAMES: ReadonlySet<string> = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
+/**
+ * The widest subnet taken, by IP version: a wider one trusts a good part of the Internet (0.0.0.0/1 with
+ * 128.0.0.0/1 trusts all of it, as `true` would), so its clients could choose their address. The private ranges
+ * fit (10.0.0.0/8; IPv6's unique local fc00::/7).
+ */
+const WIDEST_PREFIX: Record<number, number> = { 4: 8, 6: 7 };
+/** More proxies in a row than this is no deployment: a count past the real chain lets clients name their address. */
+const MAX_PROXY_HOPS = 10;
+
 /** An address, a subnet (address/prefix) or a named range, as Express's trust proxy takes them. */
 function isProxyAddress(entry: string): boolean {
   if (PROXY_RANGE_NAMES.has(entry)) return true;
   const [address, prefix, ...rest] = entry.split('/');
   const version = isIP(address);
   if (version === 0 || rest.length > 0) return false;
-  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (version === 4 ? 32 : 128));
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) >= WIDEST_PREFIX[version] && Number(prefix) <= (version === 4 ? 32 : 128));
 }
 
 function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -58,7 +67,7 @@ const environmentSchema = z.object({
     .string()
     .transform((value, ctx): false | number | string => {
       if (value === 'false') return false;
-      if (/^\d+$/.test(value)) return Number(value);
+      if (/^\d+$/.test(value) && Number(value) <= MAX_PROXY_HOPS) return Number(value);
       const entries = value.split(',').map((entry) => entry.trim());
       if (value !== 'true' && entries.every(isProxyAddress)) return entries.join(',');
       ctx.issues.push({
@@ -67,7 +76,7 @@ const environmentSchema = z.object({
         message:
           value === 'true'
             ? 'true is refused: it lets any client choose its address for the rate limits; set the number of proxies in front of the service, or their addresses or subnets'
-            : 'must be a number of proxies, or addresses and subnets of your proxies separated by commas (loopback, linklocal and uniquelocal name their ranges)',
+            : `must be a number of proxies (0 to ${MAX_PROXY_HOPS}), or addresses and subnets of your proxies (IPv4 /8 or narrower, IPv6 /7 or narrower) separated by commas (loopback, linklocal and uniquelocal name their ranges)`,
       });
       return z.NEVER;
     })
@@ -153,6 +162,24 @@ export interface DatabaseConfig {
 
 export class ConfigError extends Error {}
 
+/**
+ * Secrets published in this repository's documentation (.env.example, the README, docs/SIGNING.md): anyone can
+ * read them, so production refuses them as it refuses the demo seed's keys.
+ */
+export const PUBLISHED_SECRETS: ReadonlySet<string> = new Set([
+  'change-me-to-a-long-random-string',
+  'demo-admin-token-0001',
+  'whsec_c2VjcmV0LWZvci1zaWduaW5nLW5vdGlmaWNhdGlvbnM=',
+  'whsec_ZGVtby1zaWduaW5nLXNlY3JldC0wMDAwMDAwMDAx',
+]);
+
+function refusePublishedSecrets(present: Record<string, string | undefined>): void {
+  for (const name of ['ADMIN_TOKEN', 'WEBHOOK_SECRET']) {
+    const published = (present[name] ?? '').split(/\s+/).some((value) => PUBLISHED_SECRETS.has(value));
+    if (published) throw new ConfigError(`Invalid configuration: ${name} is a value published in this repository's documentation; NODE_ENV=production needs a secret of your own`);
+  }
+}
+
 /** Validates the environment; the error names every bad variable. Empty values count as unset. */
 export function loadConfig(environment: NodeJS.ProcessEnv): Config {
   const present = Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== undefined && value !== ''));
@@ -162,12 +189,15 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
   }
   const settings = result.data;
+  // Any case: NODE_ENV=Production must not serve the demo or skip production's checks.
+  const production = settings.NODE_ENV?.toLowerCase() === 'production';
+  if (production) refusePublishedSecrets(present);
   return Object.freeze({
     port: settings.PORT,
     host: settings.HOST,
     logLevel: settings.LOG_LEVEL,
     seedFile: settings.SEED_FILE,
-    production: settings.NODE_ENV === 'production',
+    production,
     bodyLimitBytes: settings.BODY_LIMIT,
     rateLimitPerMinute: settings.RATE_LIMIT_PER_MINUTE,
     rateLimitPerAddressPerMinute: settings.RATE_LIMIT_PER_ADDRESS_PER_MINUTE,

@@ -32,17 +32,19 @@ export function seedFileToServe(seedFile: string | undefined, production: boolea
 }
 
 /**
- * Contract section 11: the demo seed is recognised by its content, its public keys, not by its file name. With
- * NODE_ENV=production a seed holding any of them (a copy of the demo under another path, or one demo account
- * pasted into a real seed) stops the start, unless SEED_FILE=demo asks for the demo by name.
+ * Contract section 11: the demo seed is recognised by its content, its keys, not by its file name. With
+ * NODE_ENV=production a seed holding any of them, public or secret (a copy of the demo under another path, or
+ * one demo account pasted into a real seed), stops the start, unless SEED_FILE=demo asks for the demo by name.
  */
 export function refuseDemoKeysInProduction(seed: SeedData, seedFile: string | undefined, production: boolean): void {
   if (!production || seedFile === DEMO_SEED_NAME) return;
-  const demoKeys = readSeedFile(DEMO_SEED_FILE).accounts.map((account) => account.publicKeyHash);
-  const demoAccount = seed.accounts.find((account) => demoKeys.some((key) => key.equals(account.publicKeyHash)));
+  // Public and secret keys alike: the demo's secret keys are as public as the rest of the file.
+  const demoKeys = readSeedFile(DEMO_SEED_FILE).accounts.flatMap((account) => [account.publicKeyHash, account.secretKeyHash]);
+  const isDemoKey = (hash: Buffer) => demoKeys.some((key) => key.equals(hash));
+  const demoAccount = seed.accounts.find((account) => isDemoKey(account.publicKeyHash) || isDemoKey(account.secretKeyHash));
   if (demoAccount) {
     throw new SeedFileError(
-      `Seed file ${seedFile} holds a public key of the demo seed (account ${demoAccount.sourceId}): NODE_ENV=production refuses the demo keys, which are public, under any file name; SEED_FILE=demo serves the demo seed on purpose`,
+      `Seed file ${seedFile} holds a key of the demo seed (account ${demoAccount.sourceId}): NODE_ENV=production refuses the demo keys, which are public, under any file name; SEED_FILE=demo serves the demo seed on purpose`,
     );
   }
 }

@@ -121,7 +121,7 @@ describe('the server process', () => {
     const { code, stderr } = await runServer({ NODE_ENV: 'production', SEED_FILE: file }).exited;
     expect({ code, stderr: stderr.trim() }).toEqual({
       code: 1,
-      stderr: `Seed file ${file} holds a public key of the demo seed (account PDR28): NODE_ENV=production refuses the demo keys, which are public, under any file name; SEED_FILE=demo serves the demo seed on purpose`,
+      stderr: `Seed file ${file} holds a key of the demo seed (account PDR28): NODE_ENV=production refuses the demo keys, which are public, under any file name; SEED_FILE=demo serves the demo seed on purpose`,
     });
   });
 

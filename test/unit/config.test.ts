@@ -1,4 +1,6 @@
-import { loadConfig } from '../../src/config';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { loadConfig, PUBLISHED_SECRETS } from '../../src/config';
 
 describe('loadConfig', () => {
   it('applies the contract defaults', () => {
@@ -108,14 +110,37 @@ describe('loadConfig', () => {
     ['DATABASE_POOL_SIZE', '0', 'DATABASE_POOL_SIZE must be from 1 to 1000'],
     ['DATABASE_STATEMENT_TIMEOUT_MS', '1.5', 'DATABASE_STATEMENT_TIMEOUT_MS must be a whole number'],
     ['TRUST_PROXY', 'true', 'TRUST_PROXY true is refused: it lets any client choose its address for the rate limits'],
-    ['TRUST_PROXY', '10.0.0.0/33', 'TRUST_PROXY must be a number of proxies, or addresses and subnets of your proxies'],
+    ['TRUST_PROXY', '10.0.0.0/33', 'TRUST_PROXY must be a number of proxies (0 to 10), or addresses and subnets of your proxies'],
     ['TRUST_PROXY', 'my-proxy', 'TRUST_PROXY must be a number of proxies'],
+    // As wide as `true`: all of IPv4 in two halves, all of IPv6, or more hops than any real chain of proxies.
+    ['TRUST_PROXY', '0.0.0.0/1,128.0.0.0/1', 'TRUST_PROXY must be a number of proxies (0 to 10), or addresses and subnets of your proxies (IPv4 /8 or narrower, IPv6 /7 or narrower)'],
+    ['TRUST_PROXY', '0.0.0.0/0', 'TRUST_PROXY must be a number of proxies'],
+    ['TRUST_PROXY', '::/0', 'TRUST_PROXY must be a number of proxies'],
+    ['TRUST_PROXY', '999', 'TRUST_PROXY must be a number of proxies (0 to 10)'],
     ['MAX_CONNECTIONS', 'lots', 'MAX_CONNECTIONS must be a whole number'],
     ['MAX_CONNECTIONS_PER_ADDRESS', '-3', 'MAX_CONNECTIONS_PER_ADDRESS must be a whole number'],
     ['MAX_TOKENS_PER_ACCOUNT', '-1', 'MAX_TOKENS_PER_ACCOUNT must be a whole number'],
     ['MAX_BOOKINGS_PER_ACCOUNT', 'many', 'MAX_BOOKINGS_PER_ACCOUNT must be a whole number'],
   ])('stops on a bad %s = %p with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(message);
+  });
+
+  it.each([...PUBLISHED_SECRETS].map((secret) => [secret.startsWith('whsec_') ? 'WEBHOOK_SECRET' : 'ADMIN_TOKEN', secret]))(
+    'with NODE_ENV=production (any case) refuses %s = %p, a value the documentation publishes',
+    (name, secret) => {
+      const message = `Invalid configuration: ${name} is a value published in this repository's documentation; NODE_ENV=production needs a secret of your own`;
+      expect(() => loadConfig({ NODE_ENV: 'Production', [name]: secret })).toThrow(message);
+      expect(() => loadConfig({ [name]: secret })).not.toThrow();
+    },
+  );
+
+  it('the published secrets it refuses are the ones the documentation shows', () => {
+    const documentation = ['.env.example', 'README.md', 'docs/SIGNING.md'].map((file) => readFileSync(path.join(__dirname, '..', '..', file), 'utf8')).join('\n');
+    for (const secret of PUBLISHED_SECRETS) expect(documentation).toContain(secret);
+  });
+
+  it('takes NODE_ENV=production in any case', () => {
+    expect(loadConfig({ NODE_ENV: 'PRODUCTION' }).production).toBe(true);
   });
 
   it('names every bad setting at once', () => {

@@ -1,7 +1,7 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DEMO_SEED_FILE, readSeedFile } from '../../src/seed';
+import { DEMO_SEED_FILE, readSeedFile, refuseDemoKeysInProduction } from '../../src/seed';
 import { keyMatches } from '../../src/secrets';
 import { FIXTURE } from '../helpers/fixtures';
 
@@ -70,5 +70,24 @@ describe('seed file', () => {
     });
     const file = seedFile({ ...FIXTURE, tokens: [{ ...dated, expiry_date: '31-12-2025' }] }, 'backwards.json');
     expect(() => readSeedFile(file)).toThrow(`Seed file ${file} is invalid: tokens.0.expiry_date must not be before available_date (01-01-2026)`);
+  });
+});
+
+describe('the demo seed in production (contract section 11)', () => {
+  const demo = JSON.parse(readFileSync(DEMO_SEED_FILE, 'utf8'));
+
+  it('is recognised by a demo secret key alone: public keys changed, the public sk_demo_ keys kept, under another path', () => {
+    const disguised = { ...demo, accounts: demo.accounts.map((account: { share_public: string }, i: number) => ({ ...account, share_public: `pk_changed_public_key_${i}` })) };
+    const file = seedFile(disguised, 'disguised.json');
+    expect(() => refuseDemoKeysInProduction(readSeedFile(file), file, true)).toThrow(
+      `Seed file ${file} holds a key of the demo seed (account PDR28): NODE_ENV=production refuses the demo keys, which are public, under any file name; SEED_FILE=demo serves the demo seed on purpose`,
+    );
+  });
+
+  it('a seed of its own keys starts in production; the demo by name (SEED_FILE=demo) too; outside production anything goes', () => {
+    const own = seedFile({ accounts: [{ source_id: 'REAL1', share_public: 'pk_real_0001', share_secret: 'sk_real_0001', destinations: ['D1'] }] }, 'own.json');
+    expect(() => refuseDemoKeysInProduction(readSeedFile(own), own, true)).not.toThrow();
+    expect(() => refuseDemoKeysInProduction(readSeedFile(DEMO_SEED_FILE), 'demo', true)).not.toThrow();
+    expect(() => refuseDemoKeysInProduction(readSeedFile(DEMO_SEED_FILE), DEMO_SEED_FILE, false)).not.toThrow();
   });
 });
