@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { rateLimit, type AugmentedRequest, type Options } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
 import { TooManyRequestsError } from '../errors';
@@ -74,9 +74,18 @@ function named(name: string, handler: RequestHandler): RequestHandler {
 const refuse: RequestHandler = (_req, _res, next) => next(new TooManyRequestsError());
 
 /**
+ * What the per-address limit counts: the client's own failures. The service's (5xx: the database away, a time
+ * limit) and a duplicate still in flight (409, safe to retry) are not the client's doing; counted, a few seconds
+ * of outage would lock every retrying client out, and behind one proxy every partner, for the rest of the minute.
+ */
+function isClientFailure(res: Response): boolean {
+  return res.statusCode >= 400 && res.statusCode < 500 && res.locals.errorReason !== 'in_flight';
+}
+
+/**
  * Before the body is read: failed requests per client address (Express's
- * req.ip, so "trust proxy" decides which address). Answers below 400 never
- * count, so legitimate traffic behind one proxy is not throttled; an address
+ * req.ip, so "trust proxy" decides which address). Only the client's own
+ * failures count (isClientFailure), so legitimate traffic behind one proxy is not throttled; an address
  * over the limit is refused everything until its window passes. It says
  * nothing of its count but Retry-After: it is not an account's budget.
  */
@@ -86,6 +95,7 @@ export function limitPerAddress(perMinute: number, counts: RateLimitCounts): Req
     windowMs: WINDOW_MS,
     limit: perMinute,
     skipSuccessfulRequests: true,
+    requestWasSuccessful: (_req, res) => !isClientFailure(res),
     standardHeaders: false,
     legacyHeaders: false,
     handler: (req, res, next) => {

@@ -429,6 +429,20 @@ describe('rate limit per account, after authentication', () => {
 });
 
 describe('rate limit per client address, before the body is read', () => {
+  it("the service's own failures never count against the client: 503s while the store is away, then 200 once it is back", async () => {
+    const store = new FailingStore();
+    await store.loadSeed(fixtureSeed());
+    const t = await buildTestApp(undefined, { store, config: { rateLimitPerAddressPerMinute: 2 } });
+    store.failure = new ServiceUnavailableError();
+    for (let i = 0; i < 5; i += 1) {
+      const response = await request(t.server).post('/v1/tokens/withdraw').send(withdrawal());
+      expect({ status: response.status, body: response.body }).toEqual({ status: 503, body: errorBody(503, 'Service Unavailable') });
+    }
+    store.failure = undefined;
+    const retried = await request(t.server).post('/v1/tokens/withdraw').send(withdrawal());
+    expect({ status: retried.status, body: retried.body }).toEqual({ status: 200, body: SUCCESS_BODY });
+  });
+
   it('counts only failed requests; past the limit the address is refused everything, and nothing is applied', async () => {
     const t = await buildTestApp(undefined, { config: { rateLimitPerAddressPerMinute: 2 } });
     for (let i = 1; i <= 4; i += 1) {
