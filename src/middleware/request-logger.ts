@@ -5,6 +5,16 @@ import { pinoHttp } from 'pino-http';
 import type { Logger } from '../logger';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+/**
+ * The longest URL a log line carries: every route of the service is far shorter, and a stranger's 16 KB URL
+ * would otherwise be written again on every line (the attack review grew the log by 70 MB a second).
+ */
+const MAX_LOGGED_URL = 256;
+
+/** The URL as the log line carries it: cut past MAX_LOGGED_URL, saying how long it was. */
+function loggedUrl(url: string): string {
+  return url.length <= MAX_LOGGED_URL ? url : `${url.slice(0, MAX_LOGGED_URL)}… (${url.length} characters)`;
+}
 
 /** Honours a sane incoming X-Request-Id, otherwise makes one; every answer echoes it (send-json.ts). */
 function requestId(req: IncomingMessage): string {
@@ -38,7 +48,7 @@ export function requestLogger(logger: Logger) {
     customSuccessObject: (req, _res, fields) => withRoute(req, fields),
     customErrorObject: (req, _res, _error, fields) => withRoute(req, fields),
     serializers: {
-      req: (req: Request) => ({ id: req.id, method: req.method, url: req.url }),
+      req: (req: Request) => ({ id: req.id, method: req.method, url: loggedUrl(req.url) }),
       res: (res: Response) => ({ statusCode: res.statusCode }),
     },
     customSuccessMessage: () => 'request completed',

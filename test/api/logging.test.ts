@@ -44,6 +44,14 @@ describe('request logs', () => {
     ]);
   });
 
+  it("cuts a stranger's long URL to 256 characters in the log line, saying how long it was", async () => {
+    const path = `/${'A'.repeat(8000)}`;
+    await request(t.server).get(path).expect(404);
+    const [entry] = logs.entries();
+    expect(entry.req.url).toBe(`${path.slice(0, 256)}… (8001 characters)`);
+    expect(logs.lines[0].length).toBeLessThan(1000);
+  });
+
   it('logs client errors at warn and names the route pattern, not the key, for bookings', async () => {
     await request(t.server).patch(bookingPath('key-00000001', 'OTHER')).send(bookingChange());
     const [entry] = logs.entries();
