@@ -60,6 +60,8 @@ async function statusOf(response: Promise<Response>): Promise<{ status: number; 
     const filler = path.join(disk, 'filler');
     const { bavail, bsize } = statfsSync(disk);
     await run('fallocate', ['-l', String(bavail * bsize), filler]);
+    // Not ready before any request has met the full disk: readiness tries a write of its own.
+    expect(await readinessWithin(() => fetch(`http://127.0.0.1:${port}/readyz`), 503, 10_000)).toBe(503);
     let refused: { status: number; body: unknown } | undefined;
     for (let i = 0; i < 2_000 && !refused; i += 1) {
       const answer = await statusOf(createToken(port, `while-full-${String(i).padStart(5, '0')}`));

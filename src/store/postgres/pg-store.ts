@@ -701,14 +701,13 @@ export class PgStore implements Store {
 
   /**
    * Ready means writable: a database that failed over to a standby, or was made read-only, answers reads but
-   * applies nothing. Once the database refused a statement for want of resources, ready means that it can
-   * take a new page again: a fresh (truncated) copy of migration 010's write_probe gets one row, then the
-   * transaction is rolled back. Reads alone would answer while every write fails.
+   * applies nothing, and one out of disk answers reads while every write that needs a new page fails. So a
+   * fresh (truncated) copy of migration 010's write_probe gets one row, which needs a new page, and the
+   * transaction is rolled back. /readyz asks at most once a second, so this costs little.
    */
   async ping(): Promise<void> {
     const { rows } = await this.query<{ writable: boolean }>("SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable");
     if (!rows[0]?.writable) throw new ServiceUnavailableError();
-    if (!this.outOfResources) return;
     await withClient(
       this.pool,
       async (client) => {
@@ -721,8 +720,8 @@ export class PgStore implements Store {
     ).catch((error: unknown) => {
       throw this.storeError(error);
     });
+    if (this.outOfResources) this.logger?.info('the database can write again: ready');
     this.outOfResources = false;
-    this.logger?.info('the database can write again: ready');
   }
 
   /** Idempotent. Resolves once every connection is closed: at the latest CLOSE_GRACE_MS after the call, when they are cut. */
