@@ -10,10 +10,12 @@ const MAX_FIELD_LENGTH = 128;
 /**
  * Identifying fields of the raw body, only when they are short strings or numbers: never keys, never whole
  * bodies. The account is the one the request authenticated as, never what its body claims (contract section
- * 11), so a request that failed authentication is listed without one and cannot be filed under a stranger.
+ * 11), so a request that failed authentication is listed without one and cannot be filed under a stranger;
+ * nor does it carry what its body names, which a stranger chose.
  */
 function identifiers(body: unknown, account: Account | undefined): Partial<OperationEvent> {
-  const fields: Partial<Record<'source_id' | 'token_id' | 'booking_id' | 'transaction_id', string>> = account ? { source_id: account.sourceId } : {};
+  if (!account) return {};
+  const fields: Partial<Record<'source_id' | 'token_id' | 'booking_id' | 'transaction_id', string>> = { source_id: account.sourceId };
   if (typeof body !== 'object' || body === null) return fields;
   for (const field of ['token_id', 'booking_id', 'transaction_id'] as const) {
     const value: unknown = (body as Record<string, unknown>)[field];

@@ -29,6 +29,15 @@ describe('EventLog', () => {
     expect(log.list({ token_id: '7', limit: 10 }).map((e) => e.request_id)).toEqual(['r4']);
   });
 
+  it("keeps each account's newest apart: no flood of another account's or of unauthenticated requests pushes them out", () => {
+    const log = new EventLog(2);
+    log.record(event(1, { source_id: 'A' }));
+    log.record(event(2, { source_id: 'A' }));
+    for (let n = 3; n <= 9; n += 1) log.record(event(n, n % 2 ? { source_id: 'B' } : {}));
+    expect(log.list({ source_id: 'A', limit: 10 }).map((e) => e.request_id)).toEqual(['r2', 'r1']);
+    expect(log.list({ limit: 10 }).map((e) => e.request_id)).toEqual(['r9', 'r8', 'r7', 'r6', 'r2', 'r1']);
+  });
+
   it('is empty at first', () => {
     expect(new EventLog(5).list({ limit: 5 })).toEqual([]);
   });
