@@ -1,9 +1,12 @@
 import { getHeapStatistics } from 'node:v8';
+import type { Booking } from '../domain/bookings';
+import type { LedgerEntry } from '../domain/ledger';
+import type { Token } from '../domain/tokens';
 import { ServiceUnavailableError } from '../errors';
 import type { Logger } from '../logger';
 import { isLedgerTransactionId, ledgerKindCode, MemoryLedger } from './memory-ledger';
 import { MemoryTokenTable, statusCode } from './memory-tokens';
-import type { Account, Booking, Delivery, Holdings, KeyedRequest, LedgerEntry, SeedData, Store, StoreTransaction, Token } from './store';
+import type { Account, Delivery, Holdings, KeyedRequest, SeedData, Store, StoreTransaction } from './store';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Contract section 11: past this share of the heap's limit in use, nothing new is created (503) rather than run out of memory. */

@@ -1,4 +1,7 @@
-import type { Booking, KeyedRequest, LedgerEntry, Store, Token } from '../../src/store/store';
+import type { Booking } from '../../src/domain/bookings';
+import type { LedgerEntry } from '../../src/domain/ledger';
+import type { Token } from '../../src/domain/tokens';
+import type { KeyedRequest, Store } from '../../src/store/store';
 import { ACME, BOOKING, OTHERS_BOOKING, TOKENS } from './fixtures';
 
 /** Reads of what the store holds, as a test checks it: no unit of work, no row lock. */

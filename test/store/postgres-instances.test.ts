@@ -2,7 +2,7 @@ import request from 'supertest';
 import { createApp } from '../../src/app';
 import { createHttpServer } from '../../src/http-server';
 import { createLogger } from '../../src/logger';
-import { formatAmount } from '../../src/money';
+import { formatAmount } from '../../src/domain/money';
 import { readMigrations } from '../../src/store/postgres/migrate';
 import { PgStore } from '../../src/store/postgres/pg-store';
 import { FIXED_NOW } from '../helpers/app';

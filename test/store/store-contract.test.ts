@@ -1,8 +1,9 @@
 import fc from 'fast-check';
-import { BOOKING_FIELDS, type BookingFields } from '../../src/schemas/booking';
+import { BOOKING_FIELDS, type BookingFields } from '../../src/domain/bookings';
+import type { LedgerEntry } from '../../src/domain/ledger';
+import type { TokenStatus } from '../../src/domain/tokens';
 import { MemoryStore } from '../../src/store/memory-store';
-import type { TokenStatus } from '../../src/schemas/fields';
-import type { Store, LedgerEntry } from '../../src/store/store';
+import type { Store } from '../../src/store/store';
 import { storeKinds } from '../helpers/app';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
 

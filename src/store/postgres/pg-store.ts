@@ -1,8 +1,9 @@
 import { Client, Pool, type ClientConfig, type PoolClient } from 'pg';
 import type { Logger } from '../../logger';
-import { BOOKING_FIELDS, type BookingFields } from '../../schemas/booking';
-import type { TokenStatus } from '../../schemas/fields';
-import type { Account, Booking, BookingStatus, Delivery, KeyedRequest, LedgerEntry, LedgerKind, SeedData, Store, StoreTransaction, Token } from '../store';
+import { BOOKING_FIELDS, type Booking, type BookingFields, type BookingStatus } from '../../domain/bookings';
+import type { LedgerEntry, LedgerKind } from '../../domain/ledger';
+import type { Token, TokenStatus } from '../../domain/tokens';
+import type { Account, Delivery, KeyedRequest, SeedData, Store, StoreTransaction } from '../store';
 import { roundTrip, statement, withClient, type Call, type Statement, type StatementResult } from './connection';
 import { ServiceUnavailableError } from '../../errors';
 import { isOutOfResources, isRetryable, toStoreError } from './errors';
