@@ -67,9 +67,10 @@ export interface StoreTransaction {
   tokenForUpdate(sourceId: string, tokenId: string): Promise<Token | undefined>;
   /** Whether any account holds a token with this id: for drawing a new one, never for a caller's lookup. */
   isTokenIdTaken(tokenId: string): Promise<boolean>;
-  /** Ledger rows are keyed by the account and its transaction id. */
-  findLedgerEntry(sourceId: string, transactionId: string): Promise<LedgerEntry | undefined>;
-  /** tokenForUpdate within sourceId, then findLedgerEntry once the lock is held: one step, so a store can save a round trip. */
+  /**
+   * tokenForUpdate within sourceId, then, once the lock is held, the ledger row keyed by the account and its
+   * transaction id (across every kind): one step, so a store can save a round trip.
+   */
   lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]>;
   /**
    * How many tokens and bookings the account holds, seeded ones included; concurrent units that ask for the same
@@ -103,9 +104,7 @@ export interface Store {
   findToken(tokenId: string): Promise<Token | undefined>;
   /** The token's latest ledger rows, newest first. */
   recentLedgerEntries(tokenId: string, limit: number): Promise<LedgerEntry[]>;
-  findLedgerEntry(sourceId: string, transactionId: string): Promise<LedgerEntry | undefined>;
   findBooking(sourceId: string, bookingId: string): Promise<Booking | undefined>;
-  findDelivery(sourceId: string, webhookId: string): Promise<Delivery | undefined>;
   /** Runs `work` atomically: all its writes commit, or (when it throws) none do. */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
   /**
