@@ -27,23 +27,11 @@ import { openApiRouter } from './routes/openapi';
 import { statusChangeRouter } from './routes/status-change';
 import { withdrawRouter } from './routes/withdraw';
 import type { Store } from './store/store';
-import { createSignatureCheck, MAX_TOLERANCE_SECONDS } from './webhooks';
+import { createSignatureCheck } from './webhooks';
 
 export interface AppDeps {
-  config: Pick<Config, 'bodyLimitBytes' | 'rateLimitPerMinute'> &
-    Partial<
-      Pick<
-        Config,
-        | 'rateLimitPerAddressPerMinute'
-        | 'trustProxy'
-        | 'adminToken'
-        | 'eventLogSize'
-        | 'webhook'
-        | 'signatureToleranceSeconds'
-        | 'allowKeylessStatusChange'
-        | 'quotas'
-      >
-    >;
+  /** The settings loadConfig gives, defaults included: createApp adds none of its own. */
+  config: Config;
   store: Store;
   logger: Logger;
   /** Rate-limit counts shared by every instance; unset: this instance counts alone. */
@@ -55,30 +43,27 @@ export interface AppDeps {
   now?: () => Date;
 }
 
-const DEFAULT_EVENT_LOG_SIZE = 1000;
-const DEFAULT_QUOTAS = { tokensPerAccount: 1_000_000, bookingsPerAccount: 1_000_000 };
-
 /**
  * Builds the receiver from its parts and returns the Express app itself. It
  * never listens: server.ts serves it through createHttpServer, and so do the tests.
  */
 export function createApp(deps: AppDeps): Express {
   const { config, store, logger, redis, metrics = new Metrics(), isShuttingDown = () => false, now = () => new Date() } = deps;
-  const events = new EventLog(config.eventLogSize ?? DEFAULT_EVENT_LOG_SIZE);
+  const events = new EventLog(config.eventLogSize);
   const counts: RateLimitCounts = { logger, metrics, redis };
   // One count per client address for every route that can fail authentication: operations and the admin API.
-  const perAddress = limitPerAddress(config.rateLimitPerAddressPerMinute ?? 0, counts);
+  const perAddress = limitPerAddress(config.rateLimitPerAddressPerMinute, counts);
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
-  app.set('trust proxy', config.trustProxy ?? false);
+  app.set('trust proxy', config.trustProxy);
 
   // Every request: one log line and its metrics when it finishes.
   app.use(requestLogger(logger), observeRequests(metrics, events));
 
   // The operations. Each router's chain is: operation name, intake, schema, authenticate, what follows it, and
   // respond: the service in one unit of work, with a signed request's delivery record (a repeat is answered there).
-  const tolerance = config.signatureToleranceSeconds ?? MAX_TOLERANCE_SECONDS;
+  const tolerance = config.signatureToleranceSeconds;
   const operations: OperationRouterDeps = {
     store,
     now,
@@ -91,8 +76,8 @@ export function createApp(deps: AppDeps): Express {
     afterAuthentication: [
       ...limitPerAccount(config.rateLimitPerMinute, counts), // 429
     ],
-    allowKeylessStatusChange: config.allowKeylessStatusChange ?? false,
-    quotas: config.quotas ?? DEFAULT_QUOTAS,
+    allowKeylessStatusChange: config.allowKeylessStatusChange,
+    quotas: config.quotas,
   };
   app.use(statusChangeRouter(operations)); // POST /v1/tokens/status-change
   app.use(withdrawRouter(operations)); // GET, POST /v1/tokens/withdraw

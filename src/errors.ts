@@ -1,5 +1,6 @@
 import bytes from 'bytes';
 import type { z } from 'zod';
+import type { FieldProblem } from './domain/field-problem';
 import type { errorEnvelopeSchema } from './schemas/responses';
 
 /**
@@ -7,11 +8,6 @@ import type { errorEnvelopeSchema } from './schemas/responses';
  * contract's error envelope. Services throw these by meaning; only this
  * module knows HTTP statuses.
  */
-
-export interface FieldProblem {
-  field: string;
-  message: string;
-}
 
 export abstract class DomainError extends Error {
   /** A stable code for metrics and the event log; when absent, the error class's default reason applies. */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { BOOKING_FIELDS, type BookingFields } from './schemas/booking';
-import { dayNumber } from './schemas/fields';
+import { BOOKING_FIELDS, type BookingFields } from './domain/bookings';
+import { dayNumber } from './domain/calendar-days';
 import { seedSchema, type SeedFile } from './schemas/seed';
 import { fieldProblems } from './schemas/validate';
 import { hashKey } from './secrets';

@@ -4,7 +4,7 @@ import { NotFoundError, UnauthorizedError } from '../errors';
 import type { EventLog } from '../event-log';
 import { methodNotAllowed } from '../middleware/errors';
 import { sendJson } from '../middleware/send-json';
-import { formatAmount } from '../money';
+import { formatAmount } from '../domain/money';
 import { eventQuerySchema } from '../schemas/admin';
 import { text, tokenId } from '../schemas/fields';
 import { parsePayload } from '../schemas/validate';

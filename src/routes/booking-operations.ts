@@ -1,9 +1,9 @@
 /** Create, Modify and Cancel Booking: one route, a method each, answered with the booking. */
 import { Router } from 'express';
+import type { Booking } from '../domain/bookings';
 import { methodNotAllowed } from '../middleware/errors';
 import { bookingChangeSchema, cancelBookingSchema, createBookingSchema, otherBookingOperation } from '../schemas/booking';
 import { cancelBooking, createBooking, modifyBooking } from '../services/booking-changes';
-import type { Booking } from '../store/store';
 import { bookingView } from './booking-view';
 import { BOOKING_PATH, keyedOperationChain } from './keyed-operation';
 import type { OperationRouterDeps } from './operation-deps';

@@ -1,5 +1,4 @@
-import { BOOKING_FIELDS } from '../schemas/booking';
-import type { Booking } from '../store/store';
+import { BOOKING_FIELDS, type Booking } from '../domain/bookings';
 
 /** The booking as partners see it: identity, every field in the specification's order, status, then updated_at. */
 export function bookingView(booking: Booking): Record<string, string> {

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { z } from 'zod';
-import { NotFoundError, type FieldProblem } from '../errors';
+import type { FieldProblem } from '../domain/field-problem';
+import { NotFoundError } from '../errors';
 import { authenticate, authenticatedAccount } from '../middleware/authenticate';
 import { validate } from '../middleware/validate';
 import { keyedPathSchema } from '../schemas/booking';

@@ -1,7 +1,7 @@
-import { formatAmount } from '../money';
-import { formatDay } from '../schemas/fields';
+import { formatDay } from '../domain/calendar-days';
+import { formatAmount } from '../domain/money';
+import type { Token } from '../domain/tokens';
 import { TOKEN_DETAIL_FIELDS } from '../schemas/token-creation';
-import type { Token } from '../store/store';
 
 /** The token as its account sees it: identity, status, balance, currency and dates, then the details it was created with. */
 export function tokenView(token: Token): Record<string, string> {

@@ -1,13 +1,12 @@
 import { z } from 'zod';
-import type { FieldProblem } from '../errors';
-import { parseAmount } from '../money';
+import { BOOKING_FIELDS, bookingRuleProblems, type BookingField, type BookingFields } from '../domain/bookings';
+import type { FieldProblem } from '../domain/field-problem';
 import {
   amountText,
   calendarDate,
   countryCode,
   currencyCode,
   eventName,
-  isBeforeDate,
   oneOf,
   optionalText,
   ruleClause,
@@ -16,7 +15,7 @@ import {
   wholeNumberText,
 } from './fields';
 
-/** Every changeable field of a booking, in the interface specification's order. Values are normalised strings. */
+/** The format of each booking field, in the domain's order of the fields (the order the document lists them in). */
 export const bookingFieldSchemas = {
   buyer_id: optionalText(),
   booking_date: calendarDate,
@@ -38,11 +37,7 @@ export const bookingFieldSchemas = {
   cancellation_days: wholeNumberText(0, 999),
   auth_code: text(),
   pre_auth: oneOf(['true', 'false']),
-};
-
-export type BookingField = keyof typeof bookingFieldSchemas;
-export type BookingFields = { [Field in BookingField]: string };
-export const BOOKING_FIELDS = Object.keys(bookingFieldSchemas) as BookingField[];
+} satisfies { [Field in BookingField]: z.ZodType<string> };
 
 const optionalBookingFields = Object.fromEntries(
   BOOKING_FIELDS.map((field) => [field, bookingFieldSchemas[field].optional()]),
@@ -141,17 +136,3 @@ export const keyedPathSchema = z.object({
     .string({ error: typeError('a string') })
     .regex(/^[A-Za-z0-9_-]{8,64}$/, 'must be 8 to 64 characters of A-Z, a-z, 0-9, _ and -'),
 });
-
-const PERCENT_MARGIN_LIMIT = parseAmount('100');
-
-/** Rules that span fields, checked on the whole booking as it would be after a change. */
-export function bookingRuleProblems(booking: BookingFields): FieldProblem[] {
-  const problems: FieldProblem[] = [];
-  if (isBeforeDate(booking.check_out, booking.check_in)) {
-    problems.push({ field: 'check_out', message: `must not be before check_in (${booking.check_in})` });
-  }
-  if (booking.margin_category === '%' && parseAmount(booking.transaction_margin) > PERCENT_MARGIN_LIMIT) {
-    problems.push({ field: 'transaction_margin', message: 'must be at most 100 when margin_category is "%"' });
-  }
-  return problems;
-}

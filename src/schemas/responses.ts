@@ -1,8 +1,8 @@
 /** What the service answers: used for the error envelope's type and for the OpenAPI document. */
 import { z } from 'zod';
-import { BOOKING_STATUSES, LEDGER_KINDS } from '../store/store';
-import { BOOKING_FIELDS } from './booking';
-import { TOKEN_STATUSES } from './fields';
+import { BOOKING_FIELDS, BOOKING_STATUSES } from '../domain/bookings';
+import { LEDGER_KINDS } from '../domain/ledger';
+import { TOKEN_STATUSES } from '../domain/tokens';
 import { TOKEN_DETAIL_FIELDS, type TokenDetailField } from './token-creation';
 
 export const successSchema = z.strictObject({ success: z.literal(true), message: z.literal('Success') });

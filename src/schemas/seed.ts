@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { bookingFieldSchemas, bookingRuleProblems } from './booking';
-import { BOOKING_STATUSES } from '../store/store';
+import { BOOKING_STATUSES, bookingRuleProblems } from '../domain/bookings';
+import { isBeforeDate } from '../domain/calendar-days';
+import { bookingFieldSchemas } from './booking';
 import { parseSecrets } from '../webhooks';
-import { amount, calendarDate, isBeforeDate, text, tokenId, tokenStatus } from './fields';
+import { amount, calendarDate, text, tokenId, tokenStatus } from './fields';
 
 /** A Standard Webhooks secret, as standardwebhooks takes it. */
 const signingSecret = text(1024).refine((secret) => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ruleClause, text, tokenId, TOKEN_STATUSES, tokenStatus } from './fields';
+import { TOKEN_STATUSES } from '../domain/tokens';
+import { ruleClause, text, tokenId, tokenStatus } from './fields';
 import { readEvent, TOKEN_EVENTS } from './token-event';
 
 const STATUS_FIELDS: readonly string[] = ['tokes_status', 'token_status'];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { amountText, calendarDate, currencyCode, eventName, isBeforeDate, positiveAmount, text, wholeNumberText } from './fields';
+import { isBeforeDate } from '../domain/calendar-days';
+import { amountText, calendarDate, currencyCode, eventName, positiveAmount, text, wholeNumberText } from './fields';
 
 /** Create Token's optional fields: stored as sent (amounts and dates normalised) and shown with the token. */
 export const tokenDetailSchemas = {

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import { ValidationError, type FieldProblem } from '../errors';
+import type { FieldProblem } from '../domain/field-problem';
+import { ValidationError } from '../errors';
 
 /** One problem per field (the first zod found), so a caller sees every bad field once. */
 export function fieldProblems(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[] = []): FieldProblem[] {

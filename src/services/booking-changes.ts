@@ -1,8 +1,9 @@
 /** Create, Modify and Cancel Booking: keyed by `{randomkey}`, in the contract's order of checks. */
+import { BOOKING_FIELDS, bookingRuleProblems, type Booking } from '../domain/bookings';
 import { ConflictError, NotFoundError } from '../errors';
-import { BOOKING_FIELDS, bookingRuleProblems, type BookingChangeRequest, type CancelBookingRequest, type CreateBookingRequest } from '../schemas/booking';
+import type { BookingChangeRequest, CancelBookingRequest, CreateBookingRequest } from '../schemas/booking';
 import { validationError } from '../schemas/validate';
-import type { Booking, StoreTransaction } from '../store/store';
+import type { StoreTransaction } from '../store/store';
 import { earlierAnswer, fingerprintOf, isReplayOf, keyReused, requirePartner, requireRoomFor, type KeyedCall, type KeyedOutcome, type RequestKey } from './keyed-requests';
 
 /**

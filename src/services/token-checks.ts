@@ -1,7 +1,8 @@
 /** The checks every token notification shares, in the contract's order: destination, token, status and dates. */
+import { dayOf, formatDay } from '../domain/calendar-days';
+import type { Token } from '../domain/tokens';
 import { ConflictError, DestinationUnknownError, TokenMismatchError } from '../errors';
-import { dayOf, formatDay } from '../schemas/fields';
-import type { Account, StoreTransaction, Token } from '../store/store';
+import type { Account, StoreTransaction } from '../store/store';
 
 export interface OperationOutcome {
   /** True when the request repeated one already applied: nothing was applied again. */

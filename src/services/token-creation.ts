@@ -1,8 +1,9 @@
 /** Create Token: the service assigns a new 16-digit token_id; a retry under the same `{randomkey}` gets the same token. */
 import { randomInt } from 'node:crypto';
-import { dayNumber } from '../schemas/fields';
+import { dayNumber } from '../domain/calendar-days';
+import type { Token } from '../domain/tokens';
 import type { CreateTokenRequest } from '../schemas/token-creation';
-import type { StoreTransaction, Token } from '../store/store';
+import type { StoreTransaction } from '../store/store';
 import { earlierAnswer, fingerprintOf, requirePartner, requireRoomFor, type KeyedCall, type KeyedOutcome, type RequestKey } from './keyed-requests';
 import { requireDestination } from './token-checks';
 

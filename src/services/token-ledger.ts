@@ -3,11 +3,13 @@
  * is one ledger row, keyed by the account and its transaction_id across every kind, so a retry applies nothing
  * again and a key reused for anything else is refused without revealing what it was used for.
  */
+import type { LedgerEntry, LedgerKind } from '../domain/ledger';
+import { formatAmount, type MinorUnits } from '../domain/money';
+import type { Token } from '../domain/tokens';
 import { ConflictError, UnprocessableError } from '../errors';
-import { formatAmount, type MinorUnits } from '../money';
 import type { LoadedRequest, LoadScheduleRequest, UnloadedRequest } from '../schemas/token-ledger';
 import type { WithdrawRequest } from '../schemas/withdraw';
-import type { Account, LedgerEntry, LedgerKind, StoreTransaction, Token } from '../store/store';
+import type { Account, StoreTransaction } from '../store/store';
 import {
   APPLIED,
   lockCallerToken,

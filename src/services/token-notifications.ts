@@ -1,16 +1,12 @@
 /** The token notifications that change no money: Status Change, Expiry Date and Available Date. Idempotent by nature. */
+import { formatDay } from '../domain/calendar-days';
+import { canChangeStatus, type Token } from '../domain/tokens';
 import { ConflictError } from '../errors';
-import { formatDay, type TokenStatus } from '../schemas/fields';
 import type { StatusChangeRequest } from '../schemas/status-change';
 import type { AvailableDateRequest, ExpiryDateRequest } from '../schemas/token-dates';
 import { validationError } from '../schemas/validate';
-import type { Account, StoreTransaction, Token } from '../store/store';
+import type { Account, StoreTransaction } from '../store/store';
 import { APPLIED, lockCallerToken, requireNotDeleted, type OperationOutcome } from './token-checks';
-
-/** `deleted` is final; any other status may move to any status. */
-function canChangeStatus(from: TokenStatus, to: TokenStatus): boolean {
-  return from === to || from !== 'deleted';
-}
 
 export async function changeTokenStatus(tx: StoreTransaction, request: StatusChangeRequest, account: Account): Promise<OperationOutcome> {
   const token = await lockCallerToken(tx, account, request);

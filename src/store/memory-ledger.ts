@@ -1,5 +1,5 @@
 import { grown, NameTable } from './memory-columns';
-import { LEDGER_KINDS, type LedgerEntry, type LedgerKind } from './store';
+import { LEDGER_KINDS, type LedgerEntry, type LedgerKind } from '../domain/ledger';
 
 const DIGIT_0 = 48;
 const FIRST_CAPACITY = 1024;

@@ -1,9 +1,12 @@
 import { getHeapStatistics } from 'node:v8';
+import type { Booking } from '../domain/bookings';
+import type { LedgerEntry } from '../domain/ledger';
+import type { Token } from '../domain/tokens';
 import { ServiceUnavailableError } from '../errors';
 import type { Logger } from '../logger';
 import { isLedgerTransactionId, ledgerKindCode, MemoryLedger } from './memory-ledger';
 import { MemoryTokenTable, statusCode } from './memory-tokens';
-import type { Account, Booking, Delivery, Holdings, KeyedRequest, LedgerEntry, SeedData, Store, StoreTransaction, Token } from './store';
+import type { Account, Delivery, Holdings, KeyedRequest, SeedData, Store, StoreTransaction } from './store';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /**
@@ -126,13 +129,13 @@ class MemoryTransaction implements StoreTransaction {
     return this.holdsToken(tokenId);
   }
 
-  async findLedgerEntry(sourceId: string, transactionId: string) {
+  private ledgerEntry(sourceId: string, transactionId: string): LedgerEntry | undefined {
     const staged = this.staged.ledger?.get(accountKey(sourceId, transactionId));
     return staged ? copy(staged) : storedLedgerEntry(this.tables, sourceId, transactionId);
   }
 
   async lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]> {
-    return [await this.tokenForUpdate(sourceId, tokenId), await this.findLedgerEntry(sourceId, transactionId)];
+    return [await this.tokenForUpdate(sourceId, tokenId), this.ledgerEntry(sourceId, transactionId)];
   }
 
   private holdsToken(tokenId: string): boolean {
@@ -344,17 +347,6 @@ export class MemoryStore implements Store {
     this.assertOpen();
     const booking = this.tables.bookings.get(accountKey(sourceId, bookingId));
     return booking && copy(booking);
-  }
-
-  async findLedgerEntry(sourceId: string, transactionId: string) {
-    this.assertOpen();
-    return storedLedgerEntry(this.tables, sourceId, transactionId);
-  }
-
-  async findDelivery(sourceId: string, webhookId: string) {
-    this.assertOpen();
-    const delivery = this.tables.deliveries.get(accountKey(sourceId, webhookId));
-    return delivery && copy(delivery);
   }
 
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {

@@ -1,6 +1,5 @@
-import { TOKEN_STATUSES, type TokenStatus } from '../schemas/fields';
+import { TOKEN_STATUSES, type Token, type TokenDetails, type TokenStatus } from '../domain/tokens';
 import { grown, NameTable } from './memory-columns';
-import type { Token, TokenDetails } from './store';
 
 const FIRST_CAPACITY = 1024;
 /** A day column's value for "no such date". */

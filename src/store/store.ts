@@ -2,17 +2,9 @@
  * The store: what the services need from persistence, with no knowledge of
  * HTTP. Every implementation passes the same contract suite (test/store).
  */
-import type { MinorUnits } from '../money';
-import type { BookingFields } from '../schemas/booking';
-import type { TokenStatus } from '../schemas/fields';
-
-/** What a token may carry beyond its balance: set by Create Token, shown with the token. */
-export interface TokenDetails {
-  /** ISO 4217 code of the token's currency. */
-  currency?: string;
-  /** Create Token's optional text fields (token_name, customer_name, …), by field name, as sent. */
-  details?: Readonly<Record<string, string>>;
-}
+import type { Booking } from '../domain/bookings';
+import type { LedgerEntry } from '../domain/ledger';
+import type { Token } from '../domain/tokens';
 
 export interface Account {
   sourceId: string;
@@ -23,48 +15,6 @@ export interface Account {
   destinations: ReadonlySet<string>;
   /** Standard Webhooks secrets (whsec_…) the account signs with; when any, every request naming it must be signed with one. */
   signingSecrets: readonly string[];
-}
-
-export interface Token extends TokenDetails {
-  tokenId: string;
-  sourceId: string;
-  destinationId: string;
-  status: TokenStatus;
-  balance: MinorUnits;
-  /** UTC calendar days since 1970-01-01 (see dayNumber); unset: no such limit. */
-  availableDay?: number;
-  expiryDay?: number;
-}
-
-/** What moved money on a token: a withdrawal, a load (with its fee), an unload, a credited load schedule. */
-export const LEDGER_KINDS = ['withdrawal', 'load', 'unload', 'schedule'] as const;
-export type LedgerKind = (typeof LEDGER_KINDS)[number];
-
-/** One ledger row, keyed by its account and transaction id across every kind. */
-export interface LedgerEntry {
-  kind: LedgerKind;
-  transactionId: string;
-  sourceId: string;
-  destinationId: string;
-  tokenId: string;
-  /** What moved, above zero; a credited schedule that found the balance already there moves zero. */
-  amount: MinorUnits;
-  /** A load's fee, charged to the sender and not taken from the token; zero for the other kinds. */
-  fee: MinorUnits;
-  /** The balance the sender stated after the row (equal to the ledger's when applied). */
-  tokenBalance: MinorUnits;
-  createdAt: Date;
-}
-
-export const BOOKING_STATUSES = ['active', 'cancelled'] as const;
-export type BookingStatus = (typeof BOOKING_STATUSES)[number];
-
-export interface Booking {
-  sourceId: string;
-  bookingId: string;
-  fields: BookingFields;
-  status: BookingStatus;
-  updatedAt: Date;
 }
 
 /**
@@ -117,9 +67,10 @@ export interface StoreTransaction {
   tokenForUpdate(sourceId: string, tokenId: string): Promise<Token | undefined>;
   /** Whether any account holds a token with this id: for drawing a new one, never for a caller's lookup. */
   isTokenIdTaken(tokenId: string): Promise<boolean>;
-  /** Ledger rows are keyed by the account and its transaction id. */
-  findLedgerEntry(sourceId: string, transactionId: string): Promise<LedgerEntry | undefined>;
-  /** tokenForUpdate within sourceId, then findLedgerEntry once the lock is held: one step, so a store can save a round trip. */
+  /**
+   * tokenForUpdate within sourceId, then, once the lock is held, the ledger row keyed by the account and its
+   * transaction id (across every kind): one step, so a store can save a round trip.
+   */
   lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]>;
   /**
    * How many tokens and bookings the account holds, seeded ones included; concurrent units that ask for the same
@@ -153,9 +104,7 @@ export interface Store {
   findToken(tokenId: string): Promise<Token | undefined>;
   /** The token's latest ledger rows, newest first. */
   recentLedgerEntries(tokenId: string, limit: number): Promise<LedgerEntry[]>;
-  findLedgerEntry(sourceId: string, transactionId: string): Promise<LedgerEntry | undefined>;
   findBooking(sourceId: string, bookingId: string): Promise<Booking | undefined>;
-  findDelivery(sourceId: string, webhookId: string): Promise<Delivery | undefined>;
   /** Runs `work` atomically: all its writes commit, or (when it throws) none do. */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
   /**

@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { createApp } from '../../src/app';
 import { createHttpServer, type ConnectionLimits } from '../../src/http-server';
 import { MemoryStore } from '../../src/store/memory-store';
+import { testConfig } from '../helpers/app';
 import { capturingLogger } from '../helpers/capture';
 
 /** A connection either closed by the server before any answer, or open and answering /healthz. */
@@ -16,7 +17,7 @@ function connect(port: number): Promise<{ socket: net.Socket; answered: boolean 
 }
 
 async function serving(limits: ConnectionLimits): Promise<{ server: Server; port: number }> {
-  const server = createHttpServer(createApp({ store: new MemoryStore(), logger: capturingLogger(), config: { bodyLimitBytes: 1024, rateLimitPerMinute: 0 } }), {}, limits);
+  const server = createHttpServer(createApp({ store: new MemoryStore(), logger: capturingLogger(), config: testConfig({ bodyLimitBytes: 1024 }) }), {}, limits);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, port: (server.address() as AddressInfo).port };
 }

@@ -3,7 +3,7 @@ import { describeOnEveryStore } from '../helpers/app';
 import { TOKENS } from '../helpers/fixtures';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
 import { availableDate, expiryDate, loaded, loadSchedule, statusChange, unloaded, withdrawal } from '../helpers/payloads';
-import { dayNumber } from '../../src/schemas/fields';
+import { dayNumber } from '../../src/domain/calendar-days';
 import { readState, readToken } from '../helpers/state';
 import { checkCapturedTraffic } from '../helpers/traffic-checks';
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import request from 'supertest';
-import { formatAmount } from '../../src/money';
+import { formatAmount } from '../../src/domain/money';
 import { MAX_BALANCE } from '../../src/services/token-ledger';
-import type { LedgerKind } from '../../src/store/store';
+import type { LedgerKind } from '../../src/domain/ledger';
 import { buildTestApp, storeKinds, type TestApp } from '../helpers/app';
 import { ACME } from '../helpers/fixtures';
 import { tokenCreation, tokenPath } from '../helpers/payloads';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import request from 'supertest';
-import { formatAmount, parseAmount } from '../../src/money';
+import { formatAmount, parseAmount } from '../../src/domain/money';
 import { buildTestApp, storeKinds, type TestApp } from '../helpers/app';
 import { ACME, OTHER, TOKENS } from '../helpers/fixtures';
 import { bookingChange, bookingPath, statusChange, withdrawal } from '../helpers/payloads';

@@ -5,7 +5,7 @@ import { errorBody } from '../helpers/http';
 import { bookingChange, bookingPath, tokenCreation, tokenPath, withdrawal } from '../helpers/payloads';
 import { expectRejection, readToken } from '../helpers/state';
 import { checkCapturedTraffic } from '../helpers/traffic-checks';
-import { dayNumber } from '../../src/schemas/fields';
+import { dayNumber } from '../../src/domain/calendar-days';
 
 /** Create Token (contract 9.5): the service assigns the token_id; idempotent by (source_id, randomkey). */
 describeOnEveryStore('Create Token', (current) => {

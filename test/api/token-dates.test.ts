@@ -5,7 +5,7 @@ import { errorBody, SUCCESS_BODY } from '../helpers/http';
 import { availableDate, expiryDate, withdrawal } from '../helpers/payloads';
 import { expectRejection, readState, readToken } from '../helpers/state';
 import { checkCapturedTraffic } from '../helpers/traffic-checks';
-import { dayNumber } from '../../src/schemas/fields';
+import { dayNumber } from '../../src/domain/calendar-days';
 
 /** Expiry Date and Available Date (contract 9.4): UTC calendar days, idempotent by nature. FIXED_NOW is 02-01-2026. */
 describeOnEveryStore('Token dates', (current) => {

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { createApp, type AppDeps } from '../../src/app';
+import { loadConfig, type Config } from '../../src/config';
 import { createHttpServer, type ServerTimeLimits } from '../../src/http-server';
 import { MemoryStore } from '../../src/store/memory-store';
 import type { Store } from '../../src/store/store';
@@ -31,12 +32,20 @@ export interface TestApp {
   store: Store;
 }
 
+/**
+ * The settings an empty environment gives (config.ts's defaults), but for the rate limits, off unless a test turns
+ * one on: a suite sends far more requests from one address and account than a minute allows.
+ */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({}), rateLimitPerMinute: 0, rateLimitPerAddressPerMinute: 0, ...overrides };
+}
+
 export interface TestAppOptions extends Partial<Omit<AppDeps, 'config'>> {
-  config?: Partial<AppDeps['config']>;
+  config?: Partial<Config>;
   limits?: Partial<ServerTimeLimits>;
 }
 
-/** The app on a freshly seeded store, logs and responses captured for the traffic checks, no rate limits and a fixed clock unless a test says otherwise. */
+/** The app on a freshly seeded store, logs and responses captured for the traffic checks, testConfig's settings and a fixed clock unless a test says otherwise. */
 export async function buildTestApp(kind: StoreKind = memoryStoreKind, options: TestAppOptions = {}): Promise<TestApp> {
   const store = options.store ?? (await kind.create());
   if (!options.store) await store.loadSeed(fixtureSeed());
@@ -47,7 +56,7 @@ export async function buildTestApp(kind: StoreKind = memoryStoreKind, options: T
     metrics: options.metrics,
     redis: options.redis,
     store,
-    config: { bodyLimitBytes: 32 * 1024, rateLimitPerMinute: 0, rateLimitPerAddressPerMinute: 0, ...options.config },
+    config: testConfig(options.config),
   });
   return { server: captureResponses(createHttpServer(app, options.limits)), store };
 }

@@ -1,4 +1,4 @@
-import type { FieldProblem } from '../../src/errors';
+import type { FieldProblem } from '../../src/domain/field-problem';
 
 /** The contract's error envelope, written out literally so tests do not trust the code under test. */
 export function errorBody(status: number, message: string, details?: FieldProblem[]) {

@@ -1,13 +1,55 @@
-import type { Booking, KeyedRequest, LedgerEntry, Store, Token } from '../../src/store/store';
+import type { Booking } from '../../src/domain/bookings';
+import type { LedgerEntry } from '../../src/domain/ledger';
+import type { Token } from '../../src/domain/tokens';
+import { MemoryStore } from '../../src/store/memory-store';
+import { PgStore } from '../../src/store/postgres/pg-store';
+import type { Delivery, KeyedRequest, Store } from '../../src/store/store';
 import { ACME, BOOKING, OTHERS_BOOKING, TOKENS } from './fixtures';
+import { sql } from './postgres';
 
 /** Reads of what the store holds, as a test checks it: no unit of work, no row lock. */
 export async function readToken(store: Store, tokenId: string) {
   return store.findToken(tokenId);
 }
 
-export async function readLedgerEntry(store: Store, transactionId: string, sourceId = ACME.source_id) {
-  return store.findLedgerEntry(sourceId, transactionId);
+/**
+ * A ledger row by its account and transaction id. No operation reads one outside a unit of work, so the Store
+ * interface has no such read: it is read from underneath, in the memory store's tables or by SQL on the worker's
+ * schema, where openEmptyPgStore opens the PostgreSQL store.
+ */
+export async function readLedgerEntry(store: Store, transactionId: string, sourceId = ACME.source_id): Promise<LedgerEntry | undefined> {
+  if (store instanceof MemoryStore) {
+    // Element access reaches a private member: the tables are the memory store's own, read here and nowhere else.
+    const { ledger, tokens } = store['tables'];
+    const row = ledger.find(sourceId, transactionId);
+    return row < 0 ? undefined : ledger.read(row, (tokenRow) => tokens.idOf(tokenRow));
+  }
+  if (store instanceof PgStore) {
+    const { rows } = await sql(
+      'SELECT kind, transaction_id, source_id, destination_id, token_id, amount, fee, token_balance, created_at FROM ledger WHERE source_id = $1 AND transaction_id = $2',
+      [sourceId, transactionId],
+    );
+    const row = rows[0];
+    return (
+      row && {
+        kind: row.kind,
+        transactionId: row.transaction_id,
+        sourceId: row.source_id,
+        destinationId: row.destination_id,
+        tokenId: row.token_id,
+        amount: Number(row.amount),
+        fee: Number(row.fee),
+        tokenBalance: Number(row.token_balance),
+        createdAt: row.created_at,
+      }
+    );
+  }
+  throw new Error(`readLedgerEntry cannot read a ${store.constructor.name}`);
+}
+
+/** A signed request's delivery record, read as a unit of work reads it: a plain lookup, no row is locked. */
+export async function readDelivery(store: Store, webhookId: string, sourceId = ACME.source_id): Promise<Delivery | undefined> {
+  return store.transaction((tx) => tx.findDelivery(sourceId, webhookId));
 }
 
 export async function readBooking(store: Store, bookingId = BOOKING.booking_id, sourceId = BOOKING.source_id) {
@@ -27,7 +69,7 @@ export async function readState(store: Store, transactionIds: string[] = [], boo
   };
   for (const token of Object.values(TOKENS)) state.tokens.push(await store.findToken(token.token_id));
   for (const booking of [BOOKING, OTHERS_BOOKING]) state.bookings.push(await store.findBooking(booking.source_id, booking.booking_id));
-  for (const id of transactionIds) state.ledger.push(await store.findLedgerEntry(ACME.source_id, id));
+  for (const id of transactionIds) state.ledger.push(await readLedgerEntry(store, id));
   // Request keys are read as a unit reads them: a plain lookup, no row is locked.
   for (const key of bookingKeys) state.keyedRequests.push(await store.transaction((tx) => tx.findKeyedRequest(BOOKING.source_id, key)));
   return state;

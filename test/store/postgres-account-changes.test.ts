@@ -5,7 +5,7 @@ import { createHttpServer } from '../../src/http-server';
 import { createLogger } from '../../src/logger';
 import { hashKey } from '../../src/secrets';
 import { PgStore } from '../../src/store/postgres/pg-store';
-import { FIXED_NOW } from '../helpers/app';
+import { FIXED_NOW, testConfig } from '../helpers/app';
 import { CuttableProxy } from '../helpers/cuttable-proxy';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
 import { withdrawal } from '../helpers/payloads';
@@ -22,7 +22,7 @@ const IDLE_PAST_MAX_AGE_MS = 10_500;
 const HEARD_WITHIN_MS = 5_000;
 
 function appOn(store: PgStore) {
-  return createHttpServer(createApp({ store, logger: createLogger('silent'), now: () => FIXED_NOW, config: { bodyLimitBytes: 32 * 1024, rateLimitPerMinute: 0 } }));
+  return createHttpServer(createApp({ store, logger: createLogger('silent'), now: () => FIXED_NOW, config: testConfig() }));
 }
 
 /** Authenticates as ACME with its seeded public key and names a token nobody has: 428 once authenticated, 401 when the key is refused. */

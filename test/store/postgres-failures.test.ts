@@ -4,7 +4,7 @@ import { createApp } from '../../src/app';
 import { createHttpServer } from '../../src/http-server';
 import { createLogger } from '../../src/logger';
 import { PgStore } from '../../src/store/postgres/pg-store';
-import { FIXED_NOW } from '../helpers/app';
+import { FIXED_NOW, testConfig } from '../helpers/app';
 import { CuttableProxy } from '../helpers/cuttable-proxy';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
 import { errorBody, readinessWithin } from '../helpers/http';
@@ -15,7 +15,7 @@ warnIfNoDatabase();
 jest.setTimeout(20_000);
 
 function appOn(store: PgStore) {
-  return createHttpServer(createApp({ store, logger: createLogger('silent'), now: () => FIXED_NOW, config: { bodyLimitBytes: 32 * 1024, rateLimitPerMinute: 0 } }));
+  return createHttpServer(createApp({ store, logger: createLogger('silent'), now: () => FIXED_NOW, config: testConfig() }));
 }
 
 /** Holds the token's row lock from another connection until released, so requests on it wait inside their transaction. */

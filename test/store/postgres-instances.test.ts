@@ -2,10 +2,10 @@ import request from 'supertest';
 import { createApp } from '../../src/app';
 import { createHttpServer } from '../../src/http-server';
 import { createLogger } from '../../src/logger';
-import { formatAmount } from '../../src/money';
+import { formatAmount } from '../../src/domain/money';
 import { readMigrations } from '../../src/store/postgres/migrate';
 import { PgStore } from '../../src/store/postgres/pg-store';
-import { FIXED_NOW } from '../helpers/app';
+import { FIXED_NOW, testConfig } from '../helpers/app';
 import { BOOKING, fixtureSeed, TOKENS } from '../helpers/fixtures';
 import { withdrawal } from '../helpers/payloads';
 import { openEmptyPgStore, sql, TEST_DATABASE_URL, warnIfNoDatabase, workerSchema } from '../helpers/postgres';
@@ -14,7 +14,7 @@ warnIfNoDatabase();
 
 /** One app per store, as two replicas behind a load balancer would be. */
 function appOn(store: PgStore) {
-  return createHttpServer(createApp({ store, logger: createLogger('silent'), now: () => FIXED_NOW, config: { bodyLimitBytes: 32 * 1024, rateLimitPerMinute: 0 } }));
+  return createHttpServer(createApp({ store, logger: createLogger('silent'), now: () => FIXED_NOW, config: testConfig() }));
 }
 
 (TEST_DATABASE_URL ? describe : describe.skip)('two instances on two pools sharing one database', () => {

@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import type { PgStore } from '../../src/store/postgres/pg-store';
 import { fixtureSeed } from '../helpers/fixtures';
 import { openEmptyPgStore, TEST_DATABASE_URL, warnIfNoDatabase, workerSchema } from '../helpers/postgres';
+import { readDelivery } from '../helpers/state';
 
 warnIfNoDatabase();
 jest.setTimeout(20_000);
@@ -22,7 +23,7 @@ const at = (hours: number) => new Date(T0.getTime() + hours * HOUR_MS);
   }
   const kept = async (key: string) => ({
     bookingKey: (await store.transaction((tx) => tx.findKeyedRequest('ACME', key))) !== undefined,
-    delivery: (await store.findDelivery('ACME', key)) !== undefined,
+    delivery: (await readDelivery(store, key, 'ACME')) !== undefined,
   });
 
   it('recording does not forget; the sweep forgets booking keys and deliveries older than 24 hours and keeps the rest', async () => {

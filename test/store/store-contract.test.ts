@@ -1,10 +1,12 @@
 import fc from 'fast-check';
-import { BOOKING_FIELDS, type BookingFields } from '../../src/schemas/booking';
+import { BOOKING_FIELDS, type BookingFields } from '../../src/domain/bookings';
+import type { LedgerEntry } from '../../src/domain/ledger';
+import type { TokenStatus } from '../../src/domain/tokens';
 import { MemoryStore } from '../../src/store/memory-store';
-import type { TokenStatus } from '../../src/schemas/fields';
-import type { Store, LedgerEntry } from '../../src/store/store';
+import type { Store } from '../../src/store/store';
 import { storeKinds } from '../helpers/app';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
+import { readDelivery, readLedgerEntry } from '../helpers/state';
 
 const ledgerRow = (transactionId: string, overrides: Partial<LedgerEntry> = {}): LedgerEntry => ({
   kind: 'withdrawal',
@@ -45,7 +47,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
       await tx.recordLedgerEntry(ledgerRow('00000000000000000001'));
     });
     expect(await balance()).toBe(99900);
-    expect(await store.findLedgerEntry('ACME', '00000000000000000001')).toEqual(ledgerRow('00000000000000000001'));
+    expect(await readLedgerEntry(store, '00000000000000000001', 'ACME')).toEqual(ledgerRow('00000000000000000001'));
   });
 
   it('applies nothing of a unit that throws', async () => {
@@ -58,7 +60,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
       }),
     ).rejects.toThrow('rolled back');
     expect(await balance()).toBe(100000);
-    expect(await store.findLedgerEntry('ACME', '00000000000000000002')).toBeUndefined();
+    expect(await readLedgerEntry(store, '00000000000000000002', 'ACME')).toBeUndefined();
   });
 
   it('a unit that saves the same token twice keeps the last', async () => {
@@ -79,7 +81,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
       }),
     ).rejects.toThrow();
     expect(await store.findToken(TOKENS.active.token_id)).toMatchObject({ balance: 100000, status: 'active' });
-    expect(await store.findLedgerEntry('ACME', '00000000000000000004')).toBeUndefined();
+    expect(await readLedgerEntry(store, '00000000000000000004', 'ACME')).toBeUndefined();
   });
 
   it.each([
@@ -95,7 +97,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     ).rejects.toThrow();
     expect(await store.findToken(TOKENS.active.token_id)).toMatchObject({ balance: 100000, status: 'active' });
     expect(await store.recentLedgerEntries(TOKENS.active.token_id, 5)).toEqual([]);
-    expect(await store.findLedgerEntry(row.sourceId, row.transactionId)).toBeUndefined();
+    expect(await readLedgerEntry(store, row.transactionId, row.sourceId)).toBeUndefined();
   });
 
   it('gives back awkward strings unchanged: quotes, backslashes, dollars, semicolons, any Unicode, very long', async () => {
@@ -114,7 +116,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
       expect(await store.transaction((tx) => tx.findKeyedRequest('ACME', key))).toMatchObject({ key, fingerprint: other, response: text });
       const webhookId = `msg-${run}`;
       await store.transaction((tx) => tx.recordDelivery({ sourceId: other, webhookId, bodyDigest: Buffer.alloc(32, run), response: text, receivedAt: booking.updatedAt }));
-      expect((await store.findDelivery(other, webhookId))?.response).toBe(text);
+      expect((await readDelivery(store, webhookId, other))?.response).toBe(text);
     };
     // NUL is left out: PostgreSQL cannot store it, and the API refuses it with a 400 before the store.
     const awkward = fc
@@ -131,17 +133,17 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
   it("keys ledger rows by account: the same transaction id of another account is another row", async () => {
     const id = '00000000000000000005';
     await store.transaction((tx) => tx.recordLedgerEntry(ledgerRow(id)));
-    expect(await store.findLedgerEntry('OTHER', id)).toBeUndefined();
+    expect(await readLedgerEntry(store, id, 'OTHER')).toBeUndefined();
     const others = { ...ledgerRow(id), sourceId: 'OTHER', destinationId: 'X1', tokenId: TOKENS.others.token_id, amount: 7 };
     await store.transaction((tx) => tx.recordLedgerEntry(others));
-    expect((await store.findLedgerEntry('ACME', id))?.amount).toBe(100);
-    expect(await store.findLedgerEntry('OTHER', id)).toEqual(others);
+    expect((await readLedgerEntry(store, id, 'ACME'))?.amount).toBe(100);
+    expect(await readLedgerEntry(store, id, 'OTHER')).toEqual(others);
   });
 
   it('refuses a second ledger row with the same transaction id', async () => {
     await store.transaction((tx) => tx.recordLedgerEntry(ledgerRow('00000000000000000003')));
     await expect(store.transaction((tx) => tx.recordLedgerEntry(ledgerRow('00000000000000000003', { amount: 5 })))).rejects.toThrow();
-    expect((await store.findLedgerEntry('ACME', '00000000000000000003'))?.amount).toBe(100);
+    expect((await readLedgerEntry(store, '00000000000000000003', 'ACME'))?.amount).toBe(100);
   });
 
   it('runs concurrent read-modify-write units on one token one after the other (no lost update)', async () => {
@@ -194,10 +196,10 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     const credited = ledgerRow('00000000000000000012', { kind: 'schedule', amount: 0, tokenBalance: 100500 });
     const unload = ledgerRow('00000000000000000013', { kind: 'unload', amount: 500, tokenBalance: 100000 });
     for (const row of [load, credited, unload]) await store.transaction((tx) => tx.recordLedgerEntry(row));
-    expect(await store.findLedgerEntry('ACME', load.transactionId)).toEqual(load);
+    expect(await readLedgerEntry(store, load.transactionId, 'ACME')).toEqual(load);
     expect((await store.recentLedgerEntries(TOKENS.active.token_id, 5)).map((row) => row.kind)).toEqual(['unload', 'schedule', 'load']);
     await expect(store.transaction((tx) => tx.recordLedgerEntry({ ...ledgerRow(load.transactionId), kind: 'withdrawal' }))).rejects.toThrow();
-    expect(await store.findLedgerEntry('ACME', load.transactionId)).toEqual(load);
+    expect(await readLedgerEntry(store, load.transactionId, 'ACME')).toEqual(load);
   });
 
   it('creates tokens and bookings it does not hold, with their details; creating one it holds fails the unit', async () => {
@@ -247,15 +249,15 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     const first = { sourceId: 'ACME', webhookId: 'msg_1', bodyDigest: Buffer.alloc(32, 1), response: '{"first":true}', receivedAt: at };
     await store.transaction((tx) => tx.recordDelivery(first));
     await expect(store.transaction((tx) => tx.recordDelivery({ ...first, response: '{"second":true}' }))).rejects.toThrow();
-    expect(await store.findDelivery('ACME', 'msg_1')).toEqual(first);
-    expect(await store.findDelivery('OTHER', 'msg_1')).toBeUndefined();
+    expect(await readDelivery(store, 'msg_1', 'ACME')).toEqual(first);
+    expect(await readDelivery(store, 'msg_1', 'OTHER')).toBeUndefined();
     await expect(
       store.transaction(async (tx) => {
         await tx.recordDelivery({ ...first, webhookId: 'msg_2' });
         throw new Error('rolled back');
       }),
     ).rejects.toThrow('rolled back');
-    expect(await store.findDelivery('ACME', 'msg_2')).toBeUndefined();
+    expect(await readDelivery(store, 'msg_2', 'ACME')).toBeUndefined();
   });
 
   it('sets accounts from a seed loaded again: keys, signing secrets and destinations as the file now says', async () => {
@@ -301,10 +303,10 @@ describe('MemoryStore retention', () => {
       store.transaction((tx) => tx.recordDelivery({ sourceId: 'ACME', webhookId, bodyDigest: Buffer.alloc(32), response: '{}', receivedAt: new Date(receivedAt) }));
     await record('msg_old', '2026-01-01T00:00:00.000Z');
     await record('msg_day', '2026-01-01T23:00:00.000Z');
-    expect(await store.findDelivery('ACME', 'msg_old')).toBeDefined();
+    expect(await readDelivery(store, 'msg_old', 'ACME')).toBeDefined();
     await record('msg_new', '2026-01-02T00:00:00.001Z');
-    expect(await store.findDelivery('ACME', 'msg_old')).toBeUndefined();
-    expect(await store.findDelivery('ACME', 'msg_day')).toBeDefined();
+    expect(await readDelivery(store, 'msg_old', 'ACME')).toBeUndefined();
+    expect(await readDelivery(store, 'msg_day', 'ACME')).toBeDefined();
   });
 
   it('forgets request keys older than the retention once newer keys arrive', async () => {

@@ -2,6 +2,7 @@ import type { Express } from 'express';
 import { createApp } from '../../src/app';
 import { createLogger } from '../../src/logger';
 import { MemoryStore } from '../../src/store/memory-store';
+import { testConfig } from '../helpers/app';
 
 interface Layer {
   name: string;
@@ -32,7 +33,7 @@ describe('the app createApp builds', () => {
   const app = createApp({
     store: new MemoryStore(),
     logger: createLogger('silent'),
-    config: { bodyLimitBytes: 1024, rateLimitPerMinute: 10, rateLimitPerAddressPerMinute: 10 },
+    config: testConfig({ bodyLimitBytes: 1024, rateLimitPerMinute: 10, rateLimitPerAddressPerMinute: 10 }),
   });
   const routes = routesOf(app);
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { MemoryLedger, type LedgerRow } from '../../src/store/memory-ledger';
-import { LEDGER_KINDS } from '../../src/store/store';
+import { LEDGER_KINDS } from '../../src/domain/ledger';
 
 const TOKEN_IDS = ['token-a', 'token-b', 'token-c'];
 const tokenIdOf = (tokenRow: number) => TOKEN_IDS[tokenRow];

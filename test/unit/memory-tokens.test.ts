@@ -1,7 +1,6 @@
 import fc from 'fast-check';
-import { TOKEN_STATUSES, type TokenStatus } from '../../src/schemas/fields';
+import { TOKEN_STATUSES, type Token, type TokenStatus } from '../../src/domain/tokens';
 import { MemoryTokenTable } from '../../src/store/memory-tokens';
-import type { Token } from '../../src/store/store';
 
 const tokenArbitrary = fc.record({
   tokenId: fc.bigInt({ min: 1n, max: 10n ** 32n - 1n }).map(String),

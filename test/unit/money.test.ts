@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { formatAmount, parseAmount } from '../../src/money';
+import { formatAmount, parseAmount } from '../../src/domain/money';
 
 const parses = (text: string) => {
   try {

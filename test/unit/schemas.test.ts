@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { calendarDate, dayNumber, tokenId } from '../../src/schemas/fields';
+import { dayNumber } from '../../src/domain/calendar-days';
+import { calendarDate, tokenId } from '../../src/schemas/fields';
 
 describe('token_id', () => {
   it.each([

@@ -1,8 +1,9 @@
 import { Client, Pool, type ClientConfig, type PoolClient } from 'pg';
 import type { Logger } from '../../logger';
-import { BOOKING_FIELDS, type BookingFields } from '../../schemas/booking';
-import type { TokenStatus } from '../../schemas/fields';
-import type { Account, Booking, BookingStatus, Delivery, KeyedRequest, LedgerEntry, LedgerKind, SeedData, Store, StoreTransaction, Token } from '../store';
+import { BOOKING_FIELDS, type Booking, type BookingFields, type BookingStatus } from '../../domain/bookings';
+import type { LedgerEntry, LedgerKind } from '../../domain/ledger';
+import type { Token, TokenStatus } from '../../domain/tokens';
+import type { Account, Delivery, KeyedRequest, SeedData, Store, StoreTransaction } from '../store';
 import { roundTrip, statement, withClient, type Call, type Statement, type StatementResult } from './connection';
 import { ServiceUnavailableError } from '../../errors';
 import { isOutOfResources, isRetryable, toStoreError } from './errors';
@@ -126,7 +127,6 @@ const UNIT = {
   countBooking: statement('count_booking', 'UPDATE account_holdings SET bookings = bookings + 1 WHERE source_id = $1'),
   // migrations/007: the lock, then the lookup, in one statement.
   lockTokenAndFindLedgerEntry: statement('lock_token_and_find_ledger_entry', 'SELECT * FROM lock_token_and_find_ledger_entry($1, $2, $3)'),
-  findLedgerEntry: statement('find_ledger_entry', `SELECT ${LEDGER_COLUMNS} FROM ledger WHERE source_id = $1 AND transaction_id = $2`),
   createToken: statement(
     'create_token',
     `INSERT INTO tokens (token_id, source_id, destination_id, status, balance, available_date, expiry_date, destination_currency, details)
@@ -265,11 +265,6 @@ class PgTransaction implements StoreTransaction {
 
   async isTokenIdTaken(tokenId: string) {
     return (await this.readOne<{ taken: boolean }>(UNIT.tokenIdTaken, [tokenId]))?.taken === true;
-  }
-
-  async findLedgerEntry(sourceId: string, transactionId: string) {
-    const row = await this.readOne<LedgerRow>(UNIT.findLedgerEntry, [sourceId, transactionId]);
-    return row && toLedgerEntry(row);
   }
 
   async lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]> {
@@ -530,16 +525,6 @@ export class PgStore implements Store {
   async findBooking(sourceId: string, bookingId: string) {
     const { rows } = await this.query<BookingRow>('SELECT * FROM bookings WHERE source_id = $1 AND booking_id = $2', [sourceId, bookingId]);
     return rows[0] && toBooking(rows[0]);
-  }
-
-  async findLedgerEntry(sourceId: string, transactionId: string) {
-    const { rows } = await this.query<LedgerRow>(UNIT.findLedgerEntry.text, [sourceId, transactionId]);
-    return rows[0] && toLedgerEntry(rows[0]);
-  }
-
-  async findDelivery(sourceId: string, webhookId: string) {
-    const { rows } = await this.query<DeliveryRow>(UNIT.findDelivery.text, [sourceId, webhookId]);
-    return rows[0] && toDelivery(sourceId, webhookId, rows[0]);
   }
 
   /**

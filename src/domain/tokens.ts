@@ -1,0 +1,29 @@
+/** A payment token: its balance, status and dates, as every store keeps it and every operation reads it. */
+import type { MinorUnits } from './money';
+
+export const TOKEN_STATUSES = ['active', 'freezed', 'disputed', 'deleted'] as const;
+export type TokenStatus = (typeof TOKEN_STATUSES)[number];
+
+/** What a token may carry beyond its balance: set by Create Token, shown with the token. */
+export interface TokenDetails {
+  /** ISO 4217 code of the token's currency. */
+  currency?: string;
+  /** Create Token's optional text fields (token_name, customer_name, …), by field name, as sent. */
+  details?: Readonly<Record<string, string>>;
+}
+
+export interface Token extends TokenDetails {
+  tokenId: string;
+  sourceId: string;
+  destinationId: string;
+  status: TokenStatus;
+  balance: MinorUnits;
+  /** UTC calendar days since 1970-01-01 (see dayNumber); unset: no such limit. */
+  availableDay?: number;
+  expiryDay?: number;
+}
+
+/** `deleted` is final; any other status may move to any status. */
+export function canChangeStatus(from: TokenStatus, to: TokenStatus): boolean {
+  return from === to || from !== 'deleted';
+}
