@@ -13,7 +13,6 @@ import { requestLogger } from './middleware/request-logger';
 import { operationRoutes } from './operations';
 import { adminRouter } from './routes/admin';
 import { docsRouter } from './routes/docs';
-import { eventsRouter } from './routes/events';
 import { healthRouter } from './routes/health';
 import { metricsRouter } from './routes/metrics';
 import type { OperationRouterDeps } from './routes/operation-deps';
@@ -72,9 +71,9 @@ export function createApp(deps: AppDeps): Express {
     allowKeylessStatusChange: config.allowKeylessStatusChange,
     quotas: config.quotas,
   };
-  // One router per path of the catalogue (src/operations.ts), in its order: routes/operation.ts builds each chain.
+  // One router per path of the catalogue (src/operations.ts), in its order, POST /v1/events among them (any token
+  // notification, by read_event): routes/operation.ts builds each chain.
   for (const route of operationRoutes()) app.use(operationRouter(route, operations));
-  app.use(eventsRouter(operations)); // POST /v1/events: any token notification of the catalogue, by read_event
 
   // Health, metrics, documents and the admin API.
   app.use(healthRouter(store, isShuttingDown));

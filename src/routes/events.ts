@@ -1,18 +1,17 @@
 import { Router, type RequestHandler } from 'express';
-import { methodNotAllowed } from '../middleware/errors';
 import { tokenNotificationsByEvent } from '../operations';
 import { TOKEN_EVENTS, tokenEventSchema, type TokenEvent } from '../schemas/token-event';
 import { parsePayload } from '../schemas/validate';
 import type { OperationRouterDeps } from './operation-deps';
-import { operation } from './respond';
 import { tokenNotificationChain } from './token-notification';
 
 /**
- * Hands the request to the chain of the token notification its read_event names in the catalogue, as a router of its
- * own, named for metrics; an unknown read_event is a 400 that lists the known ones. token.loaded_created is Loaded's
- * event, so it is Loaded here; only the Unloaded route also takes it for Unloaded, as the published page names it.
+ * POST /v1/events, after its name and the intake (routes/operation.ts): hands the request to the chain of the token
+ * notification its read_event names in the catalogue, as a router of its own, named for metrics; an unknown
+ * read_event is a 400 that lists the known ones. token.loaded_created is Loaded's event, so it is Loaded here; only
+ * the Unloaded route also takes it for Unloaded, as the published page names it.
  */
-function dispatchOnReadEvent(deps: OperationRouterDeps): RequestHandler {
+export function dispatchOnReadEvent(deps: OperationRouterDeps): RequestHandler {
   const byEvent = tokenNotificationsByEvent();
   const chains = Object.fromEntries(
     Object.values(TOKEN_EVENTS).map((event) => {
@@ -26,14 +25,4 @@ function dispatchOnReadEvent(deps: OperationRouterDeps): RequestHandler {
     res.locals.operation = name;
     chain(req, res, next);
   };
-}
-
-/** One URL for every token notification. */
-export function eventsRouter(deps: OperationRouterDeps): Router {
-  const router = Router();
-  router
-    .route('/v1/events')
-    .post(operation('token_event'), ...deps.intake, dispatchOnReadEvent(deps))
-    .all(methodNotAllowed(['POST']));
-  return router;
 }

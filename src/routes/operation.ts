@@ -2,6 +2,7 @@ import { Router, type RequestHandler } from 'express';
 import { methodNotAllowed } from '../middleware/errors';
 import type { Operation, OperationRoute } from '../operations';
 import { bookingView } from './booking-view';
+import { dispatchOnReadEvent } from './events';
 import { keyedOperationChain } from './keyed-operation';
 import type { OperationRouterDeps } from './operation-deps';
 import { operation } from './respond';
@@ -10,13 +11,16 @@ import { tokenView } from './token-view';
 
 /**
  * An operation's whole chain: a token notification is named for metrics before anything can refuse it, then the
- * intake and its own chain (tokenNotificationChain); a keyed operation's chain (keyedOperationChain) names it, checks
+ * intake and its own chain (tokenNotificationChain); POST /v1/events, after the same, hands the request to the chain of
+ * the notification its read_event names (dispatchOnReadEvent); a keyed operation's chain (keyedOperationChain) names it, checks
  * the version, then runs the intake.
  */
 function chainOf(entry: Operation, deps: OperationRouterDeps): RequestHandler[] {
   switch (entry.kind) {
     case 'token notification':
       return [operation(entry.name), ...deps.intake, ...tokenNotificationChain(deps, entry)];
+    case 'dispatch':
+      return [operation(entry.name), ...deps.intake, dispatchOnReadEvent(deps)];
     case 'keyed':
       return entry.answer === 'token'
         ? keyedOperationChain(deps, { ...entry, view: (token) => ({ token: tokenView(token) }) })
