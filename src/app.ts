@@ -10,22 +10,14 @@ import { jsonBody } from './middleware/json-body';
 import { observeRequests } from './middleware/observe';
 import { limitPerAccount, limitPerAddress, type RateLimitCounts } from './middleware/rate-limit';
 import { requestLogger } from './middleware/request-logger';
+import { operationRoutes } from './operations';
 import { adminRouter } from './routes/admin';
 import { docsRouter } from './routes/docs';
-import { eventsRouter } from './routes/events';
 import { healthRouter } from './routes/health';
 import { metricsRouter } from './routes/metrics';
-import { bookingRouter } from './routes/booking-operations';
-import { availableDateRouter } from './routes/available-date';
-import { createTokenRouter } from './routes/create-token';
-import { expiryDateRouter } from './routes/expiry-date';
-import { loadScheduleRouter } from './routes/load-schedule';
-import { loadedRouter } from './routes/loaded';
-import { unloadedRouter } from './routes/unloaded';
 import type { OperationRouterDeps } from './routes/operation-deps';
+import { operationRouter } from './routes/operation';
 import { openApiRouter } from './routes/openapi';
-import { statusChangeRouter } from './routes/status-change';
-import { withdrawRouter } from './routes/withdraw';
 import type { Store } from './store/store';
 import { createSignatureCheck } from './webhooks';
 
@@ -79,16 +71,9 @@ export function createApp(deps: AppDeps): Express {
     allowKeylessStatusChange: config.allowKeylessStatusChange,
     quotas: config.quotas,
   };
-  app.use(statusChangeRouter(operations)); // POST /v1/tokens/status-change
-  app.use(withdrawRouter(operations)); // GET, POST /v1/tokens/withdraw
-  app.use(loadedRouter(operations)); // POST /v1/tokens/loaded
-  app.use(unloadedRouter(operations)); // POST /v1/tokens/unloaded
-  app.use(loadScheduleRouter(operations)); // POST /v1/tokens/load-schedule
-  app.use(expiryDateRouter(operations)); // POST /v1/tokens/expiry-date
-  app.use(availableDateRouter(operations)); // POST /v1/tokens/available-date
-  app.use(eventsRouter(operations)); // POST /v1/events: any of the above, by read_event
-  app.use(createTokenRouter(operations)); // POST /:version/token/:partnerid/:randomkey
-  app.use(bookingRouter(operations)); // POST, PATCH, DELETE /:version/booking/:partnerid/:randomkey
+  // One router per path of the catalogue (src/operations.ts), in its order, POST /v1/events among them (any token
+  // notification, by read_event): routes/operation.ts builds each chain.
+  for (const route of operationRoutes()) app.use(operationRouter(route, operations));
 
   // Health, metrics, documents and the admin API.
   app.use(healthRouter(store, isShuttingDown));

@@ -1,21 +1,25 @@
 /**
  * The OpenAPI 3.1 document, generated from the same zod schemas the routes
- * validate with (zod 4's JSON Schema output). Only the layout is written
- * here: paths, statuses, headers, security and examples.
+ * validate with (zod 4's JSON Schema output). The partner operations' paths,
+ * summaries, descriptions and examples come from the catalogue
+ * (src/operations.ts), each entry documented by its kind: a token
+ * notification, /v1/events, or an operation keyed by {randomkey}. Only the
+ * layout is written here: statuses, headers, security, errors, and the
+ * routes that are not operations (health, metrics, this document, admin).
  *
  * CI lints it with Redocly's recommended rules (`npm run lint:openapi`) and a
- * unit test validates every example against its schema. An operation added
- * keeps both passing when it is built as the others are: its body schema in
- * REQUEST_SCHEMAS and its answer in RESPONSE_SCHEMAS (so the compiler checks
- * its examples); tokenNotification(), bookingOperation() or adminGet(), which
- * set its tag, security, errors and success answer; complete examples. Any
- * other operation states its `security` (OPEN when it is open) and uses a tag
- * of TAGS.
+ * unit test validates every example against its schema. A catalogue entry
+ * keeps both passing with complete examples (the compiler checks them against
+ * its schema). Any other route's answer goes in RESPONSE_SCHEMAS, is built by
+ * adminGet() or plainGet() or states its `security` (OPEN when it is open),
+ * and uses a tag of TAGS.
  */
 import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
+import { DEMO_BOOKING } from './demo-examples';
+import { OPERATIONS, operationRoutes, type Method, type Operation, type TokenNotification } from './operations';
 import { eventQuerySchema } from './schemas/admin';
-import { bookingChangeSchema, cancelBookingSchema, createBookingSchema, keyedPathSchema } from './schemas/booking';
+import { keyedPathSchema } from './schemas/booking';
 import {
   adminBookingSchema,
   adminEventsSchema,
@@ -28,11 +32,6 @@ import {
   tokenSuccessSchema,
 } from './schemas/responses';
 import { ruleClause } from './schemas/fields';
-import { statusChangeSchema } from './schemas/status-change';
-import { availableDateSchema, expiryDateSchema } from './schemas/token-dates';
-import { createTokenSchema } from './schemas/token-creation';
-import { loadedSchema, loadScheduleSchema, unloadedSchema } from './schemas/token-ledger';
-import { withdrawSchema } from './schemas/withdraw';
 
 type Json = Record<string, unknown>;
 
@@ -42,20 +41,10 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
   return rest;
 }
 
-/** Request bodies, described as sent (zod's input side). */
-const REQUEST_SCHEMAS = {
-  StatusChangeRequest: statusChangeSchema,
-  WithdrawRequest: withdrawSchema,
-  LoadedRequest: loadedSchema,
-  UnloadedRequest: unloadedSchema,
-  LoadScheduleRequest: loadScheduleSchema,
-  ExpiryDateRequest: expiryDateSchema,
-  AvailableDateRequest: availableDateSchema,
-  CreateTokenRequest: createTokenSchema,
-  CreateBookingRequest: createBookingSchema,
-  BookingChangeRequest: bookingChangeSchema,
-  CancelBookingRequest: cancelBookingSchema,
-};
+/** Request bodies, described as sent (zod's input side): each operation's schema of the catalogue, under its component name. */
+const REQUEST_SCHEMAS: Record<string, z.ZodType> = Object.fromEntries(
+  OPERATIONS.flatMap((entry) => (entry.kind === 'dispatch' ? [] : [[entry.openapi.component, entry.schema]])),
+);
 
 /** Answers, described as sent back (zod's output side). */
 const RESPONSE_SCHEMAS = {
@@ -70,137 +59,15 @@ const RESPONSE_SCHEMAS = {
   AdminEvents: adminEventsSchema,
 };
 
-type RequestName = keyof typeof REQUEST_SCHEMAS;
 type ResponseName = keyof typeof RESPONSE_SCHEMAS;
 /** What an example of a component must be, so the compiler checks it against the zod schema (a unit test checks the document). */
-type RequestExample<Name extends RequestName> = z.input<(typeof REQUEST_SCHEMAS)[Name]>;
 type ResponseExample<Name extends ResponseName> = z.output<(typeof RESPONSE_SCHEMAS)[Name]>;
 
 function mapValues<Value>(record: Record<string, Value>, map: (value: Value) => Json): Record<string, Json> {
   return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value)]));
 }
 
-const ref = (name: RequestName | ResponseName) => ({ $ref: `#/components/schemas/${name}` });
-
-/**
- * Examples carry the demo seed's keys (seed/demo.json, account PDR28), so "Try it out" against a demo service
- * authenticates. They are public: the README shows them, and NODE_ENV=production refuses to start on the demo seed.
- */
-const DEMO_PUBLIC_KEY = 'pk_demo_PDR28_7f3a9c2e';
-const DEMO_SECRET_KEY = 'sk_demo_PDR28_d41b8e60';
-
-const DEMO_WITHDRAWAL: RequestExample<'WithdrawRequest'> = {
-  share_public: DEMO_PUBLIC_KEY,
-  read_event: 'token.withdrawn_created',
-  source_id: 'PDR28',
-  destination_id: 'ID001',
-  token_id: '2908926013012565',
-  transaction_id: '20240121000000000001',
-  withdrawn_amount: '100.00',
-  token_balance: '900.00',
-};
-const DEMO_STATUS_CHANGE: RequestExample<'StatusChangeRequest'> = {
-  share_public: DEMO_PUBLIC_KEY,
-  read_event: 'token.status_changed',
-  source_id: 'PDR28',
-  destination_id: 'ID001',
-  token_id: 1010,
-  tokes_status: 'disputed',
-};
-/** The notification fields every demo shares, naming the demo seed's token 2908926013012565. */
-const DEMO_NOTIFICATION = { share_public: DEMO_PUBLIC_KEY, source_id: 'PDR28', destination_id: 'ID001', token_id: '2908926013012565' };
-const DEMO_LOAD: RequestExample<'LoadedRequest'> = {
-  ...DEMO_NOTIFICATION,
-  read_event: 'token.loaded_created',
-  transaction_id: '20240121000000000002',
-  load_amount: '250.00',
-  fee_amount: '2.50',
-  token_balance: '1150.00',
-};
-const DEMO_UNLOAD: RequestExample<'UnloadedRequest'> = {
-  ...DEMO_NOTIFICATION,
-  read_event: 'token.unloaded_created',
-  transaction_id: '20240121000000000003',
-  unload_amount: '50.00',
-  token_balance: '1100.00',
-};
-const DEMO_LOAD_SCHEDULE: RequestExample<'LoadScheduleRequest'> = {
-  ...DEMO_NOTIFICATION,
-  read_event: 'token.load_schedule',
-  schedule_status: 'credited',
-  transaction_id: '20240121000000000004',
-  token_balance: '1200.00',
-};
-const DEMO_SCHEDULE_FAILURE: RequestExample<'LoadScheduleRequest'> = { ...DEMO_LOAD_SCHEDULE, schedule_status: 'failure', transaction_id: '', token_balance: '1200.00' };
-const DEMO_EXPIRY_DATE: RequestExample<'ExpiryDateRequest'> = { ...DEMO_NOTIFICATION, read_event: 'token.expiry_updated', expiry_date: '31-12-2027' };
-const DEMO_AVAILABLE_DATE: RequestExample<'AvailableDateRequest'> = { ...DEMO_NOTIFICATION, read_event: 'token.available_updated', available_date: '01-02-2024' };
-const DEMO_TOKEN_CREATION: RequestExample<'CreateTokenRequest'> = {
-  share_secret: DEMO_SECRET_KEY,
-  token_event: 'create',
-  source_id: 'PDR28',
-  destination_id: 'ID001',
-  destination_currency: 'EUR',
-  load_amount: '300.00',
-  available_date: '01-03-2024',
-  expiry_date: '31-03-2025',
-  token_name: 'Guest card 1396',
-  booking_reference: '1396',
-};
-const DEMO_TOKEN: ResponseExample<'TokenSuccess'>['token'] = {
-  token_id: '5293042871100385',
-  source_id: 'PDR28',
-  destination_id: 'ID001',
-  status: 'active',
-  balance: '300.00',
-  destination_currency: 'EUR',
-  available_date: '01-03-2024',
-  expiry_date: '31-03-2025',
-  token_name: 'Guest card 1396',
-  booking_reference: '1396',
-};
-const DEMO_BOOKING_CHANGE: RequestExample<'BookingChangeRequest'> = {
-  share_secret: DEMO_SECRET_KEY,
-  booking_event: 'modify',
-  source_id: 'PDR28',
-  booking_id: '1396',
-  guests_count: '3',
-  check_out: '18-02-2024',
-};
-
-/** The booking as the service shows it after DEMO_BOOKING_CHANGE: every field, as the answer always carries them all. */
-const DEMO_BOOKING: ResponseExample<'BookingSuccess'>['booking'] = {
-  source_id: 'PDR28',
-  booking_id: '1396',
-  buyer_id: 'B-20931',
-  booking_date: '10-01-2024',
-  booking_category: 'hotel',
-  supplier_id: 'SUP-118',
-  property_name: 'Hotel Aurora',
-  property_country: 'NL',
-  guests_count: '3',
-  room_count: '1',
-  check_in: '15-02-2024',
-  check_out: '18-02-2024',
-  transaction_currency: 'EUR',
-  transaction_amount: '450.00',
-  margin_category: '%',
-  transaction_margin: '12.50',
-  nonrefundable_amount: '150.00',
-  refundable_amount: '300.00',
-  firstnight_amount: '150.00',
-  cancellation_days: '7',
-  auth_code: 'AUTH-5521',
-  pre_auth: 'false',
-  status: 'active',
-  updated_at: '2024-01-21T10:15:00.000Z',
-};
-
-/** Create Booking's body: every field of the booking, under a new booking_id. */
-const DEMO_BOOKING_CREATION: RequestExample<'CreateBookingRequest'> = (() => {
-  const { source_id: sourceId, booking_id: _bookingId, status: _status, updated_at: _updatedAt, ...fields } = DEMO_BOOKING;
-  return { share_secret: DEMO_SECRET_KEY, booking_event: 'new', source_id: sourceId, booking_id: '1400', ...fields, margin_category: '%', pre_auth: 'false' };
-})();
-const DEMO_BOOKING_CANCELLATION: RequestExample<'CancelBookingRequest'> = { share_secret: DEMO_SECRET_KEY, booking_event: 'cancel', source_id: 'PDR28', booking_id: '1396' };
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 const envelopeExample = (status: number, message: string, details?: Array<{ field: string; message: string }>): ResponseExample<'ErrorEnvelope'> => ({
   success: 'false',
@@ -399,7 +266,7 @@ function plainGet(operationId: string, summary: string, description: string, med
   };
 }
 
-function jsonBody<Name extends RequestName>(schemaName: Name, examples: Record<string, RequestExample<Name>>): Json {
+function jsonBody(schemaName: string, examples: Record<string, unknown>): Json {
   return {
     required: true,
     content: { 'application/json': { schema: ref(schemaName), examples: Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { value }])) } },
@@ -478,8 +345,65 @@ function adminGet<Name extends ResponseName>({ operationId, summary, description
   };
 }
 
-const WITHDRAW_DESCRIPTION =
-  'An amount was withdrawn from a token. Idempotent by transaction_id: the same request again answers 200 with Idempotent-Replayed and applies nothing; the same transaction_id with other fields is a 422.';
+/** The catalogue's operations, by path: Express's `/:name` is OpenAPI's `/{name}`. */
+function operationPaths(): Record<string, Json> {
+  return Object.fromEntries(
+    operationRoutes().map(({ path, operations }) => [
+      path.replace(/:(\w+)/g, '{$1}'),
+      Object.fromEntries(operations.flatMap((entry) => documentedMethods(entry).map((method) => [method, operationDocument(entry, method)]))),
+    ]),
+  );
+}
+
+/** POST before GET: Withdraw's GET, which the published samples send, follows the POST it repeats. */
+const DOCUMENTED_ORDER: readonly Method[] = ['post', 'get', 'patch', 'delete'];
+const documentedMethods = (entry: Operation): Method[] => [...entry.methods].sort((a, b) => DOCUMENTED_ORDER.indexOf(a) - DOCUMENTED_ORDER.indexOf(b));
+
+/** One method of a catalogue entry, as its kind documents it. */
+function operationDocument(entry: Operation, method: Method): Json {
+  switch (entry.kind) {
+    case 'dispatch':
+      return tokenNotification(entry.openapi, eventsBody(OPERATIONS.filter((other) => other.kind === 'token notification')));
+    case 'token notification':
+      return tokenNotification({ ...entry.openapi, ...entry.openapi.byMethod?.[method] }, jsonBody(entry.openapi.component, entry.openapi.examples));
+    case 'keyed': {
+      const text = { ...entry.openapi, ...entry.openapi.byMethod?.[method] };
+      const requestBody = jsonBody(entry.openapi.component, entry.openapi.examples);
+      return entry.answer === 'token'
+        ? keyedOperation(text, requestBody, success('TokenSuccess', { success: true, message: 'Success', token: entry.openapi.answerExample }, true))
+        : bookingOperation(text, requestBody, entry.openapi.answerExample);
+    }
+  }
+}
+
+/**
+ * POST /v1/events' body: any token notification's, each with its first example. A schema that also takes another
+ * notification's read_event (Unloaded takes token.loaded_created) is held to its own here, where that event is the
+ * other notification's.
+ */
+function eventsBody(notifications: TokenNotification[]): Json {
+  return {
+    required: true,
+    content: {
+      'application/json': {
+        schema: {
+          oneOf: notifications.map(({ event, schema, openapi: { component } }) => {
+            const { properties } = jsonSchema(schema, 'input') as { properties: { read_event: { enum: string[] } } };
+            if (properties.read_event.enum.length === 1) return ref(component);
+            return { allOf: [ref(component), ruleClause({ properties: { read_event: { const: event } } })] };
+          }),
+        },
+        examples: Object.fromEntries(
+          notifications.map(({ openapi: { examples, eventsExample } }) => {
+            const [name, value] = Object.entries(examples)[0];
+            return [eventsExample ?? name, { value }];
+          }),
+        ),
+      },
+    },
+  };
+}
+
 const ADMIN_ONLY = 'Only when the service runs with ADMIN_TOKEN; without it the route does not exist (404).';
 
 export function buildOpenApiDocument(version: string): Json {
@@ -495,159 +419,7 @@ export function buildOpenApiDocument(version: string): Json {
     servers: [{ url: '/', description: 'The service that serves this document at /openapi.json: paths are relative to it, wherever it runs' }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths: {
-      '/v1/tokens/status-change': {
-        post: tokenNotification(
-          {
-            operationId: 'statusChange',
-            summary: 'Status Change',
-            description:
-              "A token's status changed. deleted is final. Setting the status a token has, or sending none, changes nothing; but any other field whose name holds stat (in any case: status, token_stats) is a 400 naming it, as a misspelt status field would otherwise be a 200 that changed nothing. token_status, the alias, must equal tokes_status when both are sent. share_public may be left out when the request is signed with the account's own secret, or the service runs with ALLOW_KEYLESS_STATUS_CHANGE=true.",
-          },
-          jsonBody('StatusChangeRequest', { statusChange: DEMO_STATUS_CHANGE }),
-        ),
-      },
-      '/v1/tokens/withdraw': {
-        post: tokenNotification({ operationId: 'withdraw', summary: 'Withdraw', description: WITHDRAW_DESCRIPTION }, jsonBody('WithdrawRequest', { withdrawal: DEMO_WITHDRAWAL })),
-        get: tokenNotification(
-          { operationId: 'withdrawWithGet', summary: 'Withdraw (GET with a JSON body, as the published samples send it)', description: WITHDRAW_DESCRIPTION },
-          jsonBody('WithdrawRequest', { withdrawal: DEMO_WITHDRAWAL }),
-        ),
-      },
-      '/v1/events': {
-        post: tokenNotification(
-          {
-            operationId: 'tokenEvent',
-            summary: 'One URL for every token notification',
-            description:
-              'Dispatches on read_event to the operation of that event: token.status_changed, token.withdrawn_created, token.loaded_created (always Loaded here, though the Unloaded route also takes that name), token.unloaded_created, token.load_schedule, token.expiry_updated, token.available_updated. An unknown read_event is a 400 that lists the known ones; the rest of the body is then checked as on the operation\'s own route.',
-          },
-          {
-            required: true,
-            content: {
-              'application/json': {
-                schema: {
-                  oneOf: [
-                    ref('StatusChangeRequest'),
-                    ref('WithdrawRequest'),
-                    ref('LoadedRequest'),
-                    // Here token.loaded_created is Loaded: only the Unloaded route also takes that name for Unloaded.
-                    { allOf: [ref('UnloadedRequest'), ruleClause({ properties: { read_event: { const: 'token.unloaded_created' } } })] },
-                    ref('LoadScheduleRequest'),
-                    ref('ExpiryDateRequest'),
-                    ref('AvailableDateRequest'),
-                  ],
-                },
-                examples: {
-                  statusChange: { value: DEMO_STATUS_CHANGE },
-                  withdrawal: { value: DEMO_WITHDRAWAL },
-                  load: { value: DEMO_LOAD },
-                  unload: { value: DEMO_UNLOAD },
-                  loadSchedule: { value: DEMO_LOAD_SCHEDULE },
-                  expiryDate: { value: DEMO_EXPIRY_DATE },
-                  availableDate: { value: DEMO_AVAILABLE_DATE },
-                },
-              },
-            },
-          },
-        ),
-      },
-      '/v1/tokens/loaded': {
-        post: tokenNotification(
-          {
-            operationId: 'loaded',
-            summary: 'Loaded',
-            description:
-              'Funds were added to a token: the balance goes up by load_amount, and token_balance must equal the result (409). fee_amount is charged to the sender and only recorded. A deleted token, or one outside its available and expiry dates, cannot be loaded (409); a balance over 9999999999.99 is a 422. A ledger row under transaction_id, idempotent as Withdraw.',
-          },
-          jsonBody('LoadedRequest', { load: DEMO_LOAD }),
-        ),
-      },
-      '/v1/tokens/unloaded': {
-        post: tokenNotification(
-          {
-            operationId: 'unloaded',
-            summary: 'Unloaded',
-            description:
-              'The sender took funds back: allowed unless the token is deleted (409). unload_amount must not exceed the balance (422) and token_balance must equal the balance less it (409). Also takes read_event token.loaded_created, the name the published page shows for this event. A ledger row under transaction_id, idempotent as Withdraw.',
-          },
-          jsonBody('UnloadedRequest', { unload: DEMO_UNLOAD }),
-        ),
-      },
-      '/v1/tokens/load-schedule': {
-        post: tokenNotification(
-          {
-            operationId: 'loadSchedule',
-            summary: 'Load Schedule',
-            description:
-              'A scheduled load settled. credited: the balance becomes token_balance, never lower than it is (409); the difference is a ledger row under transaction_id (20 digits). deleted and failure change nothing; their transaction_id is empty and token_balance must equal the balance (409).',
-          },
-          jsonBody('LoadScheduleRequest', { credited: DEMO_LOAD_SCHEDULE, failure: DEMO_SCHEDULE_FAILURE }),
-        ),
-      },
-      '/v1/tokens/expiry-date': {
-        post: tokenNotification(
-          {
-            operationId: 'expiryDate',
-            summary: 'Expiry Date',
-            description:
-              "Sets the token's last usable day (UTC). Without expiry_date nothing changes. An expiry before the token's available date is a 400; a deleted token's dates cannot change (409).",
-          },
-          jsonBody('ExpiryDateRequest', { expiryDate: DEMO_EXPIRY_DATE }),
-        ),
-      },
-      '/v1/tokens/available-date': {
-        post: tokenNotification(
-          {
-            operationId: 'availableDate',
-            summary: 'Available Date',
-            description: "Sets the token's first usable day (UTC). A date after the token's expiry date is a 400; a deleted token's dates cannot change (409).",
-          },
-          jsonBody('AvailableDateRequest', { availableDate: DEMO_AVAILABLE_DATE }),
-        ),
-      },
-      '/{version}/token/{partnerid}/{randomkey}': {
-        post: keyedOperation(
-          {
-            operationId: 'createToken',
-            summary: 'Create Token',
-            description:
-              'A new token at one of the account\'s destinations (else 413), active, with load_amount as its opening balance and the dates given; the service assigns its 16-digit token_id. The optional fields are stored and shown as sent. expiry_date must not be before available_date, nor check_out before check_in (400): comparisons of two values the schema cannot state. A retry under the same key gets the same token, never a second one.',
-          },
-          jsonBody('CreateTokenRequest', { createToken: DEMO_TOKEN_CREATION }),
-          success('TokenSuccess', { success: true, message: 'Success', token: DEMO_TOKEN }, true),
-        ),
-      },
-      '/{version}/booking/{partnerid}/{randomkey}': {
-        post: bookingOperation(
-          {
-            operationId: 'createBooking',
-            summary: 'Create Booking',
-            description:
-              'A booking the account does not have yet (else 409), starting active. Every field is required but buyer_id (empty when left out). check_out must not be before check_in (400), a comparison of two values the schema cannot state; the schema states every other rule.',
-          },
-          jsonBody('CreateBookingRequest', { createBooking: DEMO_BOOKING_CREATION }),
-          { ...DEMO_BOOKING, booking_id: '1400', guests_count: '3', updated_at: '2024-01-21T10:15:00.000Z' },
-        ),
-        patch: bookingOperation(
-          {
-            operationId: 'modifyBooking',
-            summary: 'Modify Booking',
-            description:
-              'Changes the fields the body carries, at least one besides the four that name the booking. A cancelled booking cannot be modified (409). The rules across fields hold on the booking as it would be after the change, whichever of the fields the body carries, so they need the stored booking and the schema cannot state them: check_out not before check_in, and a transaction_margin of at most 100 when margin_category is % (400).',
-          },
-          jsonBody('BookingChangeRequest', { bookingChange: DEMO_BOOKING_CHANGE }),
-          DEMO_BOOKING,
-        ),
-        delete: bookingOperation(
-          {
-            operationId: 'cancelBooking',
-            summary: 'Cancel Booking',
-            description: 'The booking becomes cancelled; cancelling a cancelled booking is a 200 that changes nothing.',
-          },
-          jsonBody('CancelBookingRequest', { cancelBooking: DEMO_BOOKING_CANCELLATION }),
-          { ...DEMO_BOOKING, status: 'cancelled', updated_at: '2024-01-22T08:00:00.000Z' },
-        ),
-      },
+      ...operationPaths(),
       '/healthz': {
         get: {
           operationId: 'liveness',

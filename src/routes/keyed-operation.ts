@@ -11,11 +11,6 @@ import type { StoreTransaction } from '../store/store';
 import type { OperationRouterDeps } from './operation-deps';
 import { keyedAnswer, operation, respond } from './respond';
 
-/** The booking operations' path: POST creates, PATCH modifies, DELETE cancels. */
-export const BOOKING_PATH = '/:version/booking/:partnerid/:randomkey';
-/** Create Token's path. */
-export const TOKEN_PATH = '/:version/token/:partnerid/:randomkey';
-
 const SUPPORTED_VERSIONS: ReadonlySet<string> = new Set(['v1']);
 
 /** The version is checked on the path alone, before the body is read; like the rest of the path, in any case. */

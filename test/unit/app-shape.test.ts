@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { createApp } from '../../src/app';
 import { createLogger } from '../../src/logger';
+import { operationRoutes, type Operation } from '../../src/operations';
 import { MemoryStore } from '../../src/store/memory-store';
 import { testConfig } from '../helpers/app';
 
@@ -37,31 +38,31 @@ describe('the app createApp builds', () => {
   });
   const routes = routesOf(app);
 
-  it('serves each operation as a route of an Express router, its middleware in the contract order before one handler', () => {
-    const chain = (...schemaAndAuth: string[]) => ['nameOperation', ...INTAKE, ...schemaAndAuth, ...AFTER_AUTHENTICATION, 'respond'];
-    expect(routes.get('/v1/tokens/status-change')).toEqual({
-      post: chain('validate', 'authenticate'),
-      all: ['methodNotAllowed'],
-    });
-    expect(routes.get('/v1/tokens/withdraw')).toEqual({
-      head: ['methodNotAllowed'],
-      get: chain('validate', 'authenticate'),
-      post: chain('validate', 'authenticate'),
-      all: ['methodNotAllowed'],
-    });
-    for (const path of ['/v1/tokens/loaded', '/v1/tokens/unloaded', '/v1/tokens/load-schedule', '/v1/tokens/expiry-date', '/v1/tokens/available-date']) {
-      expect([path, routes.get(path)]).toEqual([path, { post: chain('validate', 'authenticate'), all: ['methodNotAllowed'] }]);
+  /** The chain each kind of catalogue entry is served with, after the intake's and the schema's contract order. */
+  const chainOf = (entry: Operation): string[] => {
+    switch (entry.kind) {
+      case 'token notification':
+        return ['nameOperation', ...INTAKE, 'validate', 'authenticate', ...AFTER_AUTHENTICATION, 'respond'];
+      case 'keyed':
+        return ['nameOperation', 'supportedVersion', ...INTAKE, ...(entry.otherOperation ? ['refuseOtherOperation'] : []), 'validate', 'authenticate', ...AFTER_AUTHENTICATION, 'respond'];
+      case 'dispatch':
+        // The same intake, then the chain of the operation its read_event names.
+        return ['nameOperation', ...INTAKE, 'dispatchOnReadEvent'];
     }
-    const keyed = (...beforeSchema: string[]) => ['nameOperation', 'supportedVersion', ...INTAKE, ...beforeSchema, 'validate', 'authenticate', ...AFTER_AUTHENTICATION, 'respond'];
-    expect(routes.get('/:version/token/:partnerid/:randomkey')).toEqual({ post: keyed(), all: ['methodNotAllowed'] });
-    const booking = keyed('refuseOtherOperation');
-    expect(routes.get('/:version/booking/:partnerid/:randomkey')).toEqual({ post: booking, patch: booking, delete: booking, all: ['methodNotAllowed'] });
+  };
+
+  it('serves each operation of the catalogue as a route of an Express router, its middleware in the contract order before one handler', () => {
+    for (const { path, operations } of operationRoutes()) {
+      const methods = operations.flatMap((entry) => entry.methods);
+      const expected: Record<string, string[]> = methods.includes('get') ? { head: ['methodNotAllowed'] } : {};
+      for (const entry of operations) for (const method of entry.methods) expected[method] = chainOf(entry);
+      expected.all = ['methodNotAllowed'];
+      expect([path, routes.get(path)]).toEqual([path, expected]);
+    }
   });
 
-  it('serves /v1/events through the same intake, then the chain of the operation its read_event names', () => {
-    expect(routes.get('/v1/events')).toEqual({
-      post: ['nameOperation', ...INTAKE, 'dispatchOnReadEvent'],
-      all: ['methodNotAllowed'],
-    });
+  it('mounts the catalogue in its order, one router per path, before the routes that are not operations', () => {
+    const paths = operationRoutes().map(({ path }) => path);
+    expect([...routes.keys()].slice(0, paths.length)).toEqual(paths);
   });
 });

@@ -1,0 +1,47 @@
+import { Router, type RequestHandler } from 'express';
+import { methodNotAllowed } from '../middleware/errors';
+import type { Operation, OperationRoute } from '../operations';
+import { bookingView } from './booking-view';
+import { dispatchOnReadEvent } from './events';
+import { keyedOperationChain } from './keyed-operation';
+import type { OperationRouterDeps } from './operation-deps';
+import { operation } from './respond';
+import { tokenNotificationChain } from './token-notification';
+import { tokenView } from './token-view';
+
+/**
+ * An operation's whole chain: a token notification is named for metrics before anything can refuse it, then the
+ * intake and its own chain (tokenNotificationChain); POST /v1/events, after the same, hands the request to the chain of
+ * the notification its read_event names (dispatchOnReadEvent); a keyed operation's chain (keyedOperationChain) names it, checks
+ * the version, then runs the intake.
+ */
+function chainOf(entry: Operation, deps: OperationRouterDeps): RequestHandler[] {
+  switch (entry.kind) {
+    case 'token notification':
+      return [operation(entry.name), ...deps.intake, ...tokenNotificationChain(deps, entry)];
+    case 'dispatch':
+      return [operation(entry.name), ...deps.intake, dispatchOnReadEvent(deps)];
+    case 'keyed':
+      return entry.answer === 'token'
+        ? keyedOperationChain(deps, { ...entry, view: (token) => ({ token: tokenView(token) }) })
+        : keyedOperationChain(deps, { ...entry, view: (booking) => ({ booking: bookingView(booking) }) });
+  }
+}
+
+/**
+ * The router of one path of the catalogue: each operation's chain on its methods, and a 405 (or OPTIONS' 204) for any
+ * other method, naming them all. HEAD is refused before Express would run a GET's chain for it: only the listed
+ * methods ever move money.
+ */
+export function operationRouter({ path, operations }: OperationRoute, deps: OperationRouterDeps): Router {
+  const allowed = operations.flatMap((entry) => entry.methods.map((method) => method.toUpperCase()));
+  const router = Router();
+  const route = router.route(path);
+  if (allowed.includes('GET')) route.head(methodNotAllowed(allowed));
+  for (const entry of operations) {
+    const chain = chainOf(entry, deps);
+    for (const method of entry.methods) route[method](...chain);
+  }
+  route.all(methodNotAllowed(allowed));
+  return router;
+}
