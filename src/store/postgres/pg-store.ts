@@ -1,13 +1,14 @@
 import { Client, Pool, type ClientConfig, type PoolClient } from 'pg';
 import type { Logger } from '../../logger';
-import { BOOKING_FIELDS, type Booking, type BookingFields, type BookingStatus } from '../../domain/bookings';
-import type { LedgerEntry, LedgerKind } from '../../domain/ledger';
-import type { Token, TokenStatus } from '../../domain/tokens';
+import type { Booking } from '../../domain/bookings';
+import type { LedgerEntry } from '../../domain/ledger';
+import type { Token } from '../../domain/tokens';
 import type { Account, Delivery, KeyedRequest, SeedData, Store, StoreTransaction } from '../store';
 import { roundTrip, statement, withClient, type Call, type Statement, type StatementResult } from './connection';
 import { ServiceUnavailableError } from '../../errors';
 import { isOutOfResources, isRetryable, toStoreError } from './errors';
 import { migrate } from './migrate';
+import { LEDGER_COLUMNS, TOKEN_COLUMNS, toBooking, toDelivery, toLedgerEntry, toLockedToken, toToken, type BookingRow, type DeliveryRow, type LedgerRow, type LockedTokenRow, type TokenRow } from './rows';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** A unit that lost a race on a unique key runs again and then sees the winner's row. */
@@ -38,80 +39,6 @@ export interface PgStoreOptions {
   /** How often an instance tries to sweep what is past retention. Default: a minute; 0: never (tests sweep by hand). */
   sweepIntervalMs?: number;
   logger?: Logger;
-}
-
-interface TokenRow {
-  token_id: string;
-  source_id: string;
-  destination_id: string;
-  status: TokenStatus;
-  balance: string;
-  /** Days since 1970-01-01, or null: the dates as the service compares them. */
-  available_day: number | null;
-  expiry_day: number | null;
-  destination_currency: string | null;
-  details: Record<string, string> | null;
-}
-
-/** A token's columns as TokenRow has them. */
-const TOKEN_COLUMNS = `token_id, source_id, destination_id, status, balance,
-  available_date - DATE '1970-01-01' AS available_day, expiry_date - DATE '1970-01-01' AS expiry_day, destination_currency, details`;
-
-interface LedgerRow {
-  kind: LedgerKind;
-  transaction_id: string;
-  source_id: string;
-  destination_id: string;
-  token_id: string;
-  amount: string;
-  fee: string;
-  token_balance: string;
-  created_at: Date;
-}
-
-const LEDGER_COLUMNS = 'kind, transaction_id, source_id, destination_id, token_id, amount, fee, token_balance, created_at';
-
-/** lock_token_and_find_ledger_entry's one row: the token's columns (null when it does not exist), then the ledger row's (l_, null when new). */
-type LockedTokenRow = Omit<TokenRow, 'token_id'> & { token_id: string | null } & { [Column in keyof LedgerRow as `l_${Column}`]: LedgerRow[Column] | null };
-
-interface BookingRow {
-  source_id: string;
-  booking_id: string;
-  fields: Record<string, string>;
-  status: BookingStatus;
-  updated_at: Date;
-}
-
-function toToken(row: TokenRow): Token {
-  const token: Token = { tokenId: row.token_id, sourceId: row.source_id, destinationId: row.destination_id, status: row.status, balance: Number(row.balance) };
-  if (row.available_day !== null) token.availableDay = row.available_day;
-  if (row.expiry_day !== null) token.expiryDay = row.expiry_day;
-  if (row.destination_currency !== null) token.currency = row.destination_currency;
-  if (row.details !== null) token.details = row.details;
-  return token;
-}
-
-function toLedgerEntry(row: LedgerRow): LedgerEntry {
-  return {
-    kind: row.kind,
-    transactionId: row.transaction_id,
-    sourceId: row.source_id,
-    destinationId: row.destination_id,
-    tokenId: row.token_id,
-    amount: Number(row.amount),
-    fee: Number(row.fee),
-    tokenBalance: Number(row.token_balance),
-    createdAt: row.created_at,
-  };
-}
-
-/** JSON objects come back in any key order; the booking's fields are put back in the specification's. */
-function bookingFields(stored: Record<string, string>): BookingFields {
-  return Object.fromEntries(BOOKING_FIELDS.map((field) => [field, stored[field]])) as BookingFields;
-}
-
-function toBooking(row: BookingRow): Booking {
-  return { sourceId: row.source_id, bookingId: row.booking_id, fields: bookingFields(row.fields), status: row.status, updatedAt: row.updated_at };
 }
 
 /** The statements of units of work, by name: each connection parses and plans them once. */
@@ -155,12 +82,6 @@ const UNIT = {
     'INSERT INTO deliveries (source_id, webhook_id, body_digest, response, received_at) VALUES ($1, $2, $3, $4, $5)',
   ),
 };
-
-interface DeliveryRow {
-  body_digest: Buffer;
-  response: string;
-  received_at: Date;
-}
 
 const combinedStatements = new Map<string, Statement>();
 
@@ -269,21 +190,7 @@ class PgTransaction implements StoreTransaction {
 
   async lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]> {
     const row = (await this.readOne<LockedTokenRow>(UNIT.lockTokenAndFindLedgerEntry, [tokenId, sourceId, transactionId])) as LockedTokenRow;
-    const entry =
-      row.l_transaction_id === null
-        ? undefined
-        : toLedgerEntry({
-            kind: row.l_kind as LedgerKind,
-            transaction_id: row.l_transaction_id,
-            source_id: row.l_source_id as string,
-            destination_id: row.l_destination_id as string,
-            token_id: row.l_token_id as string,
-            amount: row.l_amount as string,
-            fee: row.l_fee as string,
-            token_balance: row.l_token_balance as string,
-            created_at: row.l_created_at as Date,
-          });
-    return [row.token_id === null ? undefined : toToken({ ...row, token_id: row.token_id }), entry];
+    return toLockedToken(row);
   }
 
   async holdingsForUpdate(sourceId: string) {
@@ -345,10 +252,6 @@ class PgTransaction implements StoreTransaction {
   async recordDelivery(d: Delivery) {
     this.write(UNIT.recordDelivery, [d.sourceId, d.webhookId, d.bodyDigest, d.response, d.receivedAt]);
   }
-}
-
-function toDelivery(sourceId: string, webhookId: string, row: DeliveryRow): Delivery {
-  return { sourceId, webhookId, bodyDigest: row.body_digest, response: row.response, receivedAt: row.received_at };
 }
 
 /**
