@@ -1,19 +1,15 @@
 import { Client, Pool, type ClientConfig, type PoolClient } from 'pg';
 import type { Logger } from '../../logger';
-import type { Booking } from '../../domain/bookings';
-import type { LedgerEntry } from '../../domain/ledger';
-import type { Token } from '../../domain/tokens';
-import type { Account, Delivery, KeyedRequest, SeedData, Store, StoreTransaction } from '../store';
-import { roundTrip, statement, withClient, type Call, type Statement, type StatementResult } from './connection';
+import type { Account, SeedData, Store, StoreTransaction } from '../store';
+import { roundTrip, statement, withClient } from './connection';
 import { ServiceUnavailableError } from '../../errors';
-import { isOutOfResources, isRetryable, toStoreError } from './errors';
+import { isOutOfResources, toStoreError } from './errors';
 import { migrate } from './migrate';
 import { UNIT } from './statements';
-import { LEDGER_COLUMNS, TOKEN_COLUMNS, toBooking, toDelivery, toLedgerEntry, toLockedToken, toToken, type BookingRow, type DeliveryRow, type LedgerRow, type LockedTokenRow, type TokenRow } from './rows';
+import { inTransaction, inUnitOfWork } from './transaction';
+import { LEDGER_COLUMNS, TOKEN_COLUMNS, toBooking, toLedgerEntry, toToken, type BookingRow, type LedgerRow, type TokenRow } from './rows';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** A unit that lost a race on a unique key runs again and then sees the winner's row. */
-const MAX_ATTEMPTS = 3;
 const SEED_BATCH = 10_000;
 /** Contract section 11: no request is authenticated against accounts read longer ago than this; it waits for a fresh read. */
 const ACCOUNTS_MAX_AGE_MS = 10_000;
@@ -42,36 +38,6 @@ export interface PgStoreOptions {
   logger?: Logger;
 }
 
-const combinedStatements = new Map<string, Statement>();
-
-/**
- * Several writes as one statement (the first ones as data-modifying WITH
- * parts, the last as the main statement, their parameters renumbered), so a
- * round trip carries one statement for all of a unit's writes: each
- * statement costs the database a message cycle and the driver a result.
- * PostgreSQL runs the parts as one, with one snapshot; writes of a unit
- * touch distinct rows (see PgTransaction.write), so none needs another's.
- */
-function combined(writes: readonly Call[]): Call {
-  if (writes.length === 1) return writes[0];
-  const name = writes.map((write) => write.statement.name).join('+');
-  let combinedStatement = combinedStatements.get(name);
-  if (!combinedStatement) {
-    let offset = 0;
-    const parts = writes.map(({ statement: { text }, values = [] }) => {
-      const renumbered = text.replace(/\$(\d+)/g, (_match, n: string) => `$${Number(n) + offset}`);
-      offset += values.length;
-      return renumbered;
-    });
-    const last = parts.pop() as string;
-    // PostgreSQL answers with the main statement's command tag.
-    const text = `WITH ${parts.map((part, i) => `w${i} AS (${part})`).join(', ')} ${last}`;
-    combinedStatement = { name, text, tag: writes[writes.length - 1].statement.tag };
-    combinedStatements.set(name, combinedStatement);
-  }
-  return { statement: combinedStatement, values: writes.flatMap((write) => write.values ?? []) };
-}
-
 /** Retention, swept by one instance at a time (see PgStore.sweep). */
 const SWEEP = {
   begin: UNIT.begin,
@@ -84,134 +50,6 @@ const SWEEP = {
 
 /** Any fixed 32-bit number: the instance that holds it sweeps, the others skip that round. */
 const SWEEP_LOCK = 72_041_183;
-
-/**
- * One unit of work on one connection, in as few round trips as its reads
- * allow: round trips, each a write to the socket and a wake-up of the
- * database, were most of the receiver's CPU per withdrawal
- * (docs/BENCHMARKS.md). BEGIN goes with the unit's first read; writes wait
- * and go with the next read or with COMMIT. The statements of a round trip
- * travel together (see roundTrip()) and run one after the other in the same
- * transaction, each seeing what the ones before it did, so a withdrawal is
- * two round trips: BEGIN, lock the token, look up the transaction id; then
- * update the token, record the row, COMMIT.
- */
-class PgTransaction implements StoreTransaction {
-  private begun = false;
-  /** Writes waiting to be sent, each with the row it writes when it is an update (see write()). */
-  private readonly pending: Array<Call & { row?: string }> = [];
-
-  constructor(private readonly client: PoolClient) {}
-
-  /** Sends BEGIN (once), the waiting writes as one statement and these calls in one round trip; returns these calls' results. */
-  private async send(calls: Call[]): Promise<StatementResult[]> {
-    const writes = this.pending.splice(0);
-    const all = [...(this.begun ? [] : [{ statement: UNIT.begin }]), ...(writes.length > 0 ? [combined(writes)] : []), ...calls];
-    this.begun = true;
-    const results = await roundTrip(this.client, all);
-    return results.slice(results.length - calls.length);
-  }
-
-  private async readOne<Row>(statement: Statement, values: unknown[]): Promise<Row | undefined> {
-    const [result] = await this.send([{ statement, values }]);
-    return result.rows[0] as Row | undefined;
-  }
-
-  /**
-   * The writes of a round trip run as one statement, whose parts cannot see one another's rows: a second
-   * update of the same row replaces the first, as the later one would have overwritten it anyway. A unit
-   * creates a row or updates it, never both.
-   */
-  private write(statement: Statement, values: unknown[], row?: string): void {
-    const earlier = row === undefined ? -1 : this.pending.findIndex((write) => write.row === row);
-    if (earlier >= 0) this.pending.splice(earlier, 1);
-    this.pending.push({ statement, values, row });
-  }
-
-  /** COMMIT with whatever writes are still waiting; nothing at all when the unit neither read nor wrote. */
-  async commit(): Promise<void> {
-    if (this.begun || this.pending.length > 0) await this.send([{ statement: UNIT.commit }]);
-  }
-
-  /** True when the database holds a transaction for this unit that must be rolled back. */
-  get started(): boolean {
-    return this.begun;
-  }
-
-  async tokenForUpdate(sourceId: string, tokenId: string) {
-    const row = await this.readOne<TokenRow>(UNIT.lockToken, [tokenId, sourceId]);
-    return row && toToken(row);
-  }
-
-  async isTokenIdTaken(tokenId: string) {
-    return (await this.readOne<{ taken: boolean }>(UNIT.tokenIdTaken, [tokenId]))?.taken === true;
-  }
-
-  async lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]> {
-    const row = (await this.readOne<LockedTokenRow>(UNIT.lockTokenAndFindLedgerEntry, [tokenId, sourceId, transactionId])) as LockedTokenRow;
-    return toLockedToken(row);
-  }
-
-  async holdingsForUpdate(sourceId: string) {
-    const row = await this.readOne<{ tokens: string; bookings: string }>(UNIT.lockHoldings, [sourceId]);
-    return { tokens: Number(row?.tokens ?? 0), bookings: Number(row?.bookings ?? 0) };
-  }
-
-  async createToken(t: Token) {
-    this.write(UNIT.countToken, [t.sourceId]);
-    this.write(UNIT.createToken, [
-      t.tokenId,
-      t.sourceId,
-      t.destinationId,
-      t.status,
-      t.balance,
-      t.availableDay ?? null,
-      t.expiryDay ?? null,
-      t.currency ?? null,
-      t.details === undefined ? null : JSON.stringify(t.details),
-    ]);
-  }
-
-  async saveToken(t: Token) {
-    this.write(UNIT.saveToken, [t.tokenId, t.status, t.balance, t.availableDay ?? null, t.expiryDay ?? null], `token ${t.tokenId}`);
-  }
-
-  async recordLedgerEntry(e: LedgerEntry) {
-    this.write(UNIT.recordLedgerEntry, [e.kind, e.transactionId, e.sourceId, e.destinationId, e.tokenId, e.amount, e.fee, e.tokenBalance, e.createdAt]);
-  }
-
-  async bookingForUpdate(sourceId: string, bookingId: string) {
-    const row = await this.readOne<BookingRow>(UNIT.lockBooking, [sourceId, bookingId]);
-    return row && toBooking(row);
-  }
-
-  async createBooking(b: Booking) {
-    this.write(UNIT.countBooking, [b.sourceId]);
-    this.write(UNIT.createBooking, [b.sourceId, b.bookingId, JSON.stringify(b.fields), b.status, b.updatedAt]);
-  }
-
-  async saveBooking(b: Booking) {
-    this.write(UNIT.saveBooking, [b.sourceId, b.bookingId, JSON.stringify(b.fields), b.status, b.updatedAt], `booking ${JSON.stringify([b.sourceId, b.bookingId])}`);
-  }
-
-  async findKeyedRequest(sourceId: string, key: string): Promise<KeyedRequest | undefined> {
-    const row = await this.readOne<{ fingerprint: string; response: string; created_at: Date }>(UNIT.findKeyedRequest, [sourceId, key]);
-    return row && { sourceId, key, fingerprint: row.fingerprint, response: row.response, createdAt: row.created_at };
-  }
-
-  async recordKeyedRequest(r: KeyedRequest) {
-    this.write(UNIT.recordKeyedRequest, [r.sourceId, r.key, r.fingerprint, r.response, r.createdAt]);
-  }
-
-  async findDelivery(sourceId: string, webhookId: string) {
-    const row = await this.readOne<DeliveryRow>(UNIT.findDelivery, [sourceId, webhookId]);
-    return row && toDelivery(sourceId, webhookId, row);
-  }
-
-  async recordDelivery(d: Delivery) {
-    this.write(UNIT.recordDelivery, [d.sourceId, d.webhookId, d.bodyDigest, d.response, d.receivedAt]);
-  }
-}
 
 /**
  * PostgreSQL: durable, and shared by every instance pointed at the database.
@@ -430,50 +268,12 @@ export class PgStore implements Store {
   }
 
   async transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await this.unitOfWork(work);
-      } catch (error) {
-        if (!(isRetryable(error) && attempt < MAX_ATTEMPTS)) throw this.storeError(error);
-      }
-    }
-  }
-
-  /** The work as one unit on one connection, then COMMIT; ROLLBACK when it throws. */
-  private async unitOfWork<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
-    let tx: PgTransaction | undefined;
-    return withClient(
-      this.pool,
-      async (client) => {
-        tx = new PgTransaction(client);
-        const result = await work(tx);
-        await tx.commit();
-        return result;
-      },
-      async (client) => {
-        if (tx?.started) await client.query('ROLLBACK');
-      },
-    );
-  }
-
-  /** BEGIN, the work, COMMIT; ROLLBACK when the work throws. */
-  private inTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    return withClient(
-      this.pool,
-      async (client) => {
-        await client.query('BEGIN');
-        const result = await work(client);
-        const commit = await client.query('COMMIT');
-        if (commit.command !== 'COMMIT') throw new Error(`COMMIT answered ${commit.command}`);
-        return result;
-      },
-      (client) => client.query('ROLLBACK'),
-    );
+    return inUnitOfWork(this.pool, work, (error) => this.storeError(error));
   }
 
   /** Sets the seed's accounts, inserts its missing tokens and bookings, in batches, in one transaction; operations' rows are left as they are. */
   async loadSeed(seed: SeedData): Promise<void> {
-    await this.inTransaction(async (client) => {
+    await inTransaction(this.pool, async (client) => {
       // The file is authoritative for its accounts: keys, signing secrets and destinations are set from it, and
       // an account it no longer lists is disabled, its rows kept.
       await client.query('UPDATE accounts SET enabled = false WHERE enabled AND source_id <> ALL($1::text[])', [seed.accounts.map((a) => a.sourceId)]);
