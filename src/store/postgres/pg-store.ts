@@ -1,9 +1,10 @@
-import { Client, Pool, type ClientConfig, type PoolClient } from 'pg';
+import { Pool, type ClientConfig, type PoolClient } from 'pg';
 import type { Logger } from '../../logger';
 import type { Account, SeedData, Store, StoreTransaction } from '../store';
 import { roundTrip, statement, withClient } from './connection';
 import { ServiceUnavailableError } from '../../errors';
 import { isOutOfResources, toStoreError } from './errors';
+import { AccountCache } from './accounts';
 import { migrate } from './migrate';
 import { UNIT } from './statements';
 import { inTransaction, inUnitOfWork } from './transaction';
@@ -11,14 +12,6 @@ import { LEDGER_COLUMNS, TOKEN_COLUMNS, toBooking, toLedgerEntry, toToken, type 
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const SEED_BATCH = 10_000;
-/** Contract section 11: no request is authenticated against accounts read longer ago than this; it waits for a fresh read. */
-const ACCOUNTS_MAX_AGE_MS = 10_000;
-/** Past this age a lookup reads the accounts again in the background, so that under traffic no request waits for the read. */
-const ACCOUNTS_REFRESH_AFTER_MS = 5_000;
-/** Where migration 008's triggers say that accounts or destinations changed. */
-const ACCOUNTS_CHANNEL = 'receiver_accounts';
-/** Wait before connecting the listener again after it lost the database. */
-const LISTEN_RETRY_MS = 1_000;
 /** How long close() lets connections say goodbye before cutting them: a frozen database never answers. */
 const CLOSE_GRACE_MS = 500;
 
@@ -63,17 +56,8 @@ export class PgStore implements Store {
   private readonly pool: Pool;
   private readonly retentionMs: number;
   private readonly logger: Logger | undefined;
-  /** Every enabled account as last read (see findAccount), undefined when none may be used; a read under way. */
-  private accounts: Map<string, Account> | undefined;
-  /** When the read in force was sent: what it returned was true then. */
-  private accountsReadAt = 0;
-  private readingAccounts: Promise<Map<string, Account>> | undefined;
-  /** Bumped when the accounts change (a seed, a notification), so a read begun before never replaces a later one. */
-  private accountsGeneration = 0;
-  private readonly connection: ClientConfig;
-  /** The connection that LISTENs for account changes, outside the pool; a timer while it reconnects. */
-  private listener: Client | undefined;
-  private listenerRetry: NodeJS.Timeout | undefined;
+  /** Every enabled account, and the connection that hears when they change. */
+  private readonly accounts: AccountCache;
   /** Every open connection, idle or checked out, so that close() can cut those the database no longer answers on. */
   private readonly clients = new Set<PoolClient>();
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -85,13 +69,14 @@ export class PgStore implements Store {
   private constructor(options: PgStoreOptions) {
     this.retentionMs = options.retentionMs ?? DAY_MS;
     this.logger = options.logger;
-    this.connection = {
+    const connection: ClientConfig = {
       connectionString: options.connectionString,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 2_000,
       options: options.schema ? `-c search_path=${options.schema}` : undefined,
     };
+    this.accounts = new AccountCache(this.query.bind(this), connection, this.logger);
     this.pool = new Pool({
-      ...this.connection,
+      ...connection,
       max: options.poolSize,
       statement_timeout: options.statementTimeoutMs,
       // The driver's own limit, for a database that stops answering without closing the socket; the
@@ -119,97 +104,12 @@ export class PgStore implements Store {
       await store.close();
       throw error;
     }
-    store.listenForAccountChanges();
+    store.accounts.listen();
     return store;
   }
 
-  /**
-   * A connection of its own LISTENs for migration 008's notifications and forgets the accounts on each, so a
-   * change made by any instance is read here at once. Losing it never ends the process: it connects again by
-   * itself, and forgets the accounts once it has, for the changes it may have missed. Meanwhile the maximum age
-   * of findAccount holds.
-   */
-  private listenForAccountChanges(): void {
-    if (this.closing) return;
-    const listener = new Client({ ...this.connection, keepAlive: true });
-    this.listener = listener;
-    let lost = false;
-    const reconnect = (error?: unknown) => {
-      if (lost) return;
-      lost = true;
-      listener.end().catch(() => undefined);
-      if (this.closing) return;
-      this.logger?.warn({ err: error }, 'not listening for account changes; accounts are read again at least every 10 s; reconnecting');
-      this.listenerRetry = setTimeout(() => this.listenForAccountChanges(), LISTEN_RETRY_MS);
-      this.listenerRetry.unref();
-    };
-    listener.on('error', reconnect);
-    listener.on('end', () => reconnect(new Error('the listening connection ended')));
-    listener.on('notification', () => this.forgetAccounts());
-    listener
-      .connect()
-      .then(() => listener.query(`LISTEN ${ACCOUNTS_CHANNEL}`))
-      .then(() => this.forgetAccounts())
-      .catch(reconnect);
-  }
-
-  /** The next lookup waits for a read that starts after this. */
-  private forgetAccounts(): void {
-    this.accountsGeneration += 1;
-    this.accounts = undefined;
-    this.readingAccounts = undefined;
-  }
-
-  /**
-   * Accounts are few (one per partner) and every enabled one is kept in memory, so a lookup is the same for a
-   * known and an unknown account (no oracle for which accounts exist). Contract section 11: the accounts in use
-   * were read at most ACCOUNTS_MAX_AGE_MS ago, idle or not; past that a lookup waits for a fresh read (503 if
-   * the database cannot be read). Past ACCOUNTS_REFRESH_AFTER_MS a lookup starts that read in the background,
-   * so under traffic nobody waits; a notification (listenForAccountChanges) makes the next lookup wait for it.
-   */
-  async findAccount(sourceId: string): Promise<Account | undefined> {
-    const age = Date.now() - this.accountsReadAt;
-    if (!this.accounts || age >= ACCOUNTS_MAX_AGE_MS) return (await this.readAccountsOnce()).get(sourceId);
-    if (age >= ACCOUNTS_REFRESH_AFTER_MS) {
-      this.readAccountsOnce().catch((error: unknown) => this.logger?.warn({ err: error }, 'accounts could not be read again; lookups wait for a read once they are 10 s old'));
-    }
-    return this.accounts.get(sourceId);
-  }
-
-  /** One read at a time; one begun before the accounts last changed never replaces what a later one read. */
-  private readAccountsOnce(): Promise<Map<string, Account>> {
-    if (this.readingAccounts) return this.readingAccounts;
-    const generation = this.accountsGeneration;
-    const sentAt = Date.now();
-    const reading = this.readAccounts()
-      .then((accounts) => {
-        if (generation === this.accountsGeneration) {
-          this.accounts = accounts;
-          this.accountsReadAt = sentAt;
-        }
-        return accounts;
-      })
-      .finally(() => {
-        if (this.readingAccounts === reading) this.readingAccounts = undefined;
-      });
-    this.readingAccounts = reading;
-    return reading;
-  }
-
-  private async readAccounts(): Promise<Map<string, Account>> {
-    const { rows } = await this.query<{ source_id: string; public_key_hash: Buffer; secret_key_hash: Buffer; signing_secrets: string[]; destinations: string[] }>(
-      `SELECT a.source_id, a.public_key_hash, a.secret_key_hash, a.signing_secrets,
-              coalesce(array_agg(d.destination_id) FILTER (WHERE d.destination_id IS NOT NULL), '{}') AS destinations
-         FROM accounts a LEFT JOIN destinations d USING (source_id)
-        WHERE a.enabled
-        GROUP BY a.source_id`,
-    );
-    return new Map(
-      rows.map((row) => [
-        row.source_id,
-        { sourceId: row.source_id, publicKeyHash: row.public_key_hash, secretKeyHash: row.secret_key_hash, signingSecrets: row.signing_secrets, destinations: new Set(row.destinations) },
-      ]),
-    );
+  findAccount(sourceId: string): Promise<Account | undefined> {
+    return this.accounts.find(sourceId);
   }
 
   async findToken(tokenId: string) {
@@ -343,7 +243,7 @@ export class PgStore implements Store {
       throw this.storeError(error);
     });
     // The next lookup reads the accounts as the seed set them.
-    this.forgetAccounts();
+    this.accounts.forget();
   }
 
   /**
@@ -379,16 +279,14 @@ export class PgStore implements Store {
 
   private async end(): Promise<void> {
     clearInterval(this.sweepTimer);
-    clearTimeout(this.listenerRetry);
-    const { listener } = this;
     // pool.end() waits for every connection to close, and one stuck on a database that stopped answering
     // would hold it until its query timeout, or for ever for an idle one whose goodbye is never answered.
     const cut = setTimeout(() => {
       for (const client of this.clients) client.connection.stream.destroy();
-      listener?.connection.stream.destroy();
+      this.accounts.cut();
     }, CLOSE_GRACE_MS);
     try {
-      await Promise.all([this.pool.end(), listener?.end().catch(() => undefined)]);
+      await Promise.all([this.pool.end(), this.accounts.stop()]);
     } finally {
       clearTimeout(cut);
     }
