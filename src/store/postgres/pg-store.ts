@@ -1,12 +1,12 @@
 import { Pool, type ClientConfig, type PoolClient } from 'pg';
 import type { Logger } from '../../logger';
 import type { Account, SeedData, Store, StoreTransaction } from '../store';
-import { roundTrip, statement, withClient } from './connection';
+import { withClient } from './connection';
 import { ServiceUnavailableError } from '../../errors';
 import { isOutOfResources, toStoreError } from './errors';
 import { AccountCache } from './accounts';
 import { migrate } from './migrate';
-import { UNIT } from './statements';
+import { RetentionSweeper } from './sweeper';
 import { inTransaction, inUnitOfWork } from './transaction';
 import { LEDGER_COLUMNS, TOKEN_COLUMNS, toBooking, toLedgerEntry, toToken, type BookingRow, type LedgerRow, type TokenRow } from './rows';
 
@@ -31,19 +31,6 @@ export interface PgStoreOptions {
   logger?: Logger;
 }
 
-/** Retention, swept by one instance at a time (see PgStore.sweep). */
-const SWEEP = {
-  begin: UNIT.begin,
-  commit: UNIT.commit,
-  // Keyed by schema too: instances on one schema are one deployment; another schema's sweep is not a rival.
-  lock: statement('sweep_lock', 'SELECT pg_try_advisory_xact_lock($1, hashtext(current_schema())) AS locked'),
-  keyedRequests: statement('sweep_keyed_requests', 'DELETE FROM keyed_requests WHERE created_at < $1'),
-  deliveries: statement('sweep_deliveries', 'DELETE FROM deliveries WHERE received_at < $1'),
-};
-
-/** Any fixed 32-bit number: the instance that holds it sweeps, the others skip that round. */
-const SWEEP_LOCK = 72_041_183;
-
 /**
  * PostgreSQL: durable, and shared by every instance pointed at the database.
  * Each unit of work is one transaction; rows read "for update" are locked, so
@@ -54,20 +41,17 @@ const SWEEP_LOCK = 72_041_183;
  */
 export class PgStore implements Store {
   private readonly pool: Pool;
-  private readonly retentionMs: number;
   private readonly logger: Logger | undefined;
   /** Every enabled account, and the connection that hears when they change. */
   private readonly accounts: AccountCache;
   /** Every open connection, idle or checked out, so that close() can cut those the database no longer answers on. */
   private readonly clients = new Set<PoolClient>();
-  private sweepTimer: NodeJS.Timeout | undefined;
-  private sweeping = false;
+  private readonly sweeper: RetentionSweeper;
   private closing: Promise<void> | undefined;
   /** Set when the database refused a statement for want of resources (SQLSTATE class 53), until ping sees a write succeed. */
   private outOfResources = false;
 
   private constructor(options: PgStoreOptions) {
-    this.retentionMs = options.retentionMs ?? DAY_MS;
     this.logger = options.logger;
     const connection: ClientConfig = {
       connectionString: options.connectionString,
@@ -87,11 +71,7 @@ export class PgStore implements Store {
     this.pool.on('error', (error) => this.logger?.warn({ err: error }, 'idle database connection failed'));
     this.pool.on('connect', (client) => this.clients.add(client));
     this.pool.on('remove', (client) => this.clients.delete(client));
-    const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
-    if (sweepIntervalMs > 0) {
-      this.sweepTimer = setInterval(() => void this.sweepInTheBackground(), sweepIntervalMs);
-      this.sweepTimer.unref();
-    }
+    this.sweeper = new RetentionSweeper(this.pool, options.retentionMs ?? DAY_MS, options.sweepIntervalMs ?? 60_000, this.logger);
   }
 
   /** Connects, creates the schema when one is named, and applies pending migrations. */
@@ -127,44 +107,9 @@ export class PgStore implements Store {
     return rows[0] && toBooking(rows[0]);
   }
 
-  /**
-   * Forgets request keys and webhook deliveries stamped before `now` less the retention, measured on the
-   * clock that stamped them (the services'). One instance at a time: the sweep holds a transaction-level
-   * advisory lock, released with the transaction even when the connection breaks, and an instance that
-   * cannot take it skips the round. Resolves false when it skipped.
-   */
-  async sweep(now = new Date()): Promise<boolean> {
-    const cutoff = new Date(now.getTime() - this.retentionMs);
-    try {
-      return await withClient(
-        this.pool,
-        async (client) => {
-          const [, lock] = await roundTrip(client, [{ statement: SWEEP.begin }, { statement: SWEEP.lock, values: [SWEEP_LOCK] }]);
-          const locked = (lock.rows[0] as { locked: boolean }).locked;
-          await roundTrip(client, [
-            ...(locked ? [{ statement: SWEEP.keyedRequests, values: [cutoff] }, { statement: SWEEP.deliveries, values: [cutoff] }] : []),
-            { statement: SWEEP.commit },
-          ]);
-          return locked;
-        },
-        (client) => client.query('ROLLBACK'),
-      );
-    } catch (error) {
-      throw toStoreError(error);
-    }
-  }
-
-  /** The timer's sweep: never two at once on this instance, and a failure (the database is away) waits for the next round. */
-  private async sweepInTheBackground(): Promise<void> {
-    if (this.sweeping || this.closing) return;
-    this.sweeping = true;
-    try {
-      await this.sweep();
-    } catch (error) {
-      this.logger?.warn({ err: error }, 'retention sweep failed; it runs again at the next interval');
-    } finally {
-      this.sweeping = false;
-    }
+  /** Forgets what is past retention now (see RetentionSweeper.sweep); resolves false when another instance was sweeping. */
+  sweep(now = new Date()): Promise<boolean> {
+    return this.sweeper.sweep(now);
   }
 
   async transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
@@ -278,7 +223,7 @@ export class PgStore implements Store {
   }
 
   private async end(): Promise<void> {
-    clearInterval(this.sweepTimer);
+    this.sweeper.stop();
     // pool.end() waits for every connection to close, and one stuck on a database that stopped answering
     // would hold it until its query timeout, or for ever for an idle one whose goodbye is never answered.
     const cut = setTimeout(() => {
