@@ -4,6 +4,9 @@ const shared = {
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
 };
 
+/** The projects whose files capture traffic: their logs and answers are checked after each file. */
+const TRAFFIC_CHECKED = ['api', 'process'];
+
 /** One project per kind of test; `npm run test:fast` runs unit and api (on the memory store unless TEST_DATABASE_URL is set). */
 module.exports = {
   // The machine is shared: a test may take several times its idle time, and must not fail for that.
@@ -11,7 +14,13 @@ module.exports = {
   // Jest's default leaves a core idle (cores - 1: one worker on a two-core machine); the tests mostly wait on
   // PostgreSQL, child processes and sockets, so a worker per core halves the run (415 s -> 183 s here, CI's flags).
   maxWorkers: '100%',
-  projects: ['unit', 'api', 'store', 'process'].map((name) => ({ ...shared, displayName: name, testMatch: [`<rootDir>/test/${name}/**/*.test.ts`] })),
+  projects: ['unit', 'api', 'store', 'process'].map((name) => ({
+    ...shared,
+    displayName: name,
+    testMatch: [`<rootDir>/test/${name}/**/*.test.ts`],
+    // The projects that serve HTTP check all the traffic of each file once its tests ran (test/helpers/traffic-checks.ts).
+    setupFilesAfterEnv: TRAFFIC_CHECKED.includes(name) ? ['<rootDir>/test/helpers/traffic-checks.setup.ts'] : [],
+  })),
   collectCoverageFrom: ['src/**/*.ts'],
   coverageReporters: ['text-summary', 'json-summary'],
 };

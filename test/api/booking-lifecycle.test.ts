@@ -4,7 +4,6 @@ import { ACME, BOOKING, OTHER } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
 import { bookingCancellation, bookingChange, bookingCreation, bookingPath } from '../helpers/payloads';
 import { expectRejection, readBooking } from '../helpers/state';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 const { updated_at: seededUpdatedAt, ...seededRecord } = BOOKING;
 
@@ -142,5 +141,3 @@ describeOnEveryStore('Booking lifecycle', (current) => {
     expect((await readBooking(current().store))?.updatedAt.toISOString()).toBe(seededUpdatedAt);
   });
 });
-
-checkCapturedTraffic();

@@ -4,7 +4,6 @@ import { ACME, BOOKING, OTHER } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
 import { bookingChange, bookingPath } from '../helpers/payloads';
 import { expectRejection, readBooking, readState } from '../helpers/state';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 const { updated_at: seededUpdatedAt, ...seededRecord } = BOOKING;
 
@@ -292,5 +291,3 @@ describeOnEveryStore('Modify Booking', (current) => {
     });
   });
 });
-
-checkCapturedTraffic();

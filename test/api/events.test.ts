@@ -5,7 +5,6 @@ import { errorBody, SUCCESS_BODY } from '../helpers/http';
 import { availableDate, expiryDate, loaded, loadSchedule, statusChange, unloaded, withdrawal } from '../helpers/payloads';
 import { dayNumber } from '../../src/domain/calendar-days';
 import { readState, readToken } from '../helpers/state';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 describeOnEveryStore('POST /v1/events', (current) => {
 
@@ -73,5 +72,3 @@ describeOnEveryStore('POST /v1/events', (current) => {
     expect(await readState(current().store)).toEqual(before);
   });
 });
-
-checkCapturedTraffic();

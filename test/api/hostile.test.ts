@@ -3,7 +3,6 @@ import request from 'supertest';
 import { describeOnEveryStore, type TestApp } from '../helpers/app';
 import { bookingChange, bookingPath, statusChange, withdrawal } from '../helpers/payloads';
 import { readState } from '../helpers/state';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 jest.setTimeout(120_000);
 
@@ -140,5 +139,3 @@ describeOnEveryStore(
   },
   { config: { adminToken: ADMIN_TOKEN } },
 );
-
-checkCapturedTraffic();

@@ -6,7 +6,6 @@ import type { LedgerKind } from '../../src/domain/ledger';
 import { buildTestApp, storeKinds, type TestApp } from '../helpers/app';
 import { ACME } from '../helpers/fixtures';
 import { tokenCreation, tokenPath } from '../helpers/payloads';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 /**
  * Contract sections 4, 6 and 9: for any sequence of loads, unloads, credited schedules and withdrawals on a
@@ -189,5 +188,3 @@ afterAll(() => {
     .map(([label, count]) => `  ${label}: ${count}`);
   process.stdout.write(`ledger property test, requests by outcome:\n${lines.join('\n')}\n`);
 });
-
-checkCapturedTraffic();

@@ -5,7 +5,6 @@ import { buildTestApp, type TestApp } from '../helpers/app';
 import { FailingStore } from '../helpers/failing-store';
 import { ACME, fixtureSeed, OTHER } from '../helpers/fixtures';
 import { bookingChange, bookingPath, statusChange, withdrawal } from '../helpers/payloads';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 function captureLogs() {
   const lines: string[] = [];
@@ -95,5 +94,3 @@ describe('request logs', () => {
     expect(logs.lines.join('\n')).not.toMatch(/pk_test|sk_test/);
   });
 });
-
-checkCapturedTraffic();

@@ -5,7 +5,6 @@ import { fixtureSeed } from '../helpers/fixtures';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
 import { bookingChange, bookingCreation, bookingPath, statusChange, tokenCreation, tokenPath, withdrawal } from '../helpers/payloads';
 import { expectRejection } from '../helpers/state';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 const UNAVAILABLE = errorBody(503, 'Service Unavailable');
 
@@ -50,5 +49,3 @@ describe('the memory store as its heap fills', () => {
     await request(t.server).post(tokenPath('full-key-0003')).send(tokenCreation()).expect(200);
   });
 });
-
-checkCapturedTraffic();

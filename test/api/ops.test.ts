@@ -7,7 +7,6 @@ import { FailingStore } from '../helpers/failing-store';
 import { ACME, fixtureSeed, OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
 import { bookingCancellation, bookingChange, bookingPath, loaded, statusChange, withdrawal } from '../helpers/payloads';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 const ADMIN_TOKEN = 'admin-test-token-0123456789';
 const bearer = { Authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -253,5 +252,3 @@ describeOnEveryStore(
   },
   { config: { adminToken: ADMIN_TOKEN } },
 );
-
-checkCapturedTraffic();

@@ -4,7 +4,6 @@ import { OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
 import { bookingCreation, bookingPath, tokenCreation, tokenPath } from '../helpers/payloads';
 import { expectRejection } from '../helpers/state';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 /** The fixture seeds ACME with this many tokens and one booking: seeded objects count toward the quotas. */
 const ACME_SEEDED_TOKENS = Object.values(TOKENS).filter((token) => token.source_id === 'ACME').length;
@@ -59,5 +58,3 @@ describeOnEveryStore(
   },
   { config: { quotas: { tokensPerAccount: 2, bookingsPerAccount: 0 } } },
 );
-
-checkCapturedTraffic();

@@ -4,7 +4,6 @@ import { buildTestApp, type TestApp } from '../helpers/app';
 import { TOKENS } from '../helpers/fixtures';
 import { withdrawal } from '../helpers/payloads';
 import { readState } from '../helpers/state';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 /** Sends bytes on a raw socket and collects everything the server answers until it closes (or the wait ends). */
 function rawExchange(port: number, bytes: string, options: { endAfterWrite?: boolean; waitMs?: number } = {}): Promise<string> {
@@ -128,5 +127,3 @@ describe('raw HTTP: the header time limit, with the production checking interval
     expect(elapsed).toBeLessThan(3000);
   });
 });
-
-checkCapturedTraffic();

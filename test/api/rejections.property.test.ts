@@ -5,7 +5,6 @@ import { buildTestApp, storeKinds, type TestApp } from '../helpers/app';
 import { ACME, OTHER, TOKENS } from '../helpers/fixtures';
 import { bookingChange, bookingPath, statusChange, withdrawal } from '../helpers/payloads';
 import { readState } from '../helpers/state';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 const tokenIds = Object.values(TOKENS).map((token) => token.token_id);
 
@@ -112,5 +111,3 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))(
     });
   },
 );
-
-checkCapturedTraffic();

@@ -6,7 +6,6 @@ import { SIGNER, SIGNER_SECRET, TOKENS } from '../helpers/fixtures';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
 import { bookingChange, bookingPath, statusChange, withdrawal } from '../helpers/payloads';
 import { readDelivery, readState, readToken } from '../helpers/state';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 const OLD_SECRET = `whsec_${Buffer.from('old-signing-secret-0123456789abcd').toString('base64')}`;
 const NEW_SECRET = `whsec_${Buffer.from('new-signing-secret-0123456789abcd').toString('base64')}`;
@@ -209,5 +208,3 @@ describeOnEveryStore(
   },
   { config: { webhook: { secrets: parseSecrets(NEW_SECRET) }, signatureToleranceSeconds: 300 } },
 );
-
-checkCapturedTraffic();

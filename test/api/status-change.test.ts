@@ -4,7 +4,6 @@ import { OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
 import { statusChange } from '../helpers/payloads';
 import { expectRejection, readState, readToken } from '../helpers/state';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 describeOnEveryStore('Status Change', (current) => {
 
@@ -159,5 +158,3 @@ describeOnEveryStore(
   },
   { config: { allowKeylessStatusChange: true } },
 );
-
-checkCapturedTraffic();

@@ -4,7 +4,6 @@ import { ACME, OTHER } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
 import { bookingChange, bookingPath, tokenCreation, tokenPath, withdrawal } from '../helpers/payloads';
 import { expectRejection, readToken } from '../helpers/state';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 import { dayNumber } from '../../src/domain/calendar-days';
 
 /** Create Token (contract 9.5): the service assigns the token_id; idempotent by (source_id, randomkey). */
@@ -117,5 +116,3 @@ describeOnEveryStore('Create Token', (current) => {
     expect((await create(tokenCreation(), tokenPath('key-00000001', 'ACME', 'V1'))).status).toBe(200);
   });
 });
-
-checkCapturedTraffic();

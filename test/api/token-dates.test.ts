@@ -4,7 +4,6 @@ import { TOKENS } from '../helpers/fixtures';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
 import { availableDate, expiryDate, withdrawal } from '../helpers/payloads';
 import { expectRejection, readState, readToken } from '../helpers/state';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 import { dayNumber } from '../../src/domain/calendar-days';
 
 /** Expiry Date and Available Date (contract 9.4): UTC calendar days, idempotent by nature. FIXED_NOW is 02-01-2026. */
@@ -98,5 +97,3 @@ describeOnEveryStore('Token dates', (current) => {
     });
   });
 });
-
-checkCapturedTraffic();

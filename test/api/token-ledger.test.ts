@@ -4,7 +4,6 @@ import { ACME, OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
 import { loaded, loadSchedule, newTransactionId, unloaded, withdrawal } from '../helpers/payloads';
 import { expectRejection, readLedgerEntry, readState, readToken } from '../helpers/state';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 /** Loaded, Unloaded and Load Schedule (contract 9.1 to 9.3): one ledger per token, one key space per account. */
 describeOnEveryStore('Ledger notifications', (current) => {
@@ -243,5 +242,3 @@ describeOnEveryStore('Ledger notifications', (current) => {
     });
   });
 });
-
-checkCapturedTraffic();

@@ -8,7 +8,6 @@ import { fixtureSeed, OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody, readinessWithin, SUCCESS_BODY } from '../helpers/http';
 import { bookingChange, bookingPath, statusChange, tokenCreation, tokenPath, withdrawal } from '../helpers/payloads';
 import { readState } from '../helpers/state';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 const OPERATIONS = [
   ['POST', '/v1/tokens/status-change'],
@@ -471,5 +470,3 @@ describe('rate limit per client address, before the body is read', () => {
     expect((await failFrom(direct, '203.0.113.2')).status).toBe(429);
   });
 });
-
-checkCapturedTraffic();

@@ -4,7 +4,6 @@ import { ACME, OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
 import { newTransactionId, withdrawal } from '../helpers/payloads';
 import { expectRejection, readLedgerEntry, readState, readToken } from '../helpers/state';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 describeOnEveryStore('Withdraw', (current) => {
 
@@ -360,5 +359,3 @@ describeOnEveryStore('Withdraw', (current) => {
     expect(new Set(Array.from({ length: 1000 }, newTransactionId)).size).toBe(1000);
   });
 });
-
-checkCapturedTraffic();

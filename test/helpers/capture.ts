@@ -14,10 +14,17 @@ export interface CapturedResponse {
  * Every log line and response of this test file: for the secret scan and the
  * check against the OpenAPI document (test/helpers/traffic-checks.ts).
  */
-export const captured = { logLines: [] as string[], bodies: [] as string[], responses: [] as CapturedResponse[] };
+export const captured = {
+  logLines: [] as string[],
+  bodies: [] as string[],
+  responses: [] as CapturedResponse[],
+  /** Set when the file built a capturing logger or server, or started a server process: its traffic is checked. */
+  capturing: false,
+};
 
 /** A logger at info level writing into the capture, so the suites run with logging on. */
 export function capturingLogger(): Logger {
+  captured.capturing = true;
   return createLogger(
     'info',
     new Writable({
@@ -35,6 +42,7 @@ export function capturingLogger(): Logger {
  * own, so the server stays the one production runs.
  */
 export function captureResponses(server: Server): Server {
+  captured.capturing = true;
   server.prependListener('request', (req, res) => {
     const path = (req.url ?? '').split('?')[0];
     const passed: Record<string, unknown> = {};

@@ -19,6 +19,7 @@ export function runServer(
   env: Record<string, string>,
   [command, ...args] = SERVER_FROM_SOURCE,
 ): { child: ChildProcessWithoutNullStreams; exited: ServerProcess['exited']; stdout: string[] } {
+  captured.capturing = true;
   const child = spawn(command, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', ...env },

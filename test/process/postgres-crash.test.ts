@@ -1,7 +1,6 @@
 import { Lanes } from '../helpers/lanes';
 import { TEST_DATABASE_URL, sql, warnIfNoDatabase } from '../helpers/postgres';
 import { startServer, type ServerProcess } from '../helpers/server-process';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 warnIfNoDatabase();
 jest.setTimeout(60_000);
@@ -74,5 +73,3 @@ function databaseUrl(): string {
     await sql(`DROP SCHEMA ${SCHEMA} CASCADE`);
   });
 });
-
-checkCapturedTraffic({ skip: !TEST_DATABASE_URL });

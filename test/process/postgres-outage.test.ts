@@ -2,7 +2,6 @@ import { CuttableProxy } from '../helpers/cuttable-proxy';
 import { Lanes } from '../helpers/lanes';
 import { TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
 import { startServer, type ServerProcess } from '../helpers/server-process';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 import { clusterUnavailable, ThrowawayCluster } from '../helpers/throwaway-cluster';
 
 warnIfNoDatabase();
@@ -149,5 +148,3 @@ if (unavailable) process.stderr.write(`no throwaway PostgreSQL cluster (${unavai
     server = undefined;
   });
 });
-
-checkCapturedTraffic({ skip: !TEST_DATABASE_URL || Boolean(unavailable) });

@@ -4,7 +4,6 @@ import path from 'node:path';
 import { CuttableProxy } from '../helpers/cuttable-proxy';
 import { sql, TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
 import { startServer, type ServerProcess } from '../helpers/server-process';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 warnIfNoDatabase();
 jest.setTimeout(120_000);
@@ -108,5 +107,3 @@ function withdraw(port: number): Promise<number> {
     expect(ms).toBeLessThan(SHUTDOWN_TIMEOUT_MS + SLACK_MS);
   });
 });
-
-checkCapturedTraffic({ skip: !TEST_DATABASE_URL });

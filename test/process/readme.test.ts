@@ -3,7 +3,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { sql, TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
 import { startServer, type ServerProcess } from '../helpers/server-process';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 jest.setTimeout(60_000);
 
@@ -152,5 +151,3 @@ function signedExample(): { script: string; secret: string; answer: string } {
     expect(withoutRunParts(output)).toBe(withoutRunParts(example.answer.trim()));
   });
 });
-
-checkCapturedTraffic({ skip: !hasCurl });

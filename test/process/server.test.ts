@@ -3,7 +3,6 @@ import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runServer, startServer } from '../helpers/server-process';
-import { checkCapturedTraffic } from '../helpers/traffic-checks';
 
 jest.setTimeout(30_000);
 
@@ -134,5 +133,3 @@ describe('the server process', () => {
     expect(stderr.trim()).toBe(`Seed file ${file} is invalid: tokens.0.destination_id is not a destination of account A`);
   });
 });
-
-checkCapturedTraffic();

@@ -1,26 +1,17 @@
-import { Client, Pool, type ClientConfig, type PoolClient } from 'pg';
+import { Pool, type ClientConfig, type PoolClient } from 'pg';
 import type { Logger } from '../../logger';
-import { BOOKING_FIELDS, type Booking, type BookingFields, type BookingStatus } from '../../domain/bookings';
-import type { LedgerEntry, LedgerKind } from '../../domain/ledger';
-import type { Token, TokenStatus } from '../../domain/tokens';
-import type { Account, Delivery, KeyedRequest, SeedData, Store, StoreTransaction } from '../store';
-import { roundTrip, statement, withClient, type Call, type Statement, type StatementResult } from './connection';
+import type { Account, SeedData, Store, StoreTransaction } from '../store';
+import { withClient } from './connection';
 import { ServiceUnavailableError } from '../../errors';
-import { isOutOfResources, isRetryable, toStoreError } from './errors';
+import { isOutOfResources, toStoreError } from './errors';
+import { AccountCache } from './accounts';
 import { migrate } from './migrate';
+import { writeSeed } from './seed';
+import { RetentionSweeper } from './sweeper';
+import { inTransaction, inUnitOfWork } from './transaction';
+import { LEDGER_COLUMNS, TOKEN_COLUMNS, toBooking, toLedgerEntry, toToken, type BookingRow, type LedgerRow, type TokenRow } from './rows';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** A unit that lost a race on a unique key runs again and then sees the winner's row. */
-const MAX_ATTEMPTS = 3;
-const SEED_BATCH = 10_000;
-/** Contract section 11: no request is authenticated against accounts read longer ago than this; it waits for a fresh read. */
-const ACCOUNTS_MAX_AGE_MS = 10_000;
-/** Past this age a lookup reads the accounts again in the background, so that under traffic no request waits for the read. */
-const ACCOUNTS_REFRESH_AFTER_MS = 5_000;
-/** Where migration 008's triggers say that accounts or destinations changed. */
-const ACCOUNTS_CHANNEL = 'receiver_accounts';
-/** Wait before connecting the listener again after it lost the database. */
-const LISTEN_RETRY_MS = 1_000;
 /** How long close() lets connections say goodbye before cutting them: a frozen database never answers. */
 const CLOSE_GRACE_MS = 500;
 
@@ -40,317 +31,6 @@ export interface PgStoreOptions {
   logger?: Logger;
 }
 
-interface TokenRow {
-  token_id: string;
-  source_id: string;
-  destination_id: string;
-  status: TokenStatus;
-  balance: string;
-  /** Days since 1970-01-01, or null: the dates as the service compares them. */
-  available_day: number | null;
-  expiry_day: number | null;
-  destination_currency: string | null;
-  details: Record<string, string> | null;
-}
-
-/** A token's columns as TokenRow has them. */
-const TOKEN_COLUMNS = `token_id, source_id, destination_id, status, balance,
-  available_date - DATE '1970-01-01' AS available_day, expiry_date - DATE '1970-01-01' AS expiry_day, destination_currency, details`;
-
-interface LedgerRow {
-  kind: LedgerKind;
-  transaction_id: string;
-  source_id: string;
-  destination_id: string;
-  token_id: string;
-  amount: string;
-  fee: string;
-  token_balance: string;
-  created_at: Date;
-}
-
-const LEDGER_COLUMNS = 'kind, transaction_id, source_id, destination_id, token_id, amount, fee, token_balance, created_at';
-
-/** lock_token_and_find_ledger_entry's one row: the token's columns (null when it does not exist), then the ledger row's (l_, null when new). */
-type LockedTokenRow = Omit<TokenRow, 'token_id'> & { token_id: string | null } & { [Column in keyof LedgerRow as `l_${Column}`]: LedgerRow[Column] | null };
-
-interface BookingRow {
-  source_id: string;
-  booking_id: string;
-  fields: Record<string, string>;
-  status: BookingStatus;
-  updated_at: Date;
-}
-
-function toToken(row: TokenRow): Token {
-  const token: Token = { tokenId: row.token_id, sourceId: row.source_id, destinationId: row.destination_id, status: row.status, balance: Number(row.balance) };
-  if (row.available_day !== null) token.availableDay = row.available_day;
-  if (row.expiry_day !== null) token.expiryDay = row.expiry_day;
-  if (row.destination_currency !== null) token.currency = row.destination_currency;
-  if (row.details !== null) token.details = row.details;
-  return token;
-}
-
-function toLedgerEntry(row: LedgerRow): LedgerEntry {
-  return {
-    kind: row.kind,
-    transactionId: row.transaction_id,
-    sourceId: row.source_id,
-    destinationId: row.destination_id,
-    tokenId: row.token_id,
-    amount: Number(row.amount),
-    fee: Number(row.fee),
-    tokenBalance: Number(row.token_balance),
-    createdAt: row.created_at,
-  };
-}
-
-/** JSON objects come back in any key order; the booking's fields are put back in the specification's. */
-function bookingFields(stored: Record<string, string>): BookingFields {
-  return Object.fromEntries(BOOKING_FIELDS.map((field) => [field, stored[field]])) as BookingFields;
-}
-
-function toBooking(row: BookingRow): Booking {
-  return { sourceId: row.source_id, bookingId: row.booking_id, fields: bookingFields(row.fields), status: row.status, updatedAt: row.updated_at };
-}
-
-/** The statements of units of work, by name: each connection parses and plans them once. */
-const UNIT = {
-  begin: statement('begin', 'BEGIN'),
-  commit: statement('commit', 'COMMIT'),
-  // Within the caller's account: another account's token is never locked (a row that fails the condition is not).
-  lockToken: statement('lock_token', `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE token_id = $1 AND source_id = $2 FOR UPDATE`),
-  tokenIdTaken: statement('token_id_taken', 'SELECT EXISTS (SELECT 1 FROM tokens WHERE token_id = $1) AS taken'),
-  // migrations/011: the account's counts, locked until the unit ends (a seeded account always has its row).
-  lockHoldings: statement('lock_holdings', 'SELECT tokens, bookings FROM account_holdings WHERE source_id = $1 FOR UPDATE'),
-  countToken: statement('count_token', 'UPDATE account_holdings SET tokens = tokens + 1 WHERE source_id = $1'),
-  countBooking: statement('count_booking', 'UPDATE account_holdings SET bookings = bookings + 1 WHERE source_id = $1'),
-  // migrations/007: the lock, then the lookup, in one statement.
-  lockTokenAndFindLedgerEntry: statement('lock_token_and_find_ledger_entry', 'SELECT * FROM lock_token_and_find_ledger_entry($1, $2, $3)'),
-  createToken: statement(
-    'create_token',
-    `INSERT INTO tokens (token_id, source_id, destination_id, status, balance, available_date, expiry_date, destination_currency, details)
-     VALUES ($1, $2, $3, $4, $5, DATE '1970-01-01' + $6::integer, DATE '1970-01-01' + $7::integer, $8, $9)`,
-  ),
-  saveToken: statement(
-    'save_token',
-    `UPDATE tokens SET status = $2, balance = $3, available_date = DATE '1970-01-01' + $4::integer, expiry_date = DATE '1970-01-01' + $5::integer
-     WHERE token_id = $1`,
-  ),
-  recordLedgerEntry: statement(
-    'record_ledger_entry',
-    `INSERT INTO ledger (${LEDGER_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-  ),
-  lockBooking: statement('lock_booking', 'SELECT source_id, booking_id, fields, status, updated_at FROM bookings WHERE source_id = $1 AND booking_id = $2 FOR UPDATE'),
-  createBooking: statement('create_booking', 'INSERT INTO bookings (source_id, booking_id, fields, status, updated_at) VALUES ($1, $2, $3, $4, $5)'),
-  saveBooking: statement('save_booking', 'UPDATE bookings SET fields = $3, status = $4, updated_at = $5 WHERE source_id = $1 AND booking_id = $2'),
-  findKeyedRequest: statement('find_keyed_request', 'SELECT fingerprint, response, created_at FROM keyed_requests WHERE source_id = $1 AND key = $2'),
-  recordKeyedRequest: statement(
-    'record_keyed_request',
-    'INSERT INTO keyed_requests (source_id, key, fingerprint, response, created_at) VALUES ($1, $2, $3, $4, $5)',
-  ),
-  findDelivery: statement('find_delivery', 'SELECT body_digest, response, received_at FROM deliveries WHERE source_id = $1 AND webhook_id = $2'),
-  recordDelivery: statement(
-    'record_delivery',
-    'INSERT INTO deliveries (source_id, webhook_id, body_digest, response, received_at) VALUES ($1, $2, $3, $4, $5)',
-  ),
-};
-
-interface DeliveryRow {
-  body_digest: Buffer;
-  response: string;
-  received_at: Date;
-}
-
-const combinedStatements = new Map<string, Statement>();
-
-/**
- * Several writes as one statement (the first ones as data-modifying WITH
- * parts, the last as the main statement, their parameters renumbered), so a
- * round trip carries one statement for all of a unit's writes: each
- * statement costs the database a message cycle and the driver a result.
- * PostgreSQL runs the parts as one, with one snapshot; writes of a unit
- * touch distinct rows (see PgTransaction.write), so none needs another's.
- */
-function combined(writes: readonly Call[]): Call {
-  if (writes.length === 1) return writes[0];
-  const name = writes.map((write) => write.statement.name).join('+');
-  let combinedStatement = combinedStatements.get(name);
-  if (!combinedStatement) {
-    let offset = 0;
-    const parts = writes.map(({ statement: { text }, values = [] }) => {
-      const renumbered = text.replace(/\$(\d+)/g, (_match, n: string) => `$${Number(n) + offset}`);
-      offset += values.length;
-      return renumbered;
-    });
-    const last = parts.pop() as string;
-    // PostgreSQL answers with the main statement's command tag.
-    const text = `WITH ${parts.map((part, i) => `w${i} AS (${part})`).join(', ')} ${last}`;
-    combinedStatement = { name, text, tag: writes[writes.length - 1].statement.tag };
-    combinedStatements.set(name, combinedStatement);
-  }
-  return { statement: combinedStatement, values: writes.flatMap((write) => write.values ?? []) };
-}
-
-/** Retention, swept by one instance at a time (see PgStore.sweep). */
-const SWEEP = {
-  begin: UNIT.begin,
-  commit: UNIT.commit,
-  // Keyed by schema too: instances on one schema are one deployment; another schema's sweep is not a rival.
-  lock: statement('sweep_lock', 'SELECT pg_try_advisory_xact_lock($1, hashtext(current_schema())) AS locked'),
-  keyedRequests: statement('sweep_keyed_requests', 'DELETE FROM keyed_requests WHERE created_at < $1'),
-  deliveries: statement('sweep_deliveries', 'DELETE FROM deliveries WHERE received_at < $1'),
-};
-
-/** Any fixed 32-bit number: the instance that holds it sweeps, the others skip that round. */
-const SWEEP_LOCK = 72_041_183;
-
-/**
- * One unit of work on one connection, in as few round trips as its reads
- * allow: round trips, each a write to the socket and a wake-up of the
- * database, were most of the receiver's CPU per withdrawal
- * (docs/BENCHMARKS.md). BEGIN goes with the unit's first read; writes wait
- * and go with the next read or with COMMIT. The statements of a round trip
- * travel together (see roundTrip()) and run one after the other in the same
- * transaction, each seeing what the ones before it did, so a withdrawal is
- * two round trips: BEGIN, lock the token, look up the transaction id; then
- * update the token, record the row, COMMIT.
- */
-class PgTransaction implements StoreTransaction {
-  private begun = false;
-  /** Writes waiting to be sent, each with the row it writes when it is an update (see write()). */
-  private readonly pending: Array<Call & { row?: string }> = [];
-
-  constructor(private readonly client: PoolClient) {}
-
-  /** Sends BEGIN (once), the waiting writes as one statement and these calls in one round trip; returns these calls' results. */
-  private async send(calls: Call[]): Promise<StatementResult[]> {
-    const writes = this.pending.splice(0);
-    const all = [...(this.begun ? [] : [{ statement: UNIT.begin }]), ...(writes.length > 0 ? [combined(writes)] : []), ...calls];
-    this.begun = true;
-    const results = await roundTrip(this.client, all);
-    return results.slice(results.length - calls.length);
-  }
-
-  private async readOne<Row>(statement: Statement, values: unknown[]): Promise<Row | undefined> {
-    const [result] = await this.send([{ statement, values }]);
-    return result.rows[0] as Row | undefined;
-  }
-
-  /**
-   * The writes of a round trip run as one statement, whose parts cannot see one another's rows: a second
-   * update of the same row replaces the first, as the later one would have overwritten it anyway. A unit
-   * creates a row or updates it, never both.
-   */
-  private write(statement: Statement, values: unknown[], row?: string): void {
-    const earlier = row === undefined ? -1 : this.pending.findIndex((write) => write.row === row);
-    if (earlier >= 0) this.pending.splice(earlier, 1);
-    this.pending.push({ statement, values, row });
-  }
-
-  /** COMMIT with whatever writes are still waiting; nothing at all when the unit neither read nor wrote. */
-  async commit(): Promise<void> {
-    if (this.begun || this.pending.length > 0) await this.send([{ statement: UNIT.commit }]);
-  }
-
-  /** True when the database holds a transaction for this unit that must be rolled back. */
-  get started(): boolean {
-    return this.begun;
-  }
-
-  async tokenForUpdate(sourceId: string, tokenId: string) {
-    const row = await this.readOne<TokenRow>(UNIT.lockToken, [tokenId, sourceId]);
-    return row && toToken(row);
-  }
-
-  async isTokenIdTaken(tokenId: string) {
-    return (await this.readOne<{ taken: boolean }>(UNIT.tokenIdTaken, [tokenId]))?.taken === true;
-  }
-
-  async lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]> {
-    const row = (await this.readOne<LockedTokenRow>(UNIT.lockTokenAndFindLedgerEntry, [tokenId, sourceId, transactionId])) as LockedTokenRow;
-    const entry =
-      row.l_transaction_id === null
-        ? undefined
-        : toLedgerEntry({
-            kind: row.l_kind as LedgerKind,
-            transaction_id: row.l_transaction_id,
-            source_id: row.l_source_id as string,
-            destination_id: row.l_destination_id as string,
-            token_id: row.l_token_id as string,
-            amount: row.l_amount as string,
-            fee: row.l_fee as string,
-            token_balance: row.l_token_balance as string,
-            created_at: row.l_created_at as Date,
-          });
-    return [row.token_id === null ? undefined : toToken({ ...row, token_id: row.token_id }), entry];
-  }
-
-  async holdingsForUpdate(sourceId: string) {
-    const row = await this.readOne<{ tokens: string; bookings: string }>(UNIT.lockHoldings, [sourceId]);
-    return { tokens: Number(row?.tokens ?? 0), bookings: Number(row?.bookings ?? 0) };
-  }
-
-  async createToken(t: Token) {
-    this.write(UNIT.countToken, [t.sourceId]);
-    this.write(UNIT.createToken, [
-      t.tokenId,
-      t.sourceId,
-      t.destinationId,
-      t.status,
-      t.balance,
-      t.availableDay ?? null,
-      t.expiryDay ?? null,
-      t.currency ?? null,
-      t.details === undefined ? null : JSON.stringify(t.details),
-    ]);
-  }
-
-  async saveToken(t: Token) {
-    this.write(UNIT.saveToken, [t.tokenId, t.status, t.balance, t.availableDay ?? null, t.expiryDay ?? null], `token ${t.tokenId}`);
-  }
-
-  async recordLedgerEntry(e: LedgerEntry) {
-    this.write(UNIT.recordLedgerEntry, [e.kind, e.transactionId, e.sourceId, e.destinationId, e.tokenId, e.amount, e.fee, e.tokenBalance, e.createdAt]);
-  }
-
-  async bookingForUpdate(sourceId: string, bookingId: string) {
-    const row = await this.readOne<BookingRow>(UNIT.lockBooking, [sourceId, bookingId]);
-    return row && toBooking(row);
-  }
-
-  async createBooking(b: Booking) {
-    this.write(UNIT.countBooking, [b.sourceId]);
-    this.write(UNIT.createBooking, [b.sourceId, b.bookingId, JSON.stringify(b.fields), b.status, b.updatedAt]);
-  }
-
-  async saveBooking(b: Booking) {
-    this.write(UNIT.saveBooking, [b.sourceId, b.bookingId, JSON.stringify(b.fields), b.status, b.updatedAt], `booking ${JSON.stringify([b.sourceId, b.bookingId])}`);
-  }
-
-  async findKeyedRequest(sourceId: string, key: string): Promise<KeyedRequest | undefined> {
-    const row = await this.readOne<{ fingerprint: string; response: string; created_at: Date }>(UNIT.findKeyedRequest, [sourceId, key]);
-    return row && { sourceId, key, fingerprint: row.fingerprint, response: row.response, createdAt: row.created_at };
-  }
-
-  async recordKeyedRequest(r: KeyedRequest) {
-    this.write(UNIT.recordKeyedRequest, [r.sourceId, r.key, r.fingerprint, r.response, r.createdAt]);
-  }
-
-  async findDelivery(sourceId: string, webhookId: string) {
-    const row = await this.readOne<DeliveryRow>(UNIT.findDelivery, [sourceId, webhookId]);
-    return row && toDelivery(sourceId, webhookId, row);
-  }
-
-  async recordDelivery(d: Delivery) {
-    this.write(UNIT.recordDelivery, [d.sourceId, d.webhookId, d.bodyDigest, d.response, d.receivedAt]);
-  }
-}
-
-function toDelivery(sourceId: string, webhookId: string, row: DeliveryRow): Delivery {
-  return { sourceId, webhookId, bodyDigest: row.body_digest, response: row.response, receivedAt: row.received_at };
-}
-
 /**
  * PostgreSQL: durable, and shared by every instance pointed at the database.
  * Each unit of work is one transaction; rows read "for update" are locked, so
@@ -361,37 +41,26 @@ function toDelivery(sourceId: string, webhookId: string, row: DeliveryRow): Deli
  */
 export class PgStore implements Store {
   private readonly pool: Pool;
-  private readonly retentionMs: number;
   private readonly logger: Logger | undefined;
-  /** Every enabled account as last read (see findAccount), undefined when none may be used; a read under way. */
-  private accounts: Map<string, Account> | undefined;
-  /** When the read in force was sent: what it returned was true then. */
-  private accountsReadAt = 0;
-  private readingAccounts: Promise<Map<string, Account>> | undefined;
-  /** Bumped when the accounts change (a seed, a notification), so a read begun before never replaces a later one. */
-  private accountsGeneration = 0;
-  private readonly connection: ClientConfig;
-  /** The connection that LISTENs for account changes, outside the pool; a timer while it reconnects. */
-  private listener: Client | undefined;
-  private listenerRetry: NodeJS.Timeout | undefined;
+  /** Every enabled account, and the connection that hears when they change. */
+  private readonly accounts: AccountCache;
   /** Every open connection, idle or checked out, so that close() can cut those the database no longer answers on. */
   private readonly clients = new Set<PoolClient>();
-  private sweepTimer: NodeJS.Timeout | undefined;
-  private sweeping = false;
+  private readonly sweeper: RetentionSweeper;
   private closing: Promise<void> | undefined;
   /** Set when the database refused a statement for want of resources (SQLSTATE class 53), until ping sees a write succeed. */
   private outOfResources = false;
 
   private constructor(options: PgStoreOptions) {
-    this.retentionMs = options.retentionMs ?? DAY_MS;
     this.logger = options.logger;
-    this.connection = {
+    const connection: ClientConfig = {
       connectionString: options.connectionString,
       connectionTimeoutMillis: options.connectTimeoutMs ?? 2_000,
       options: options.schema ? `-c search_path=${options.schema}` : undefined,
     };
+    this.accounts = new AccountCache(this.query.bind(this), connection, this.logger);
     this.pool = new Pool({
-      ...this.connection,
+      ...connection,
       max: options.poolSize,
       statement_timeout: options.statementTimeoutMs,
       // The driver's own limit, for a database that stops answering without closing the socket; the
@@ -402,11 +71,7 @@ export class PgStore implements Store {
     this.pool.on('error', (error) => this.logger?.warn({ err: error }, 'idle database connection failed'));
     this.pool.on('connect', (client) => this.clients.add(client));
     this.pool.on('remove', (client) => this.clients.delete(client));
-    const sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
-    if (sweepIntervalMs > 0) {
-      this.sweepTimer = setInterval(() => void this.sweepInTheBackground(), sweepIntervalMs);
-      this.sweepTimer.unref();
-    }
+    this.sweeper = new RetentionSweeper(this.pool, options.retentionMs ?? DAY_MS, options.sweepIntervalMs ?? 60_000, this.logger);
   }
 
   /** Connects, creates the schema when one is named, and applies pending migrations. */
@@ -419,97 +84,12 @@ export class PgStore implements Store {
       await store.close();
       throw error;
     }
-    store.listenForAccountChanges();
+    store.accounts.listen();
     return store;
   }
 
-  /**
-   * A connection of its own LISTENs for migration 008's notifications and forgets the accounts on each, so a
-   * change made by any instance is read here at once. Losing it never ends the process: it connects again by
-   * itself, and forgets the accounts once it has, for the changes it may have missed. Meanwhile the maximum age
-   * of findAccount holds.
-   */
-  private listenForAccountChanges(): void {
-    if (this.closing) return;
-    const listener = new Client({ ...this.connection, keepAlive: true });
-    this.listener = listener;
-    let lost = false;
-    const reconnect = (error?: unknown) => {
-      if (lost) return;
-      lost = true;
-      listener.end().catch(() => undefined);
-      if (this.closing) return;
-      this.logger?.warn({ err: error }, 'not listening for account changes; accounts are read again at least every 10 s; reconnecting');
-      this.listenerRetry = setTimeout(() => this.listenForAccountChanges(), LISTEN_RETRY_MS);
-      this.listenerRetry.unref();
-    };
-    listener.on('error', reconnect);
-    listener.on('end', () => reconnect(new Error('the listening connection ended')));
-    listener.on('notification', () => this.forgetAccounts());
-    listener
-      .connect()
-      .then(() => listener.query(`LISTEN ${ACCOUNTS_CHANNEL}`))
-      .then(() => this.forgetAccounts())
-      .catch(reconnect);
-  }
-
-  /** The next lookup waits for a read that starts after this. */
-  private forgetAccounts(): void {
-    this.accountsGeneration += 1;
-    this.accounts = undefined;
-    this.readingAccounts = undefined;
-  }
-
-  /**
-   * Accounts are few (one per partner) and every enabled one is kept in memory, so a lookup is the same for a
-   * known and an unknown account (no oracle for which accounts exist). Contract section 11: the accounts in use
-   * were read at most ACCOUNTS_MAX_AGE_MS ago, idle or not; past that a lookup waits for a fresh read (503 if
-   * the database cannot be read). Past ACCOUNTS_REFRESH_AFTER_MS a lookup starts that read in the background,
-   * so under traffic nobody waits; a notification (listenForAccountChanges) makes the next lookup wait for it.
-   */
-  async findAccount(sourceId: string): Promise<Account | undefined> {
-    const age = Date.now() - this.accountsReadAt;
-    if (!this.accounts || age >= ACCOUNTS_MAX_AGE_MS) return (await this.readAccountsOnce()).get(sourceId);
-    if (age >= ACCOUNTS_REFRESH_AFTER_MS) {
-      this.readAccountsOnce().catch((error: unknown) => this.logger?.warn({ err: error }, 'accounts could not be read again; lookups wait for a read once they are 10 s old'));
-    }
-    return this.accounts.get(sourceId);
-  }
-
-  /** One read at a time; one begun before the accounts last changed never replaces what a later one read. */
-  private readAccountsOnce(): Promise<Map<string, Account>> {
-    if (this.readingAccounts) return this.readingAccounts;
-    const generation = this.accountsGeneration;
-    const sentAt = Date.now();
-    const reading = this.readAccounts()
-      .then((accounts) => {
-        if (generation === this.accountsGeneration) {
-          this.accounts = accounts;
-          this.accountsReadAt = sentAt;
-        }
-        return accounts;
-      })
-      .finally(() => {
-        if (this.readingAccounts === reading) this.readingAccounts = undefined;
-      });
-    this.readingAccounts = reading;
-    return reading;
-  }
-
-  private async readAccounts(): Promise<Map<string, Account>> {
-    const { rows } = await this.query<{ source_id: string; public_key_hash: Buffer; secret_key_hash: Buffer; signing_secrets: string[]; destinations: string[] }>(
-      `SELECT a.source_id, a.public_key_hash, a.secret_key_hash, a.signing_secrets,
-              coalesce(array_agg(d.destination_id) FILTER (WHERE d.destination_id IS NOT NULL), '{}') AS destinations
-         FROM accounts a LEFT JOIN destinations d USING (source_id)
-        WHERE a.enabled
-        GROUP BY a.source_id`,
-    );
-    return new Map(
-      rows.map((row) => [
-        row.source_id,
-        { sourceId: row.source_id, publicKeyHash: row.public_key_hash, secretKeyHash: row.secret_key_hash, signingSecrets: row.signing_secrets, destinations: new Set(row.destinations) },
-      ]),
-    );
+  findAccount(sourceId: string): Promise<Account | undefined> {
+    return this.accounts.find(sourceId);
   }
 
   async findToken(tokenId: string) {
@@ -527,161 +107,22 @@ export class PgStore implements Store {
     return rows[0] && toBooking(rows[0]);
   }
 
-  /**
-   * Forgets request keys and webhook deliveries stamped before `now` less the retention, measured on the
-   * clock that stamped them (the services'). One instance at a time: the sweep holds a transaction-level
-   * advisory lock, released with the transaction even when the connection breaks, and an instance that
-   * cannot take it skips the round. Resolves false when it skipped.
-   */
-  async sweep(now = new Date()): Promise<boolean> {
-    const cutoff = new Date(now.getTime() - this.retentionMs);
-    try {
-      return await withClient(
-        this.pool,
-        async (client) => {
-          const [, lock] = await roundTrip(client, [{ statement: SWEEP.begin }, { statement: SWEEP.lock, values: [SWEEP_LOCK] }]);
-          const locked = (lock.rows[0] as { locked: boolean }).locked;
-          await roundTrip(client, [
-            ...(locked ? [{ statement: SWEEP.keyedRequests, values: [cutoff] }, { statement: SWEEP.deliveries, values: [cutoff] }] : []),
-            { statement: SWEEP.commit },
-          ]);
-          return locked;
-        },
-        (client) => client.query('ROLLBACK'),
-      );
-    } catch (error) {
-      throw toStoreError(error);
-    }
-  }
-
-  /** The timer's sweep: never two at once on this instance, and a failure (the database is away) waits for the next round. */
-  private async sweepInTheBackground(): Promise<void> {
-    if (this.sweeping || this.closing) return;
-    this.sweeping = true;
-    try {
-      await this.sweep();
-    } catch (error) {
-      this.logger?.warn({ err: error }, 'retention sweep failed; it runs again at the next interval');
-    } finally {
-      this.sweeping = false;
-    }
+  /** Forgets what is past retention now (see RetentionSweeper.sweep); resolves false when another instance was sweeping. */
+  sweep(now = new Date()): Promise<boolean> {
+    return this.sweeper.sweep(now);
   }
 
   async transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await this.unitOfWork(work);
-      } catch (error) {
-        if (!(isRetryable(error) && attempt < MAX_ATTEMPTS)) throw this.storeError(error);
-      }
-    }
-  }
-
-  /** The work as one unit on one connection, then COMMIT; ROLLBACK when it throws. */
-  private async unitOfWork<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
-    let tx: PgTransaction | undefined;
-    return withClient(
-      this.pool,
-      async (client) => {
-        tx = new PgTransaction(client);
-        const result = await work(tx);
-        await tx.commit();
-        return result;
-      },
-      async (client) => {
-        if (tx?.started) await client.query('ROLLBACK');
-      },
-    );
-  }
-
-  /** BEGIN, the work, COMMIT; ROLLBACK when the work throws. */
-  private inTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    return withClient(
-      this.pool,
-      async (client) => {
-        await client.query('BEGIN');
-        const result = await work(client);
-        const commit = await client.query('COMMIT');
-        if (commit.command !== 'COMMIT') throw new Error(`COMMIT answered ${commit.command}`);
-        return result;
-      },
-      (client) => client.query('ROLLBACK'),
-    );
+    return inUnitOfWork(this.pool, work, (error) => this.storeError(error));
   }
 
   /** Sets the seed's accounts, inserts its missing tokens and bookings, in batches, in one transaction; operations' rows are left as they are. */
   async loadSeed(seed: SeedData): Promise<void> {
-    await this.inTransaction(async (client) => {
-      // The file is authoritative for its accounts: keys, signing secrets and destinations are set from it, and
-      // an account it no longer lists is disabled, its rows kept.
-      await client.query('UPDATE accounts SET enabled = false WHERE enabled AND source_id <> ALL($1::text[])', [seed.accounts.map((a) => a.sourceId)]);
-      for (const accounts of batches(seed.accounts)) {
-        await client.query(
-          `INSERT INTO accounts (source_id, public_key_hash, secret_key_hash, signing_secrets)
-           SELECT source_id, public_key_hash, secret_key_hash, ARRAY(SELECT jsonb_array_elements_text(secrets))
-             FROM unnest($1::text[], $2::bytea[], $3::bytea[], $4::jsonb[]) AS seed (source_id, public_key_hash, secret_key_hash, secrets)
-           ON CONFLICT (source_id) DO UPDATE
-             SET public_key_hash = EXCLUDED.public_key_hash, secret_key_hash = EXCLUDED.secret_key_hash, signing_secrets = EXCLUDED.signing_secrets,
-                 enabled = true`,
-          [accounts.map((a) => a.sourceId), accounts.map((a) => a.publicKeyHash), accounts.map((a) => a.secretKeyHash), accounts.map((a) => JSON.stringify(a.signingSecrets))],
-        );
-        await client.query('DELETE FROM destinations WHERE source_id = ANY($1::text[])', [accounts.map((a) => a.sourceId)]);
-      }
-      const destinations = seed.accounts.flatMap((a) => [...a.destinations].map((destinationId) => [a.sourceId, destinationId]));
-      for (const batch of batches(destinations)) {
-        await client.query(
-          'INSERT INTO destinations (source_id, destination_id) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING',
-          [batch.map((d) => d[0]), batch.map((d) => d[1])],
-        );
-      }
-      for (const tokens of batches(seed.tokens)) {
-        await client.query(
-          `INSERT INTO tokens (token_id, source_id, destination_id, status, balance, available_date, expiry_date)
-           SELECT token_id, source_id, destination_id, status, balance, DATE '1970-01-01' + available_day, DATE '1970-01-01' + expiry_day
-             FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::integer[], $7::integer[])
-               AS seed (token_id, source_id, destination_id, status, balance, available_day, expiry_day)
-           ON CONFLICT DO NOTHING`,
-          [
-            tokens.map((t) => t.tokenId),
-            tokens.map((t) => t.sourceId),
-            tokens.map((t) => t.destinationId),
-            tokens.map((t) => t.status),
-            tokens.map((t) => t.balance),
-            tokens.map((t) => t.availableDay ?? null),
-            tokens.map((t) => t.expiryDay ?? null),
-          ],
-        );
-      }
-      for (const bookings of batches(seed.bookings)) {
-        await client.query(
-          `INSERT INTO bookings (source_id, booking_id, fields, status, updated_at)
-           SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[], $5::timestamptz[]) ON CONFLICT DO NOTHING`,
-          [
-            bookings.map((b) => b.sourceId),
-            bookings.map((b) => b.bookingId),
-            bookings.map((b) => JSON.stringify(b.fields)),
-            bookings.map((b) => b.status),
-            bookings.map((b) => b.updatedAt),
-          ],
-        );
-      }
-      // Seeded tokens and bookings count toward the quotas: the seed's accounts are counted again.
-      for (const accounts of batches(seed.accounts)) {
-        await client.query(
-          `INSERT INTO account_holdings (source_id, tokens, bookings)
-           SELECT a.source_id, coalesce(t.n, 0), coalesce(b.n, 0)
-             FROM unnest($1::text[]) AS a (source_id)
-             LEFT JOIN (SELECT source_id, count(*) AS n FROM tokens WHERE source_id = ANY($1::text[]) GROUP BY source_id) t USING (source_id)
-             LEFT JOIN (SELECT source_id, count(*) AS n FROM bookings WHERE source_id = ANY($1::text[]) GROUP BY source_id) b USING (source_id)
-           ON CONFLICT (source_id) DO UPDATE SET tokens = EXCLUDED.tokens, bookings = EXCLUDED.bookings`,
-          [accounts.map((a) => a.sourceId)],
-        );
-      }
-    }).catch((error: unknown) => {
+    await inTransaction(this.pool, (client) => writeSeed(client, seed)).catch((error: unknown) => {
       throw this.storeError(error);
     });
     // The next lookup reads the accounts as the seed set them.
-    this.forgetAccounts();
+    this.accounts.forget();
   }
 
   /**
@@ -716,17 +157,15 @@ export class PgStore implements Store {
   }
 
   private async end(): Promise<void> {
-    clearInterval(this.sweepTimer);
-    clearTimeout(this.listenerRetry);
-    const { listener } = this;
+    this.sweeper.stop();
     // pool.end() waits for every connection to close, and one stuck on a database that stopped answering
     // would hold it until its query timeout, or for ever for an idle one whose goodbye is never answered.
     const cut = setTimeout(() => {
       for (const client of this.clients) client.connection.stream.destroy();
-      listener?.connection.stream.destroy();
+      this.accounts.cut();
     }, CLOSE_GRACE_MS);
     try {
-      await Promise.all([this.pool.end(), listener?.end().catch(() => undefined)]);
+      await Promise.all([this.pool.end(), this.accounts.stop()]);
     } finally {
       clearTimeout(cut);
     }
@@ -748,10 +187,4 @@ export class PgStore implements Store {
     }
     return toStoreError(error);
   }
-}
-
-function batches<Item>(items: readonly Item[]): Item[][] {
-  const result: Item[][] = [];
-  for (let start = 0; start < items.length; start += SEED_BATCH) result.push(items.slice(start, start + SEED_BATCH));
-  return result;
 }

@@ -1,0 +1,142 @@
+import { Client, type ClientConfig, type QueryResult } from 'pg';
+import type { Logger } from '../../logger';
+import type { Account } from '../store';
+
+/** Contract section 11: no request is authenticated against accounts read longer ago than this; it waits for a fresh read. */
+const ACCOUNTS_MAX_AGE_MS = 10_000;
+/** Past this age a lookup reads the accounts again in the background, so that under traffic no request waits for the read. */
+const ACCOUNTS_REFRESH_AFTER_MS = 5_000;
+/** Where migration 008's triggers say that accounts or destinations changed. */
+const ACCOUNTS_CHANNEL = 'receiver_accounts';
+/** Wait before connecting the listener again after it lost the database. */
+const LISTEN_RETRY_MS = 1_000;
+
+/** A statement on the store's pool, its failure already a domain error. */
+export type Query = <Row extends object>(text: string, values?: unknown[]) => Promise<QueryResult<Row>>;
+
+/**
+ * Every enabled account, kept in memory on each instance, and a connection of its own that hears when they
+ * change (docs/POSTGRESQL.md, "Accounts on several instances").
+ */
+export class AccountCache {
+  /** Every enabled account as last read (see find), undefined when none may be used; a read under way. */
+  private accounts: Map<string, Account> | undefined;
+  /** When the read in force was sent: what it returned was true then. */
+  private readAt = 0;
+  private reading: Promise<Map<string, Account>> | undefined;
+  /** Bumped when the accounts change (a seed, a notification), so a read begun before never replaces a later one. */
+  private generation = 0;
+  /** The connection that LISTENs for account changes, outside the pool; a timer while it reconnects. */
+  private listener: Client | undefined;
+  private listenerRetry: NodeJS.Timeout | undefined;
+  /** Set once the store closes: the listener is not connected again. */
+  private stopped = false;
+
+  constructor(
+    private readonly query: Query,
+    /** How to connect the listener: the pool's own settings. */
+    private readonly connection: ClientConfig,
+    private readonly logger: Logger | undefined,
+  ) {}
+
+  /**
+   * Accounts are few (one per partner) and every enabled one is kept in memory, so a lookup is the same for a
+   * known and an unknown account (no oracle for which accounts exist). Contract section 11: the accounts in use
+   * were read at most ACCOUNTS_MAX_AGE_MS ago, idle or not; past that a lookup waits for a fresh read (503 if
+   * the database cannot be read). Past ACCOUNTS_REFRESH_AFTER_MS a lookup starts that read in the background,
+   * so under traffic nobody waits; a notification (listen) makes the next lookup wait for it.
+   */
+  async find(sourceId: string): Promise<Account | undefined> {
+    const age = Date.now() - this.readAt;
+    if (!this.accounts || age >= ACCOUNTS_MAX_AGE_MS) return (await this.readOnce()).get(sourceId);
+    if (age >= ACCOUNTS_REFRESH_AFTER_MS) {
+      this.readOnce().catch((error: unknown) => this.logger?.warn({ err: error }, 'accounts could not be read again; lookups wait for a read once they are 10 s old'));
+    }
+    return this.accounts.get(sourceId);
+  }
+
+  /** The next lookup waits for a read that starts after this. */
+  forget(): void {
+    this.generation += 1;
+    this.accounts = undefined;
+    this.reading = undefined;
+  }
+
+  /**
+   * A connection of its own LISTENs for migration 008's notifications and forgets the accounts on each, so a
+   * change made by any instance is read here at once. Losing it never ends the process: it connects again by
+   * itself, and forgets the accounts once it has, for the changes it may have missed. Meanwhile the maximum age
+   * of find holds.
+   */
+  listen(): void {
+    if (this.stopped) return;
+    const listener = new Client({ ...this.connection, keepAlive: true });
+    this.listener = listener;
+    let lost = false;
+    const reconnect = (error?: unknown) => {
+      if (lost) return;
+      lost = true;
+      listener.end().catch(() => undefined);
+      if (this.stopped) return;
+      this.logger?.warn({ err: error }, 'not listening for account changes; accounts are read again at least every 10 s; reconnecting');
+      this.listenerRetry = setTimeout(() => this.listen(), LISTEN_RETRY_MS);
+      this.listenerRetry.unref();
+    };
+    listener.on('error', reconnect);
+    listener.on('end', () => reconnect(new Error('the listening connection ended')));
+    listener.on('notification', () => this.forget());
+    listener
+      .connect()
+      .then(() => listener.query(`LISTEN ${ACCOUNTS_CHANNEL}`))
+      .then(() => this.forget())
+      .catch(reconnect);
+  }
+
+  /** Stops listening for good; resolves once the listening connection said goodbye (see cut). */
+  stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.listenerRetry);
+    return this.listener?.end().catch(() => undefined) ?? Promise.resolve();
+  }
+
+  /** Cuts the listening connection, whose goodbye a frozen database never answers. */
+  cut(): void {
+    this.listener?.connection.stream.destroy();
+  }
+
+  /** One read at a time; one begun before the accounts last changed never replaces what a later one read. */
+  private readOnce(): Promise<Map<string, Account>> {
+    if (this.reading) return this.reading;
+    const generation = this.generation;
+    const sentAt = Date.now();
+    const reading = this.read()
+      .then((accounts) => {
+        if (generation === this.generation) {
+          this.accounts = accounts;
+          this.readAt = sentAt;
+        }
+        return accounts;
+      })
+      .finally(() => {
+        if (this.reading === reading) this.reading = undefined;
+      });
+    this.reading = reading;
+    return reading;
+  }
+
+  private async read(): Promise<Map<string, Account>> {
+    const { rows } = await this.query<{ source_id: string; public_key_hash: Buffer; secret_key_hash: Buffer; signing_secrets: string[]; destinations: string[] }>(
+      `SELECT a.source_id, a.public_key_hash, a.secret_key_hash, a.signing_secrets,
+              coalesce(array_agg(d.destination_id) FILTER (WHERE d.destination_id IS NOT NULL), '{}') AS destinations
+         FROM accounts a LEFT JOIN destinations d USING (source_id)
+        WHERE a.enabled
+        GROUP BY a.source_id`,
+    );
+    return new Map(
+      rows.map((row) => [
+        row.source_id,
+        { sourceId: row.source_id, publicKeyHash: row.public_key_hash, secretKeyHash: row.secret_key_hash, signingSecrets: row.signing_secrets, destinations: new Set(row.destinations) },
+      ]),
+    );
+  }
+}

@@ -1,0 +1,101 @@
+import type { PoolClient } from 'pg';
+import type { SeedData } from '../store';
+
+const SEED_BATCH = 10_000;
+
+/** The seed's statements, in this order, in the caller's transaction; operations' rows are left as they are. */
+export async function writeSeed(client: PoolClient, seed: SeedData): Promise<void> {
+  await setAccounts(client, seed);
+  await insertDestinations(client, seed);
+  await insertTokens(client, seed);
+  await insertBookings(client, seed);
+  await countHoldings(client, seed);
+}
+
+/**
+ * The file is authoritative for its accounts: keys, signing secrets and destinations are set from it, and
+ * an account it no longer lists is disabled, its rows kept.
+ */
+async function setAccounts(client: PoolClient, seed: SeedData): Promise<void> {
+  await client.query('UPDATE accounts SET enabled = false WHERE enabled AND source_id <> ALL($1::text[])', [seed.accounts.map((a) => a.sourceId)]);
+  for (const accounts of batches(seed.accounts)) {
+    await client.query(
+      `INSERT INTO accounts (source_id, public_key_hash, secret_key_hash, signing_secrets)
+       SELECT source_id, public_key_hash, secret_key_hash, ARRAY(SELECT jsonb_array_elements_text(secrets))
+         FROM unnest($1::text[], $2::bytea[], $3::bytea[], $4::jsonb[]) AS seed (source_id, public_key_hash, secret_key_hash, secrets)
+       ON CONFLICT (source_id) DO UPDATE
+         SET public_key_hash = EXCLUDED.public_key_hash, secret_key_hash = EXCLUDED.secret_key_hash, signing_secrets = EXCLUDED.signing_secrets,
+             enabled = true`,
+      [accounts.map((a) => a.sourceId), accounts.map((a) => a.publicKeyHash), accounts.map((a) => a.secretKeyHash), accounts.map((a) => JSON.stringify(a.signingSecrets))],
+    );
+    await client.query('DELETE FROM destinations WHERE source_id = ANY($1::text[])', [accounts.map((a) => a.sourceId)]);
+  }
+}
+
+async function insertDestinations(client: PoolClient, seed: SeedData): Promise<void> {
+  const destinations = seed.accounts.flatMap((a) => [...a.destinations].map((destinationId) => [a.sourceId, destinationId]));
+  for (const batch of batches(destinations)) {
+    await client.query(
+      'INSERT INTO destinations (source_id, destination_id) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING',
+      [batch.map((d) => d[0]), batch.map((d) => d[1])],
+    );
+  }
+}
+
+async function insertTokens(client: PoolClient, seed: SeedData): Promise<void> {
+  for (const tokens of batches(seed.tokens)) {
+    await client.query(
+      `INSERT INTO tokens (token_id, source_id, destination_id, status, balance, available_date, expiry_date)
+       SELECT token_id, source_id, destination_id, status, balance, DATE '1970-01-01' + available_day, DATE '1970-01-01' + expiry_day
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::integer[], $7::integer[])
+           AS seed (token_id, source_id, destination_id, status, balance, available_day, expiry_day)
+       ON CONFLICT DO NOTHING`,
+      [
+        tokens.map((t) => t.tokenId),
+        tokens.map((t) => t.sourceId),
+        tokens.map((t) => t.destinationId),
+        tokens.map((t) => t.status),
+        tokens.map((t) => t.balance),
+        tokens.map((t) => t.availableDay ?? null),
+        tokens.map((t) => t.expiryDay ?? null),
+      ],
+    );
+  }
+}
+
+async function insertBookings(client: PoolClient, seed: SeedData): Promise<void> {
+  for (const bookings of batches(seed.bookings)) {
+    await client.query(
+      `INSERT INTO bookings (source_id, booking_id, fields, status, updated_at)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[], $5::timestamptz[]) ON CONFLICT DO NOTHING`,
+      [
+        bookings.map((b) => b.sourceId),
+        bookings.map((b) => b.bookingId),
+        bookings.map((b) => JSON.stringify(b.fields)),
+        bookings.map((b) => b.status),
+        bookings.map((b) => b.updatedAt),
+      ],
+    );
+  }
+}
+
+/** Seeded tokens and bookings count toward the quotas: the seed's accounts are counted again. */
+async function countHoldings(client: PoolClient, seed: SeedData): Promise<void> {
+  for (const accounts of batches(seed.accounts)) {
+    await client.query(
+      `INSERT INTO account_holdings (source_id, tokens, bookings)
+       SELECT a.source_id, coalesce(t.n, 0), coalesce(b.n, 0)
+         FROM unnest($1::text[]) AS a (source_id)
+         LEFT JOIN (SELECT source_id, count(*) AS n FROM tokens WHERE source_id = ANY($1::text[]) GROUP BY source_id) t USING (source_id)
+         LEFT JOIN (SELECT source_id, count(*) AS n FROM bookings WHERE source_id = ANY($1::text[]) GROUP BY source_id) b USING (source_id)
+       ON CONFLICT (source_id) DO UPDATE SET tokens = EXCLUDED.tokens, bookings = EXCLUDED.bookings`,
+      [accounts.map((a) => a.sourceId)],
+    );
+  }
+}
+
+function batches<Item>(items: readonly Item[]): Item[][] {
+  const result: Item[][] = [];
+  for (let start = 0; start < items.length; start += SEED_BATCH) result.push(items.slice(start, start + SEED_BATCH));
+  return result;
+}

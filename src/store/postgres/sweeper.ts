@@ -1,0 +1,83 @@
+import type { Pool } from 'pg';
+import type { Logger } from '../../logger';
+import { roundTrip, statement, withClient } from './connection';
+import { toStoreError } from './errors';
+import { UNIT } from './statements';
+
+/** Retention, swept by one instance at a time (see RetentionSweeper.sweep). */
+const SWEEP = {
+  begin: UNIT.begin,
+  commit: UNIT.commit,
+  // Keyed by schema too: instances on one schema are one deployment; another schema's sweep is not a rival.
+  lock: statement('sweep_lock', 'SELECT pg_try_advisory_xact_lock($1, hashtext(current_schema())) AS locked'),
+  keyedRequests: statement('sweep_keyed_requests', 'DELETE FROM keyed_requests WHERE created_at < $1'),
+  deliveries: statement('sweep_deliveries', 'DELETE FROM deliveries WHERE received_at < $1'),
+};
+
+/** Any fixed 32-bit number: the instance that holds it sweeps, the others skip that round. */
+const SWEEP_LOCK = 72_041_183;
+
+/** Request keys and webhook deliveries kept at least `retentionMs`, then forgotten by a sweep every `intervalMs` (0: never). */
+export class RetentionSweeper {
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping = false;
+  private stopped = false;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly retentionMs: number,
+    intervalMs: number,
+    private readonly logger: Logger | undefined,
+  ) {
+    if (intervalMs > 0) {
+      this.timer = setInterval(() => void this.sweepInTheBackground(), intervalMs);
+      this.timer.unref();
+    }
+  }
+
+  /**
+   * Forgets request keys and webhook deliveries stamped before `now` less the retention, measured on the
+   * clock that stamped them (the services'). One instance at a time: the sweep holds a transaction-level
+   * advisory lock, released with the transaction even when the connection breaks, and an instance that
+   * cannot take it skips the round. Resolves false when it skipped.
+   */
+  async sweep(now = new Date()): Promise<boolean> {
+    const cutoff = new Date(now.getTime() - this.retentionMs);
+    try {
+      return await withClient(
+        this.pool,
+        async (client) => {
+          const [, lock] = await roundTrip(client, [{ statement: SWEEP.begin }, { statement: SWEEP.lock, values: [SWEEP_LOCK] }]);
+          const locked = (lock.rows[0] as { locked: boolean }).locked;
+          await roundTrip(client, [
+            ...(locked ? [{ statement: SWEEP.keyedRequests, values: [cutoff] }, { statement: SWEEP.deliveries, values: [cutoff] }] : []),
+            { statement: SWEEP.commit },
+          ]);
+          return locked;
+        },
+        (client) => client.query('ROLLBACK'),
+      );
+    } catch (error) {
+      throw toStoreError(error);
+    }
+  }
+
+  /** No timer's sweep from now on: the store is closing. */
+  stop(): void {
+    this.stopped = true;
+    clearInterval(this.timer);
+  }
+
+  /** The timer's sweep: never two at once on this instance, and a failure (the database is away) waits for the next round. */
+  private async sweepInTheBackground(): Promise<void> {
+    if (this.sweeping || this.stopped) return;
+    this.sweeping = true;
+    try {
+      await this.sweep();
+    } catch (error) {
+      this.logger?.warn({ err: error }, 'retention sweep failed; it runs again at the next interval');
+    } finally {
+      this.sweeping = false;
+    }
+  }
+}

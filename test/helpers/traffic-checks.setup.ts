@@ -1,0 +1,3 @@
+import { checkCapturedTrafficAfterAll } from './traffic-checks';
+
+checkCapturedTrafficAfterAll();
