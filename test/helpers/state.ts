@@ -6,6 +6,7 @@ import { PgStore } from '../../src/store/postgres/pg-store';
 import type { Delivery, KeyedRequest, Store } from '../../src/store/store';
 import { ACME, BOOKING, OTHERS_BOOKING, TOKENS } from './fixtures';
 import { sql } from './postgres';
+import { LEDGER_COLUMNS, toLedgerEntry, type LedgerRow } from '../../src/store/postgres/rows';
 
 /** Reads of what the store holds, as a test checks it: no unit of work, no row lock. */
 export async function readToken(store: Store, tokenId: string) {
@@ -25,24 +26,8 @@ export async function readLedgerEntry(store: Store, transactionId: string, sourc
     return row < 0 ? undefined : ledger.read(row, (tokenRow) => tokens.idOf(tokenRow));
   }
   if (store instanceof PgStore) {
-    const { rows } = await sql(
-      'SELECT kind, transaction_id, source_id, destination_id, token_id, amount, fee, token_balance, created_at FROM ledger WHERE source_id = $1 AND transaction_id = $2',
-      [sourceId, transactionId],
-    );
-    const row = rows[0];
-    return (
-      row && {
-        kind: row.kind,
-        transactionId: row.transaction_id,
-        sourceId: row.source_id,
-        destinationId: row.destination_id,
-        tokenId: row.token_id,
-        amount: Number(row.amount),
-        fee: Number(row.fee),
-        tokenBalance: Number(row.token_balance),
-        createdAt: row.created_at,
-      }
-    );
+    const { rows } = await sql(`SELECT ${LEDGER_COLUMNS} FROM ledger WHERE source_id = $1 AND transaction_id = $2`, [sourceId, transactionId]);
+    return rows[0] && toLedgerEntry(rows[0] as LedgerRow);
   }
   throw new Error(`readLedgerEntry cannot read a ${store.constructor.name}`);
 }
