@@ -58,9 +58,9 @@ export function keyedOperationChain<Schema extends z.ZodType<{ source_id: string
     request,
     authenticate(store, 'share_secret', (res) => request.input(res).body),
     ...afterAuthentication,
-    respond(store, now, async (tx, res) => {
+    respond(store, now, async (tx, res, keys) => {
       const { body, path: { partnerid, randomkey } } = request.input(res);
-      const outcome = await service(tx, { partnerId: partnerid, key: randomkey, body, account: authenticatedAccount(res), now: now(), quotas });
+      const outcome = await service(tx, { partnerId: partnerid, key: randomkey, body, account: authenticatedAccount(res), now: now(), quotas, keys });
       return keyedAnswer(outcome, view);
     }),
   ];
