@@ -38,8 +38,8 @@ function signedDelivery(res: Response): DeliveryKey | undefined {
  * delivery, a {randomkey}, a ledger key), then the success answer, whose
  * bytes that unit keeps under the request's keys.
  */
-export function respond(store: Store, now: () => Date, serve: (tx: StoreTransaction, res: Response, keys: KeysOfUnit) => Promise<Outcome>): RequestHandler {
-  return async function respond(_req, res) {
+export function applyInOneUnit(store: Store, now: () => Date, serve: (tx: StoreTransaction, res: Response, keys: KeysOfUnit) => Promise<Outcome>): RequestHandler {
+  return async function applyInOneUnit(_req, res) {
     const delivery = signedDelivery(res);
     const answer = await store.transaction((tx) =>
       applyOnce(tx, now, delivery, async (keys) => {
