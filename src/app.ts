@@ -54,7 +54,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestLogger(logger), observeRequests(metrics, events));
 
   // The operations. Each router's chain is: operation name, intake, schema, authenticate, what follows it, and
-  // respond: the service in one unit of work, with a signed request's delivery record (a repeat is answered there).
+  // applyInOneUnit: the service in one unit of work, applied once (services/apply-once.ts: a repeat is answered there),
+  // with the answer's bytes kept under the request's keys in that same unit.
   const tolerance = config.signatureToleranceSeconds;
   const operations: OperationRouterDeps = {
     store,

@@ -9,7 +9,7 @@ import { validationError } from '../schemas/validate';
 import type { KeyedCall, KeyedOutcome } from '../services/keyed-requests';
 import type { StoreTransaction } from '../store/store';
 import type { OperationRouterDeps } from './operation-deps';
-import { keyedAnswer, operation, respond } from './respond';
+import { applyInOneUnit, keyedAnswer, operation } from './apply-in-one-unit';
 
 const SUPPORTED_VERSIONS: ReadonlySet<string> = new Set(['v1']);
 
@@ -58,9 +58,9 @@ export function keyedOperationChain<Schema extends z.ZodType<{ source_id: string
     request,
     authenticate(store, 'share_secret', (res) => request.input(res).body),
     ...afterAuthentication,
-    respond(store, now, async (tx, res) => {
+    applyInOneUnit(store, now, async (tx, res, keys) => {
       const { body, path: { partnerid, randomkey } } = request.input(res);
-      const outcome = await service(tx, { partnerId: partnerid, key: randomkey, body, account: authenticatedAccount(res), now: now(), quotas });
+      const outcome = await service(tx, { partnerId: partnerid, key: randomkey, body, account: authenticatedAccount(res), now: now(), quotas, keys });
       return keyedAnswer(outcome, view);
     }),
   ];

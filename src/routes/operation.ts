@@ -5,7 +5,7 @@ import { bookingView } from './booking-view';
 import { dispatchOnReadEvent } from './events';
 import { keyedOperationChain } from './keyed-operation';
 import type { OperationRouterDeps } from './operation-deps';
-import { operation } from './respond';
+import { operation } from './apply-in-one-unit';
 import { tokenNotificationChain } from './token-notification';
 import { tokenView } from './token-view';
 

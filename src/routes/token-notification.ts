@@ -3,7 +3,7 @@ import { authenticate, authenticatedAccount } from '../middleware/authenticate';
 import { validate } from '../middleware/validate';
 import type { TokenNotification } from '../operations';
 import type { OperationRouterDeps } from './operation-deps';
-import { respond } from './respond';
+import { applyInOneUnit } from './apply-in-one-unit';
 
 /**
  * A token notification after the intake: its schema (400), account and share_public (401), what follows
@@ -17,6 +17,6 @@ export function tokenNotificationChain({ store, now, afterAuthentication, allowK
     notification,
     authenticate(store, 'share_public', notification.input, keyless),
     ...afterAuthentication,
-    respond(store, now, (tx, res) => entry.service(tx, notification.input(res), authenticatedAccount(res), now())),
+    applyInOneUnit(store, now, (tx, res) => entry.service(tx, notification.input(res), authenticatedAccount(res), now())),
   ];
 }

@@ -1,17 +1,15 @@
 /**
- * Idempotency of the operations keyed by `{randomkey}` (booking operations and Create Token): one key space
- * per account. The same key with the same request gets the first answer byte for byte; with another request, a
- * 422 that does not reveal the first. The answer is recorded, with the key, in the unit of the change.
+ * What the operations keyed by `{randomkey}` (booking operations and Create Token) share: the call, the partner,
+ * the quotas, the request by value. Their key is one key space per account, applied once by apply-once.ts.
  */
-import { ForbiddenError, QuotaExceededError, UnprocessableError } from '../errors';
-import type { Account, KeyedRequest, StoreTransaction } from '../store/store';
+import { ForbiddenError, QuotaExceededError } from '../errors';
+import type { Account, StoreTransaction } from '../store/store';
+import type { KeysOfUnit, Replay } from './apply-once';
 
 /** The path's partner must be the authenticated account (403). */
 export function requirePartner(partnerId: string, account: Account): void {
   if (partnerId !== account.sourceId) throw new ForbiddenError('partnerid in the path does not match source_id');
 }
-
-export type RequestKey = Pick<KeyedRequest, 'sourceId' | 'key' | 'fingerprint'>;
 
 /** A keyed request as a service takes it: the path's `{partnerid}` and `{randomkey}`, the validated body, the caller and the clock. */
 export interface KeyedCall<Body> {
@@ -21,6 +19,8 @@ export interface KeyedCall<Body> {
   account: Account;
   now: Date;
   quotas: Quotas;
+  /** Where the request's `{randomkey}` is declared, to be replayed, refused or kept with the answer. */
+  keys: KeysOfUnit;
 }
 
 /** MAX_TOKENS_PER_ACCOUNT and MAX_BOOKINGS_PER_ACCOUNT; 0 turns a quota off. */
@@ -35,25 +35,10 @@ export async function requireRoomFor(tx: StoreTransaction, sourceId: string, wha
   if (quota > 0 && (await tx.holdingsForUpdate(sourceId))[what] >= quota) throw new QuotaExceededError(what, setting, quota);
 }
 
-/** What a keyed operation did: repeated its first answer, or applied and left its key to be recorded with the answer. */
-export type KeyedOutcome<Result> = { replayed: true; response: string } | { replayed: false; result: Result; requestKey: RequestKey };
+/** What a keyed operation did: repeated its first answer, or applied and made or changed `result`. */
+export type KeyedOutcome<Result> = Required<Replay> | { replayed: false; result: Result };
 
 /** The request by value: its operation, then its fields, which the schemas hand over in the specification's order with values normalised. */
 export function fingerprintOf(operation: string, ...fields: unknown[]): string {
   return JSON.stringify([operation, ...fields]);
-}
-
-export function isReplayOf(earlier: KeyedRequest | undefined, requestKey: RequestKey): earlier is KeyedRequest {
-  return earlier !== undefined && earlier.fingerprint === requestKey.fingerprint;
-}
-
-export function keyReused(): UnprocessableError {
-  return new UnprocessableError('randomkey was already used for a different request', 'key_reused');
-}
-
-/** The first answer when the request repeats one applied under its key; a 422 when the key was used for another request. */
-export function earlierAnswer(earlier: KeyedRequest | undefined, requestKey: RequestKey): string | undefined {
-  if (!earlier) return undefined;
-  if (isReplayOf(earlier, requestKey)) return earlier.response;
-  throw keyReused();
 }

@@ -4,7 +4,7 @@ import { dayNumber } from '../domain/calendar-days';
 import type { Token } from '../domain/tokens';
 import type { CreateTokenRequest } from '../schemas/token-creation';
 import type { StoreTransaction } from '../store/store';
-import { earlierAnswer, fingerprintOf, requirePartner, requireRoomFor, type KeyedCall, type KeyedOutcome, type RequestKey } from './keyed-requests';
+import { fingerprintOf, requirePartner, requireRoomFor, type KeyedCall, type KeyedOutcome } from './keyed-requests';
 import { requireDestination } from './token-checks';
 
 const FIRST_16_DIGIT = 1_000_000_000_000_000;
@@ -27,16 +27,15 @@ async function newTokenId(tx: StoreTransaction): Promise<string> {
   }
 }
 
-export async function createToken(tx: StoreTransaction, { partnerId, key, body: request, account, quotas }: KeyedCall<CreateTokenRequest>): Promise<KeyedOutcome<Token>> {
+export async function createToken(tx: StoreTransaction, { partnerId, key, body: request, account, quotas, keys }: KeyedCall<CreateTokenRequest>): Promise<KeyedOutcome<Token>> {
   requirePartner(partnerId, account);
   requireDestination(account, request.destination_id);
-  const requestKey: RequestKey = {
+  const replay = await keys.underRandomKey({
     sourceId: account.sourceId,
     key,
     fingerprint: fingerprintOf('create_token', request.destination_id, request.currency, request.balance, request.available_date, request.expiry_date, Object.entries(request.details)),
-  };
-  const response = earlierAnswer(await tx.findKeyedRequest(account.sourceId, key), requestKey);
-  if (response !== undefined) return { replayed: true, response };
+  });
+  if (replay) return replay;
   await requireRoomFor(tx, account.sourceId, 'tokens', quotas);
   const token: Token = {
     tokenId: await newTokenId(tx),
@@ -50,5 +49,5 @@ export async function createToken(tx: StoreTransaction, { partnerId, key, body: 
     details: request.details,
   };
   await tx.createToken(token);
-  return { replayed: false, result: token, requestKey };
+  return { replayed: false, result: token };
 }

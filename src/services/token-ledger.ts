@@ -10,6 +10,7 @@ import { ConflictError, UnprocessableError } from '../errors';
 import type { LoadedRequest, LoadScheduleRequest, UnloadedRequest } from '../schemas/token-ledger';
 import type { WithdrawRequest } from '../schemas/withdraw';
 import type { Account, StoreTransaction } from '../store/store';
+import { ledgerReplay } from './apply-once';
 import {
   APPLIED,
   lockCallerToken,
@@ -68,10 +69,8 @@ async function applyLedgerRequest(
   requireDestination(account, request.destinationId);
   const [locked, recorded] = await tx.lockTokenAndFindLedgerEntry(request.tokenId, account.sourceId, request.transactionId);
   const token = requireCallerToken(locked, account, request.destinationId);
-  if (recorded) {
-    if (sameRequest(recorded, request)) return { replayed: true };
-    throw new UnprocessableError('transaction_id was already used for a different request', 'key_reused');
-  }
+  const replay = ledgerReplay(recorded, (entry) => sameRequest(entry, request));
+  if (replay) return replay;
   const after = balanceAfter(token);
   requireStatedBalance(request.tokenBalance, after);
   await tx.saveToken({ ...token, balance: after });

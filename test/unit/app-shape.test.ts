@@ -42,9 +42,9 @@ describe('the app createApp builds', () => {
   const chainOf = (entry: Operation): string[] => {
     switch (entry.kind) {
       case 'token notification':
-        return ['nameOperation', ...INTAKE, 'validate', 'authenticate', ...AFTER_AUTHENTICATION, 'respond'];
+        return ['nameOperation', ...INTAKE, 'validate', 'authenticate', ...AFTER_AUTHENTICATION, 'applyInOneUnit'];
       case 'keyed':
-        return ['nameOperation', 'supportedVersion', ...INTAKE, ...(entry.otherOperation ? ['refuseOtherOperation'] : []), 'validate', 'authenticate', ...AFTER_AUTHENTICATION, 'respond'];
+        return ['nameOperation', 'supportedVersion', ...INTAKE, ...(entry.otherOperation ? ['refuseOtherOperation'] : []), 'validate', 'authenticate', ...AFTER_AUTHENTICATION, 'applyInOneUnit'];
       case 'dispatch':
         // The same intake, then the chain of the operation its read_event names.
         return ['nameOperation', ...INTAKE, 'dispatchOnReadEvent'];
