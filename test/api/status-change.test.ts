@@ -1,5 +1,5 @@
-import request from 'supertest';
 import { describeOnEveryStore } from '../helpers/app';
+import * as client from '../helpers/clients';
 import { OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
 import { statusChange } from '../helpers/payloads';
@@ -7,15 +7,14 @@ import { expectRejection, readState, readToken } from '../helpers/state';
 
 describeOnEveryStore('Status Change', (current) => {
 
-  const post = (body: object) => request(current().server).post('/v1/tokens/status-change').send(body);
   const statusOf = async (tokenId: string) => (await readToken(current().store, tokenId))?.status;
 
   async function expectRejected(body: object, status: number, expectedBody: object) {
-    await expectRejection(current().store, () => post(body), status, expectedBody);
+    await expectRejection(current().store, () => client.statusChange(current(), body), status, expectedBody);
   }
 
   it('answers 200 with the exact success body and sets the status', async () => {
-    const response = await post(statusChange());
+    const response = await client.statusChange(current(), statusChange());
     expect(response.status).toBe(200);
     expect(response.text).toBe('{"success":true,"message":"Success"}');
     expect(await statusOf(TOKENS.active.token_id)).toBe('freezed');
@@ -27,12 +26,12 @@ describeOnEveryStore('Status Change', (current) => {
   });
 
   it('accepts token_id as a string and token_status as an alias of tokes_status', async () => {
-    await post(statusChange({ token_id: TOKENS.active.token_id, tokes_status: undefined, token_status: 'disputed' })).expect(200);
+    await client.statusChange(current(), statusChange({ token_id: TOKENS.active.token_id, tokes_status: undefined, token_status: 'disputed' })).expect(200);
     expect(await statusOf(TOKENS.active.token_id)).toBe('disputed');
   });
 
   it('accepts both spellings when they agree', async () => {
-    await post(statusChange({ tokes_status: 'deleted', token_status: 'deleted' })).expect(200);
+    await client.statusChange(current(), statusChange({ tokes_status: 'deleted', token_status: 'deleted' })).expect(200);
     expect(await statusOf(TOKENS.active.token_id)).toBe('deleted');
   });
 
@@ -45,13 +44,13 @@ describeOnEveryStore('Status Change', (current) => {
     ['freezed', 'deleted'],
   ] as const)('moves a token from %s to %s', async (from, to) => {
     const tokenId = from === 'active' ? TOKENS.active.token_id : TOKENS[from].token_id;
-    await post(statusChange({ token_id: tokenId, tokes_status: to })).expect(200);
+    await client.statusChange(current(), statusChange({ token_id: tokenId, tokes_status: to })).expect(200);
     expect(await statusOf(tokenId)).toBe(to);
   });
 
   it('without a status, answers 200 and changes nothing', async () => {
     const before = await readState(current().store);
-    await post(statusChange({ tokes_status: undefined })).expect(200);
+    await client.statusChange(current(), statusChange({ tokes_status: undefined })).expect(200);
     expect(await readState(current().store)).toEqual(before);
   });
 
@@ -67,14 +66,14 @@ describeOnEveryStore('Status Change', (current) => {
   );
 
   it('other unknown fields are still ignored', async () => {
-    await post({ ...statusChange(), note: 'x', tokes: 'freezed' }).expect(200);
+    await client.statusChange(current(), { ...statusChange(), note: 'x', tokes: 'freezed' }).expect(200);
     expect(await statusOf(TOKENS.active.token_id)).toBe('freezed');
   });
 
   it('setting the status a token already has answers 200 and changes nothing, even for deleted', async () => {
     const before = await readState(current().store);
-    await post(statusChange({ tokes_status: 'active' })).expect(200);
-    await post(statusChange({ token_id: TOKENS.deleted.token_id, tokes_status: 'deleted' })).expect(200);
+    await client.statusChange(current(), statusChange({ tokes_status: 'active' })).expect(200);
+    await client.statusChange(current(), statusChange({ token_id: TOKENS.deleted.token_id, tokes_status: 'deleted' })).expect(200);
     expect(await readState(current().store)).toEqual(before);
   });
 
@@ -140,7 +139,7 @@ describeOnEveryStore('Status Change', (current) => {
   });
 
   it('checks the token (428) before the transition (409)', async () => {
-    const response = await post(statusChange({ token_id: 424242, tokes_status: 'active' }));
+    const response = await client.statusChange(current(), statusChange({ token_id: 424242, tokes_status: 'active' }));
     expect(response.status).toBe(428);
   });
 });
@@ -149,11 +148,10 @@ describeOnEveryStore(
   'Status Change with ALLOW_KEYLESS_STATUS_CHANGE',
   (current) => {
     it('works without share_public for an account that exists; an unknown account is still a 401', async () => {
-      const post = (body: object) => request(current().server).post('/v1/tokens/status-change').send(body);
-      await post(statusChange({ share_public: undefined, tokes_status: 'disputed' })).expect(200);
+      await client.statusChange(current(), statusChange({ share_public: undefined, tokes_status: 'disputed' })).expect(200);
       expect((await readToken(current().store, TOKENS.active.token_id))?.status).toBe('disputed');
-      await post(statusChange({ share_public: undefined, source_id: 'NOBODY' })).expect(401);
-      await post(statusChange({ share_public: 'pk_wrong' })).expect(401);
+      await client.statusChange(current(), statusChange({ share_public: undefined, source_id: 'NOBODY' })).expect(401);
+      await client.statusChange(current(), statusChange({ share_public: 'pk_wrong' })).expect(401);
     });
   },
   { config: { allowKeylessStatusChange: true } },

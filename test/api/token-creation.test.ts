@@ -1,21 +1,20 @@
-import request from 'supertest';
 import { describeOnEveryStore } from '../helpers/app';
+import * as client from '../helpers/clients';
 import { ACME, OTHER } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
-import { bookingChange, bookingPath, tokenCreation, tokenPath, withdrawal } from '../helpers/payloads';
+import { bookingChange, tokenCreation, withdrawal } from '../helpers/payloads';
 import { expectRejection, readToken } from '../helpers/state';
 import { dayNumber } from '../../src/domain/calendar-days';
 
 /** Create Token (contract 9.5): the service assigns the token_id; idempotent by (source_id, randomkey). */
 describeOnEveryStore('Create Token', (current) => {
-  const create = (body: object, path = tokenPath()) => request(current().server).post(path).send(body);
 
-  async function expectRejected(body: object, status: number, expectedBody: object, path = tokenPath()) {
-    await expectRejection(current().store, () => create(body, path), status, expectedBody, { keys: [path.split('/').pop() as string] });
+  async function expectRejected(body: object, status: number, expectedBody: object, key = 'key-00000001', partnerId?: string, version?: string) {
+    await expectRejection(current().store, () => client.createToken(current(), body, key, partnerId, version), status, expectedBody, { keys: [key] });
   }
 
   it('answers 200 with the new token: a 16-digit token_id, active, its opening balance, dates and the details sent', async () => {
-    const response = await create(tokenCreation({ load_amount: '500', token_name: 'Guest card', room_count: '2', founding_balance: '500', check_in: '10-01-2026', check_out: '12-01-2026' }));
+    const response = await client.createToken(current(), tokenCreation({ load_amount: '500', token_name: 'Guest card', room_count: '2', founding_balance: '500', check_in: '10-01-2026', check_out: '12-01-2026' }));
     expect(response.status).toBe(200);
     const token = response.body.token;
     expect(token.token_id).toMatch(/^[1-9]\d{15}$/);
@@ -53,29 +52,29 @@ describeOnEveryStore('Create Token', (current) => {
   });
 
   it('the new token takes notifications at once', async () => {
-    const { token } = (await create(tokenCreation())).body;
-    await request(current().server).post('/v1/tokens/withdraw').send(withdrawal({ token_id: token.token_id, withdrawn_amount: '20', token_balance: '480.00' })).expect(200);
+    const { token } = (await client.createToken(current(), tokenCreation())).body;
+    await client.withdraw(current(), withdrawal({ token_id: token.token_id, withdrawn_amount: '20', token_balance: '480.00' })).expect(200);
     expect((await readToken(current().store, token.token_id))?.balance).toBe(48000);
   });
 
   it('a retry under the same key gets the first answer byte for byte, never a second token', async () => {
-    const first = await create(tokenCreation({ token_name: 'A' }));
-    const retry = await create({ token_name: 'A', ...tokenCreation(), load_amount: '500.0' });
+    const first = await client.createToken(current(), tokenCreation({ token_name: 'A' }));
+    const retry = await client.createToken(current(), { token_name: 'A', ...tokenCreation(), load_amount: '500.0' });
     expect([retry.status, retry.headers['idempotent-replayed'], retry.text]).toEqual([200, 'true', first.text]);
-    const another = await create(tokenCreation({ token_name: 'A' }), tokenPath('key-00000002'));
+    const another = await client.createToken(current(), tokenCreation({ token_name: 'A' }), 'key-00000002');
     expect(another.body.token.token_id).not.toBe(first.body.token.token_id);
   });
 
   it('422 when the key is reused for another token, or was used by a booking operation, and nothing is made', async () => {
-    await create(tokenCreation()).expect(200);
+    await client.createToken(current(), tokenCreation()).expect(200);
     await expectRejected(tokenCreation({ load_amount: '501.00' }), 422, errorBody(422, 'randomkey was already used for a different request'));
-    await request(current().server).patch(bookingPath('key-booking-1')).send(bookingChange()).expect(200);
-    await expectRejected(tokenCreation(), 422, errorBody(422, 'randomkey was already used for a different request'), tokenPath('key-booking-1'));
+    await client.modifyBooking(current(), bookingChange(), 'key-booking-1').expect(200);
+    await expectRejected(tokenCreation(), 422, errorBody(422, 'randomkey was already used for a different request'), 'key-booking-1');
   });
 
   it('another account\'s same key is its own', async () => {
-    const mine = await create(tokenCreation());
-    const theirs = await create(tokenCreation({ share_secret: OTHER.share_secret, source_id: 'OTHER', destination_id: 'X1' }), tokenPath('key-00000001', 'OTHER'));
+    const mine = await client.createToken(current(), tokenCreation());
+    const theirs = await client.createToken(current(), tokenCreation({ share_secret: OTHER.share_secret, source_id: 'OTHER', destination_id: 'X1' }), 'key-00000001', 'OTHER');
     expect(theirs.status).toBe(200);
     expect(theirs.body.token.token_id).not.toBe(mine.body.token.token_id);
   });
@@ -98,21 +97,21 @@ describeOnEveryStore('Create Token', (current) => {
   });
 
   it('takes the currencies of ISO 4217 list one as it is now: XCG yes, the withdrawn ANG no', async () => {
-    const created = await create(tokenCreation({ destination_currency: 'XCG' }));
+    const created = await client.createToken(current(), tokenCreation({ destination_currency: 'XCG' }));
     expect({ status: created.status, currency: created.body.token?.destination_currency }).toEqual({ status: 200, currency: 'XCG' });
     await expectRejected(
       tokenCreation({ destination_currency: 'ANG' }),
       400,
       errorBody(400, 'Invalid field: destination_currency', [{ field: 'destination_currency', message: 'must be an active ISO 4217 currency code in upper case (e.g. "EUR")' }]),
-      tokenPath('key-00000002'),
+      'key-00000002',
     );
   });
 
   it('401 for a wrong secret, 403 for another partner in the path, 413 for a destination not the account\'s, 404 for another version', async () => {
     await expectRejected(tokenCreation({ share_secret: ACME.share_public }), 401, errorBody(401, 'Unauthorized'));
-    await expectRejected(tokenCreation(), 403, errorBody(403, 'partnerid in the path does not match source_id'), tokenPath('key-00000001', 'OTHER'));
+    await expectRejected(tokenCreation(), 403, errorBody(403, 'partnerid in the path does not match source_id'), 'key-00000001', 'OTHER');
     await expectRejected(tokenCreation({ destination_id: 'X1' }), 413, errorBody(413, 'Destination ID Unknown'));
-    await expectRejected(tokenCreation(), 404, errorBody(404, 'Unsupported API version'), tokenPath('key-00000001', 'ACME', 'v2'));
-    expect((await create(tokenCreation(), tokenPath('key-00000001', 'ACME', 'V1'))).status).toBe(200);
+    await expectRejected(tokenCreation(), 404, errorBody(404, 'Unsupported API version'), 'key-00000001', 'ACME', 'v2');
+    expect((await client.createToken(current(), tokenCreation(), 'key-00000001', 'ACME', 'V1')).status).toBe(200);
   });
 });

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { describeOnEveryStore, FIXED_NOW } from '../helpers/app';
+import * as client from '../helpers/clients';
 import { ACME, OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
 import { newTransactionId, withdrawal } from '../helpers/payloads';
@@ -7,18 +8,16 @@ import { expectRejection, readLedgerEntry, readState, readToken } from '../helpe
 
 describeOnEveryStore('Withdraw', (current) => {
 
-  const post = (body: object) => request(current().server).post('/v1/tokens/withdraw').send(body);
-
   /** Sends a request that must fail and checks it changed nothing. */
   async function expectRejected(body: Record<string, unknown>, status: number, expectedBody: object) {
     const transactionIds = typeof body.transaction_id === 'string' ? [body.transaction_id] : [];
-    await expectRejection(current().store, () => post(body), status, expectedBody, { transactionIds });
+    await expectRejection(current().store, () => client.withdraw(current(), body), status, expectedBody, { transactionIds });
   }
 
   describe('when the withdrawal is valid', () => {
     it('answers 200 with the exact success body, debits the balance and records the ledger row', async () => {
       const body = withdrawal();
-      const response = await post(body);
+      const response = await client.withdraw(current(), body);
       expect(response.status).toBe(200);
       expect(response.text).toBe('{"success":true,"message":"Success"}');
       expect(response.headers['idempotent-replayed']).toBeUndefined();
@@ -44,14 +43,14 @@ describeOnEveryStore('Withdraw', (current) => {
     });
 
     it('accepts token_id as a JSON integer and amounts without decimals', async () => {
-      const response = await post(withdrawal({ token_id: 1010, withdrawn_amount: '0.1', token_balance: '0.2' }));
+      const response = await client.withdraw(current(), withdrawal({ token_id: 1010, withdrawn_amount: '0.1', token_balance: '0.2' }));
       expect(response.status).toBe(200);
       expect((await readToken(current().store, '1010'))?.balance).toBe(20);
     });
 
     it('accepts a charset=utf-8 parameter on the content type', async () => {
-      const response = await request(current().server)
-        .post('/v1/tokens/withdraw')
+      const response = await client
+        .withdraw(current())
         .set('Content-Type', 'application/json; charset=utf-8')
         .send(JSON.stringify(withdrawal()));
       expect(response.status).toBe(200);
@@ -59,7 +58,7 @@ describeOnEveryStore('Withdraw', (current) => {
 
     it('computes money exactly: three withdrawals of 0.10 from 0.30 leave 0.00', async () => {
       for (const balanceAfter of ['0.20', '0.10', '0.00']) {
-        const response = await post(withdrawal({ token_id: '1010', withdrawn_amount: '0.10', token_balance: balanceAfter }));
+        const response = await client.withdraw(current(), withdrawal({ token_id: '1010', withdrawn_amount: '0.10', token_balance: balanceAfter }));
         expect(response.status).toBe(200);
       }
       expect((await readToken(current().store, '1010'))?.balance).toBe(0);
@@ -71,7 +70,7 @@ describeOnEveryStore('Withdraw', (current) => {
     });
 
     it('allows withdrawing the whole balance', async () => {
-      const response = await post(withdrawal({ withdrawn_amount: '1000', token_balance: '0' }));
+      const response = await client.withdraw(current(), withdrawal({ withdrawn_amount: '1000', token_balance: '0' }));
       expect(response.status).toBe(200);
       expect((await readToken(current().store, TOKENS.active.token_id))?.balance).toBe(0);
     });
@@ -80,8 +79,8 @@ describeOnEveryStore('Withdraw', (current) => {
   describe('idempotency by transaction_id', () => {
     it('when the same withdrawal is sent again, answers 200 with Idempotent-Replayed and debits once', async () => {
       const body = withdrawal();
-      await post(body).expect(200);
-      const replay = await post(body);
+      await client.withdraw(current(), body).expect(200);
+      const replay = await client.withdraw(current(), body);
       expect(replay.status).toBe(200);
       expect(replay.body).toEqual(SUCCESS_BODY);
       expect(replay.headers['idempotent-replayed']).toBe('true');
@@ -90,24 +89,23 @@ describeOnEveryStore('Withdraw', (current) => {
 
     it('compares fields by value, whichever route and method carried them', async () => {
       const body = withdrawal();
-      await post(body).expect(200);
+      await client.withdraw(current(), body).expect(200);
       const sameByValue = { ...body, token_id: Number(TOKENS.active.token_id), withdrawn_amount: '100', token_balance: '900.0' };
       const replay = await request(current().server).get('/v1/tokens/withdraw').send(sameByValue);
       expect(replay.status).toBe(200);
       expect(replay.headers['idempotent-replayed']).toBe('true');
-      const viaEvents = await request(current().server).post('/v1/events').send(body);
+      const viaEvents = await client.events(current(), body);
       expect(viaEvents.headers['idempotent-replayed']).toBe('true');
       expect((await readToken(current().store, TOKENS.active.token_id))?.balance).toBe(90000);
     });
 
     it('replays even when the token changed since (here: frozen after the withdrawal)', async () => {
       const body = withdrawal();
-      await post(body).expect(200);
-      await request(current().server)
-        .post('/v1/tokens/status-change')
-        .send({ share_public: ACME.share_public, read_event: 'token.status_changed', source_id: 'ACME', destination_id: 'D1', token_id: TOKENS.active.token_id, tokes_status: 'freezed' })
+      await client.withdraw(current(), body).expect(200);
+      await client
+        .statusChange(current(), { share_public: ACME.share_public, read_event: 'token.status_changed', source_id: 'ACME', destination_id: 'D1', token_id: TOKENS.active.token_id, tokes_status: 'freezed' })
         .expect(200);
-      const replay = await post(body);
+      const replay = await client.withdraw(current(), body);
       expect(replay.status).toBe(200);
       expect(replay.headers['idempotent-replayed']).toBe('true');
     });
@@ -118,9 +116,9 @@ describeOnEveryStore('Withdraw', (current) => {
       ['token_id', { token_id: TOKENS.atD2.token_id, destination_id: 'D2', withdrawn_amount: '10.00', token_balance: '70.00' }],
     ])('when the key is reused with another %s, answers 422 and overwrites nothing', async (_field, change) => {
       const body = withdrawal();
-      await post(body).expect(200);
+      await client.withdraw(current(), body).expect(200);
       const before = await readState(current().store, [body.transaction_id as string]);
-      const response = await post({ ...body, ...change });
+      const response = await client.withdraw(current(), { ...body, ...change });
       expect(response.status).toBe(422);
       expect(response.body).toEqual(errorBody(422, 'transaction_id was already used for a different request'));
       expect(await readState(current().store, [body.transaction_id as string])).toEqual(before);
@@ -128,7 +126,7 @@ describeOnEveryStore('Withdraw', (current) => {
 
     it("when another account sends the same transaction_id on its own token, it is that account's own key: applied, and the first untouched", async () => {
       const body = withdrawal();
-      await post(body).expect(200);
+      await client.withdraw(current(), body).expect(200);
       const others = withdrawal({
         transaction_id: body.transaction_id,
         source_id: OTHER.source_id,
@@ -138,7 +136,7 @@ describeOnEveryStore('Withdraw', (current) => {
         withdrawn_amount: '10.00',
         token_balance: '60.00',
       });
-      const response = await post(others);
+      const response = await client.withdraw(current(), others);
       expect({ status: response.status, body: response.body, replayed: response.headers['idempotent-replayed'] }).toEqual({ status: 200, body: SUCCESS_BODY, replayed: undefined });
       expect((await readLedgerEntry(current().store, String(body.transaction_id)))?.amount).toBe(10000);
       expect((await readLedgerEntry(current().store, String(body.transaction_id), OTHER.source_id))?.amount).toBe(1000);
@@ -147,15 +145,15 @@ describeOnEveryStore('Withdraw', (current) => {
 
     it('when a request failed, its transaction_id stays free for a corrected retry', async () => {
       const body = withdrawal({ token_balance: '123.00' });
-      await post(body).expect(409);
-      const corrected = await post({ ...body, token_balance: '900.00' });
+      await client.withdraw(current(), body).expect(409);
+      const corrected = await client.withdraw(current(), { ...body, token_balance: '900.00' });
       expect(corrected.status).toBe(200);
       expect(corrected.headers['idempotent-replayed']).toBeUndefined();
     });
 
     it('when 25 copies of one withdrawal arrive at once, exactly one applies', async () => {
       const body = withdrawal();
-      const responses = await Promise.all(Array.from({ length: 25 }, () => post(body)));
+      const responses = await Promise.all(Array.from({ length: 25 }, () => client.withdraw(current(), body)));
       expect(responses.map((r) => r.status)).toEqual(Array(25).fill(200));
       expect(responses.filter((r) => r.headers['idempotent-replayed'] === 'true')).toHaveLength(24);
       expect((await readToken(current().store, TOKENS.active.token_id))?.balance).toBe(90000);
@@ -164,7 +162,7 @@ describeOnEveryStore('Withdraw', (current) => {
     it('when 10 distinct withdrawals race on one token, each applies once against the balance before it', async () => {
       const bodies = Array.from({ length: 10 }, (_, i) => withdrawal({ withdrawn_amount: '10.00', token_balance: `${990 - 10 * i}.00` }));
       const responses = [];
-      for (const body of bodies) responses.push(post(body));
+      for (const body of bodies) responses.push(client.withdraw(current(), body));
       const statuses = (await Promise.all(responses)).map((r) => r.status);
       expect(statuses.filter((s) => s === 200).length + statuses.filter((s) => s === 409).length).toBe(10);
       const applied = statuses.filter((s) => s === 200).length;
@@ -235,7 +233,7 @@ describeOnEveryStore('Withdraw', (current) => {
       const before = await readState(current().store);
       const json = JSON.stringify({ ...body, ...Object.fromEntries(Object.keys(rawNumbers).map((field) => [field, `@${field}@`])) });
       const raw = Object.entries(rawNumbers).reduce((text, [field, digits]) => text.replace(`"@${field}@"`, digits), json);
-      const response = await request(current().server).post('/v1/tokens/withdraw').set('Content-Type', 'application/json').send(raw);
+      const response = await client.withdraw(current()).set('Content-Type', 'application/json').send(raw);
       expect(await readState(current().store)).toEqual(before);
       return response;
     }
@@ -287,44 +285,43 @@ describeOnEveryStore('Withdraw', (current) => {
       ['source_id', ''],
       ['share_public', null],
     ])('400 when %s is %p', async (field, value) => {
-      const response = await post(withdrawal({ [field]: value }));
+      const response = await client.withdraw(current(), withdrawal({ [field]: value }));
       expect(response.status).toBe(400);
       expect(response.body.errors.details.map((d: { field: string }) => d.field)).toEqual([field]);
     });
 
     it('ignores fields the specification does not list', async () => {
-      const response = await post(withdrawal({ currency: 'EUR', note: { nested: true } }));
+      const response = await client.withdraw(current(), withdrawal({ currency: 'EUR', note: { nested: true } }));
       expect(response.status).toBe(200);
     });
   });
 
   describe('order of checks: the first failure answers', () => {
     it('schema (400) before account (401)', async () => {
-      const response = await post(withdrawal({ source_id: 'NOBODY', withdrawn_amount: 'x' }));
+      const response = await client.withdraw(current(), withdrawal({ source_id: 'NOBODY', withdrawn_amount: 'x' }));
       expect(response.status).toBe(400);
     });
     it('account (401) before destination (413)', async () => {
-      const response = await post(withdrawal({ share_public: 'wrong', destination_id: 'NOPE' }));
+      const response = await client.withdraw(current(), withdrawal({ share_public: 'wrong', destination_id: 'NOPE' }));
       expect(response.status).toBe(401);
     });
     it('destination (413) before token (428)', async () => {
-      const response = await post(withdrawal({ destination_id: 'NOPE', token_id: '999' }));
+      const response = await client.withdraw(current(), withdrawal({ destination_id: 'NOPE', token_id: '999' }));
       expect(response.status).toBe(413);
     });
     it('token (428) before replay', async () => {
       const body = withdrawal();
-      await post(body).expect(200);
-      const response = await post({ ...body, token_id: '999' });
+      await client.withdraw(current(), body).expect(200);
+      const response = await client.withdraw(current(), { ...body, token_id: '999' });
       expect(response.status).toBe(428);
     });
     it('replay before status (409): a key reused on a since-deleted token answers 422, not 409', async () => {
       const body = withdrawal();
-      await post(body).expect(200);
-      await request(current().server)
-        .post('/v1/tokens/status-change')
-        .send({ share_public: ACME.share_public, read_event: 'token.status_changed', source_id: 'ACME', destination_id: 'D1', token_id: TOKENS.active.token_id, tokes_status: 'deleted' })
+      await client.withdraw(current(), body).expect(200);
+      await client
+        .statusChange(current(), { share_public: ACME.share_public, read_event: 'token.status_changed', source_id: 'ACME', destination_id: 'D1', token_id: TOKENS.active.token_id, tokes_status: 'deleted' })
         .expect(200);
-      expect((await post({ ...body, withdrawn_amount: '5.00', token_balance: '895.00' })).status).toBe(422);
+      expect((await client.withdraw(current(), { ...body, withdrawn_amount: '5.00', token_balance: '895.00' })).status).toBe(422);
     });
     it.each([
       ['expired the day before', TOKENS.expired.token_id, 'Token expired on 01-01-2026'],
@@ -332,25 +329,25 @@ describeOnEveryStore('Withdraw', (current) => {
     ])('409 naming the date for a token %s, and nothing changes', async (_what, tokenId, message) => {
       const body = withdrawal({ token_id: tokenId, withdrawn_amount: '10.00', token_balance: '50.00' });
       const before = await readState(current().store, [String(body.transaction_id)]);
-      const response = await post(body);
+      const response = await client.withdraw(current(), body);
       expect({ status: response.status, body: response.body }).toEqual({ status: 409, body: errorBody(409, message) });
       expect(await readState(current().store, [String(body.transaction_id)])).toEqual(before);
     });
     it('on its available date and on its expiry date (UTC calendar days, both included), a token can be withdrawn from', async () => {
-      const response = await post(withdrawal({ token_id: TOKENS.dated.token_id, withdrawn_amount: '10.00', token_balance: '50.00' }));
+      const response = await client.withdraw(current(), withdrawal({ token_id: TOKENS.dated.token_id, withdrawn_amount: '10.00', token_balance: '50.00' }));
       expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: SUCCESS_BODY });
       expect((await readToken(current().store, TOKENS.dated.token_id))?.balance).toBe(5000);
     });
     it('dates (409) before amount over balance (422)', async () => {
-      const response = await post(withdrawal({ token_id: TOKENS.expired.token_id, withdrawn_amount: '999.00', token_balance: '0.00' }));
+      const response = await client.withdraw(current(), withdrawal({ token_id: TOKENS.expired.token_id, withdrawn_amount: '999.00', token_balance: '0.00' }));
       expect(response.status).toBe(409);
     });
     it('status (409) before amount over balance (422)', async () => {
-      const response = await post(withdrawal({ token_id: TOKENS.freezed.token_id, withdrawn_amount: '999.00', token_balance: '0.00' }));
+      const response = await client.withdraw(current(), withdrawal({ token_id: TOKENS.freezed.token_id, withdrawn_amount: '999.00', token_balance: '0.00' }));
       expect(response.status).toBe(409);
     });
     it('amount over balance (422) before token_balance mismatch (409)', async () => {
-      const response = await post(withdrawal({ withdrawn_amount: '2000.00', token_balance: '5.00' }));
+      const response = await client.withdraw(current(), withdrawal({ withdrawn_amount: '2000.00', token_balance: '5.00' }));
       expect(response.status).toBe(422);
     });
   });

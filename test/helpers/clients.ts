@@ -1,0 +1,49 @@
+import type { Server } from 'node:http';
+import request from 'supertest';
+import type { TestApp } from './app';
+import { bookingPath, tokenPath } from './payloads';
+
+/**
+ * One client per operation: each sends its body to the operation's path on the server (or a TestApp's) and
+ * returns the supertest request, so a test goes on with `.set(…)`, `.expect(…)` or `await`. Leave the body out to
+ * send one yourself (raw text, after a `.set('Content-Type', …)`). The keyed operations take the key, partner and
+ * version as bookingPath and tokenPath do.
+ */
+export type Target = Server | TestApp;
+type Body = object | string;
+
+const serverOf = (target: Target): Server => ('store' in target ? target.server : target);
+
+function send(test: request.Test, body: Body | undefined): request.Test {
+  return body === undefined ? test : test.send(body);
+}
+
+const tokenNotification = (path: string) => (target: Target, body?: Body) => send(request(serverOf(target)).post(path), body);
+
+export const withdraw = tokenNotification('/v1/tokens/withdraw');
+export const statusChange = tokenNotification('/v1/tokens/status-change');
+export const loaded = tokenNotification('/v1/tokens/loaded');
+export const unloaded = tokenNotification('/v1/tokens/unloaded');
+export const loadSchedule = tokenNotification('/v1/tokens/load-schedule');
+export const expiryDate = tokenNotification('/v1/tokens/expiry-date');
+export const availableDate = tokenNotification('/v1/tokens/available-date');
+export const events = tokenNotification('/v1/events');
+
+export function createToken(target: Target, body?: Body, key?: string, partnerId?: string, version?: string): request.Test {
+  return send(request(serverOf(target)).post(tokenPath(key, partnerId, version)), body);
+}
+
+export function createBooking(target: Target, body?: Body, key?: string, partnerId?: string, version?: string): request.Test {
+  return send(request(serverOf(target)).post(bookingPath(key, partnerId, version)), body);
+}
+
+export function modifyBooking(target: Target, body?: Body, key?: string, partnerId?: string, version?: string): request.Test {
+  return send(request(serverOf(target)).patch(bookingPath(key, partnerId, version)), body);
+}
+
+export function cancelBooking(target: Target, body?: Body, key?: string, partnerId?: string, version?: string): request.Test {
+  return send(request(serverOf(target)).delete(bookingPath(key, partnerId, version)), body);
+}
+
+/** A token notification's client, for a test that runs over several of them. */
+export type NotificationClient = (target: Target, body?: Body) => request.Test;
