@@ -31,7 +31,7 @@ function heapLimitBytes(): number {
 const HEAP_LIMIT_BYTES = heapLimitBytes();
 
 /** The share of the heap's limit in use. */
-export function heapShareInUse(): number {
+function heapShareInUse(): number {
   return getHeapStatistics().used_heap_size / HEAP_LIMIT_BYTES;
 }
 

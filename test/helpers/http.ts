@@ -1,4 +1,5 @@
 import type { FieldProblem } from '../../src/domain/field-problem';
+import { waitFor } from './wait';
 
 /** The contract's error envelope, written out literally so tests do not trust the code under test. */
 export function errorBody(status: number, message: string, details?: FieldProblem[]) {
@@ -9,10 +10,8 @@ export const SUCCESS_BODY = { success: true, message: 'Success' };
 
 /** /readyz answers from a check at most a second old: polls until it answers `status`, for a few seconds at most; resolves with the last status. */
 export async function readinessWithin(get: () => PromiseLike<{ status: number }>, status: number, ms = 5_000): Promise<number> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const seen = (await get()).status;
-    if (seen === status || Date.now() > deadline) return seen;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  let seen = 0;
+  // Past the deadline the last status is returned, so the test's own assertion names what was seen.
+  await waitFor(async () => (seen = (await get()).status) === status, ms).catch(() => undefined);
+  return seen;
 }
