@@ -1,11 +1,17 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import { BOOKING_FIELDS, type BookingFields } from './domain/bookings';
 import { dayNumber } from './domain/calendar-days';
+import type { Token } from './domain/tokens';
 import { seedSchema, type SeedFile } from './schemas/seed';
 import { fieldProblems } from './schemas/validate';
 import { hashKey } from './secrets';
+import { receivedSeed, type SeedWorkerAnswer } from './seed-transfer';
 import type { SeedData } from './store/store';
+
+/** A seed file's records as read in this thread: its tokens in an array. */
+export type SeedRecords = SeedData & { tokens: Token[] };
 
 /** Shipped with the service and served when SEED_FILE is unset, so the README's examples work as written. */
 export const DEMO_SEED_FILE = path.resolve(__dirname, '..', 'seed', 'demo.json');
@@ -64,7 +70,7 @@ function interner(): (value: string) => string {
 }
 
 /** Turns the validated file into store records: keys become hashes here, before the store sees them. */
-export function toSeedData(seed: SeedFile, loadedAt: Date): SeedData {
+export function toSeedData(seed: SeedFile, loadedAt: Date): SeedRecords {
   const intern = interner();
   return {
     accounts: seed.accounts.map((account) => ({
@@ -105,11 +111,33 @@ function parseSeedText(file: string): unknown {
  * Reads and validates a seed file; the error names the file and every bad entry.
  * No variable keeps the parsed text, so a large seed's text can be collected before the records are built.
  */
-export function readSeedFile(file: string, loadedAt = new Date()): SeedData {
+export function readSeedFile(file: string, loadedAt = new Date()): SeedRecords {
   const result = seedSchema.safeParse(parseSeedText(file));
   if (!result.success) {
     const problems = fieldProblems(result.error.issues).map((problem) => `${problem.field} ${problem.message}`);
     throw new SeedFileError(`Seed file ${file} is invalid: ${problems.join('; ')}`);
   }
   return toSeedData(result.data, loadedAt);
+}
+
+/** seed-worker's own file beside this one: .js when built, .ts when run by tsx (the thread inherits its loader). */
+const SEED_WORKER_FILE = path.join(__dirname, `seed-worker${path.extname(__filename)}`);
+
+/**
+ * readSeedFile on a worker thread, resolved once the thread has ended. A million-token seed is 110 MB of text
+ * that parsing and checking turn into several times that in objects; in the serving thread they would grow its
+ * heap to its largest, which V8 keeps long after (about 1 GB resident on Node 24, docs/BENCHMARKS.md). The
+ * thread's heap goes when the thread does, and the tokens arrive in columns (seed-transfer.ts).
+ */
+export async function readSeedFileApart(file: string): Promise<SeedData> {
+  const worker = new Worker(SEED_WORKER_FILE, { workerData: { file } });
+  const [answer] = await Promise.all([
+    new Promise<SeedWorkerAnswer>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    }),
+    new Promise((resolve) => worker.once('exit', resolve)),
+  ]);
+  if ('error' in answer) throw answer.seedFileError ? new SeedFileError(answer.error) : new Error(answer.error);
+  return receivedSeed(answer.seed);
 }

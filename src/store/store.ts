@@ -50,7 +50,8 @@ export interface Holdings {
 
 export interface SeedData {
   accounts: Account[];
-  tokens: Token[];
+  /** Any iterable, read once per loadSeed: a large seed's tokens are made one at a time (seed-transfer.ts). */
+  tokens: Iterable<Token>;
   bookings: Booking[];
 }
 

@@ -94,8 +94,15 @@ async function countHoldings(client: PoolClient, seed: SeedData): Promise<void> 
   }
 }
 
-function batches<Item>(items: readonly Item[]): Item[][] {
-  const result: Item[][] = [];
-  for (let start = 0; start < items.length; start += SEED_BATCH) result.push(items.slice(start, start + SEED_BATCH));
-  return result;
+/** The items SEED_BATCH at a time, each batch made when it is reached: a seed's tokens may be made one by one. */
+function* batches<Item>(items: Iterable<Item>): Generator<Item[]> {
+  let batch: Item[] = [];
+  for (const item of items) {
+    batch.push(item);
+    if (batch.length === SEED_BATCH) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
 }

@@ -1,0 +1,23 @@
+/**
+ * The worker thread of readSeedFileApart (seed.ts): reads and checks the seed file, then hands the result
+ * over with its tokens in columns. Parsing a large file makes several times its size in short-lived objects;
+ * here they live and die in this thread's heap, which is given back whole when the thread ends.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { readSeedFile, SeedFileError } from './seed';
+import { movedBuffers, toColumns, type SeedWorkerAnswer } from './seed-transfer';
+
+const { file } = workerData as { file: string };
+let answer: SeedWorkerAnswer;
+let moved: ArrayBuffer[] = [];
+try {
+  const { accounts, tokens, bookings } = readSeedFile(file);
+  const columns = toColumns(tokens);
+  moved = movedBuffers(columns);
+  answer = { seed: { accounts, bookings, tokens: columns } };
+} catch (error) {
+  const seedFileError = error instanceof SeedFileError;
+  // A seed problem is the operator's to fix and is shown as its message; anything else is a fault, with its stack.
+  answer = { error: seedFileError ? error.message : String((error as Error)?.stack ?? error), seedFileError };
+}
+parentPort?.postMessage(answer, moved);
