@@ -7,8 +7,7 @@ import type { LedgerEntry, LedgerKind } from '../domain/ledger';
 import { formatAmount, type MinorUnits } from '../domain/money';
 import type { Token } from '../domain/tokens';
 import { ConflictError, UnprocessableError } from '../errors';
-import type { LoadedRequest, LoadScheduleRequest, UnloadedRequest } from '../schemas/token-ledger';
-import type { WithdrawRequest } from '../schemas/withdraw';
+import type { LoadedRequest, LoadScheduleRequest, UnloadedRequest, WithdrawRequest } from '../schemas/token-ledger';
 import type { Account, StoreTransaction } from '../store/store';
 import { ledgerReplay } from './apply-once';
 import {
