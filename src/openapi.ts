@@ -406,7 +406,33 @@ function eventsBody(notifications: TokenNotification[]): Json {
 
 const ADMIN_ONLY = 'Only when the service runs with ADMIN_TOKEN; without it the route does not exist (404).';
 
-export function buildOpenApiDocument(version: string): Json {
+/** Freezes a JSON value and everything in it, so a document shared by its callers cannot be changed by one of them. */
+function deepFreeze<Value>(value: Value): Value {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+const documents = new Map<string, Readonly<Json>>();
+
+/**
+ * The OpenAPI document of this service version, built on the first call and the same frozen object after: the
+ * conversion of the zod schemas is most of what building an app costs, and every app built in a process (each
+ * test builds its own) would otherwise pay it again for the same document.
+ */
+export function buildOpenApiDocument(version: string): Readonly<Json> {
+  let document = documents.get(version);
+  if (!document) {
+    // A copy of its own: the document holds the module's constants and the catalogue's examples, which stay unfrozen.
+    document = deepFreeze(structuredClone(documentOf(version)));
+    documents.set(version, document);
+  }
+  return document;
+}
+
+function documentOf(version: string): Json {
   return {
     openapi: '3.1.0',
     info: {

@@ -20,14 +20,14 @@ import { statusChangeSchema } from './schemas/status-change';
 import { availableDateSchema, expiryDateSchema } from './schemas/token-dates';
 import { createTokenSchema } from './schemas/token-creation';
 import { ROUTE_OF_EVENT, TOKEN_EVENTS, type TokenEvent } from './schemas/token-event';
-import { loadedSchema, loadScheduleSchema, unloadedSchema } from './schemas/token-ledger';
-import { withdrawSchema } from './schemas/withdraw';
+import { loadedSchema, loadScheduleSchema, unloadedSchema, withdrawSchema } from './schemas/token-ledger';
+import type { OperationOutcome } from './services/apply-once';
 import { cancelBooking, createBooking, modifyBooking } from './services/booking-changes';
 import type { KeyedCall, KeyedOutcome } from './services/keyed-requests';
-import type { OperationOutcome } from './services/token-checks';
+import { changeTokenStatus } from './services/status-change';
 import { createToken } from './services/token-creation';
+import { changeAvailableDate, changeExpiryDate } from './services/token-dates';
 import { load, settleLoadSchedule, unload, withdraw } from './services/token-ledger';
-import { changeAvailableDate, changeExpiryDate, changeTokenStatus } from './services/token-notifications';
 import type { Account, StoreTransaction } from './store/store';
 
 /** The methods an operation is served on, as Express names its route methods. */

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Router } from 'express';
-import { getAbsoluteFSPath } from 'swagger-ui-dist';
+import getAbsoluteFSPath from 'swagger-ui-dist/absolute-path';
 import { methodNotAllowed } from '../middleware/errors';
 import { commonHeaders } from '../middleware/send-json';
 

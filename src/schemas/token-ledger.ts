@@ -1,8 +1,18 @@
-/** The notifications that move money on a token besides Withdraw: Loaded, Unloaded and Load Schedule. */
+/** The notifications that move money on a token: Withdraw, Loaded, Unloaded and Load Schedule. */
 import { z } from 'zod';
 import { amount, oneOf, positiveAmount, ruleClause, TRANSACTION_ID_PATTERN, transactionId } from './fields';
 import { tokenNotificationFields } from './token-notification';
 import { readEvent, TOKEN_EVENTS } from './token-event';
+
+/** Withdraw: every field required; amounts come out as integer minor units. */
+export const withdrawSchema = z.object({
+  ...tokenNotificationFields(readEvent([TOKEN_EVENTS.withdrawn])),
+  transaction_id: transactionId,
+  withdrawn_amount: positiveAmount,
+  token_balance: amount,
+});
+
+export type WithdrawRequest = z.output<typeof withdrawSchema>;
 
 /** Loaded: the balance goes up by load_amount; the fee is the sender's and is only recorded. */
 export const loadedSchema = z.object({

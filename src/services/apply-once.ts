@@ -29,6 +29,12 @@ export interface Replay {
   response?: string;
 }
 
+/** A request applied now: nothing was under its key, or it has none (a notification that moves no money). */
+export const APPLIED = { replayed: false } as const;
+
+/** What a token notification's service did: applied the request, or found it applied already under its ledger key. */
+export type OperationOutcome = Replay | typeof APPLIED;
+
 /** The answer of a request in its unit: whether it was a replay, and its bytes, which its key keeps. */
 export interface Answer {
   replayed: boolean;

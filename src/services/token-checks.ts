@@ -4,13 +4,6 @@ import type { Token } from '../domain/tokens';
 import { ConflictError, DestinationUnknownError, TokenMismatchError } from '../errors';
 import type { Account, StoreTransaction } from '../store/store';
 
-export interface OperationOutcome {
-  /** True when the request repeated one already applied: nothing was applied again. */
-  replayed: boolean;
-}
-
-export const APPLIED: OperationOutcome = { replayed: false };
-
 export function requireDestination(account: Account, destinationId: string): void {
   if (!account.destinations.has(destinationId)) throw new DestinationUnknownError();
 }

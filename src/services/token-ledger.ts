@@ -7,19 +7,10 @@ import type { LedgerEntry, LedgerKind } from '../domain/ledger';
 import { formatAmount, type MinorUnits } from '../domain/money';
 import type { Token } from '../domain/tokens';
 import { ConflictError, UnprocessableError } from '../errors';
-import type { LoadedRequest, LoadScheduleRequest, UnloadedRequest } from '../schemas/token-ledger';
-import type { WithdrawRequest } from '../schemas/withdraw';
+import type { LoadedRequest, LoadScheduleRequest, UnloadedRequest, WithdrawRequest } from '../schemas/token-ledger';
 import type { Account, StoreTransaction } from '../store/store';
-import { ledgerReplay } from './apply-once';
-import {
-  APPLIED,
-  lockCallerToken,
-  requireCallerToken,
-  requireDestination,
-  requireNotDeleted,
-  requireWithinDates,
-  type OperationOutcome,
-} from './token-checks';
+import { APPLIED, ledgerReplay, type OperationOutcome } from './apply-once';
+import { lockCallerToken, requireCallerToken, requireDestination, requireNotDeleted, requireWithinDates } from './token-checks';
 
 /** The largest balance an amount can state: 9999999999.99. */
 export const MAX_BALANCE: MinorUnits = 999_999_999_999;

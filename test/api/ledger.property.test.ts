@@ -1,11 +1,11 @@
 import fc from 'fast-check';
-import request from 'supertest';
 import { formatAmount } from '../../src/domain/money';
 import { MAX_BALANCE } from '../../src/services/token-ledger';
 import type { LedgerKind } from '../../src/domain/ledger';
 import { buildTestApp, storeKinds, type TestApp } from '../helpers/app';
+import * as client from '../helpers/clients';
 import { ACME } from '../helpers/fixtures';
-import { tokenCreation, tokenPath } from '../helpers/payloads';
+import { tokenCreation } from '../helpers/payloads';
 
 /**
  * Contract sections 4, 6 and 9: for any sequence of loads, unloads, credited schedules and withdrawals on a
@@ -29,11 +29,11 @@ interface Step {
   copies: number;
 }
 
-const ROUTE: Record<Move, string> = {
-  withdrawal: '/v1/tokens/withdraw',
-  load: '/v1/tokens/loaded',
-  unload: '/v1/tokens/unloaded',
-  schedule: '/v1/tokens/load-schedule',
+const CLIENT: Record<Move, client.NotificationClient> = {
+  withdrawal: client.withdraw,
+  load: client.loaded,
+  unload: client.unloaded,
+  schedule: client.loadSchedule,
 };
 
 const EVENT: Record<Move, string> = {
@@ -113,9 +113,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('ledger in
     await fc.assert(
       fc.asyncProperty(openings, steps, async (opening, plan) => {
         tokenCounter += 1;
-        const created = await request(t.server)
-          .post(tokenPath(`prop-${storeName}-${tokenCounter}-${Date.now()}`))
-          .send(tokenCreation({ load_amount: formatAmount(opening) }));
+        const created = await client.createToken(t, tokenCreation({ load_amount: formatAmount(opening) }), `prop-${storeName}-${tokenCounter}-${Date.now()}`);
         expect(created.status).toBe(200);
         const tokenId = created.body.token.token_id as string;
         let balance = opening;
@@ -145,7 +143,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('ledger in
           const ledgerBefore = (await t.store.recentLedgerEntries(tokenId, 1000)).length;
           const balanceBefore = balance;
           const responses = await Promise.all(
-            Array.from({ length: step.copies }, () => request(t.server).post(ROUTE[sending.move]).send(sending.body)),
+            Array.from({ length: step.copies }, () => CLIENT[sending.move](t, sending.body)),
           );
           const statuses = responses.map((response) => response.status);
           if (expected.outcome === 'rejected') {

@@ -2,9 +2,10 @@ import { Writable } from 'node:stream';
 import request from 'supertest';
 import { createLogger } from '../../src/logger';
 import { buildTestApp, type TestApp } from '../helpers/app';
+import * as client from '../helpers/clients';
 import { FailingStore } from '../helpers/failing-store';
 import { ACME, fixtureSeed, OTHER } from '../helpers/fixtures';
-import { bookingChange, bookingPath, statusChange, withdrawal } from '../helpers/payloads';
+import { bookingChange, statusChange, withdrawal } from '../helpers/payloads';
 
 function captureLogs() {
   const lines: string[] = [];
@@ -28,7 +29,7 @@ describe('request logs', () => {
   });
 
   it('writes one JSON line per request with request id, method, route, status and duration', async () => {
-    const response = await request(t.server).post('/v1/tokens/withdraw').set('X-Request-Id', 'req-123').send(withdrawal());
+    const response = await client.withdraw(t).set('X-Request-Id', 'req-123').send(withdrawal());
     expect(response.status).toBe(200);
     expect(logs.entries()).toEqual([
       {
@@ -45,6 +46,7 @@ describe('request logs', () => {
 
   it("cuts a stranger's long URL to 256 characters in the log line, saying how long it was", async () => {
     const path = `/${'A'.repeat(8000)}`;
+    // A path no operation has, which no client builds.
     await request(t.server).get(path).expect(404);
     const [entry] = logs.entries();
     expect(entry.req.url).toBe(`${path.slice(0, 256)}… (8001 characters)`);
@@ -52,7 +54,7 @@ describe('request logs', () => {
   });
 
   it('logs client errors at warn and names the route pattern, not the key, for bookings', async () => {
-    await request(t.server).patch(bookingPath('key-00000001', 'OTHER')).send(bookingChange());
+    await client.modifyBooking(t, bookingChange(), 'key-00000001', 'OTHER');
     const [entry] = logs.entries();
     expect(entry).toMatchObject({ level: 40, route: '/:version/booking/:partnerid/:randomkey', res: { statusCode: 403 } });
   });
@@ -62,7 +64,7 @@ describe('request logs', () => {
     await store.loadSeed(fixtureSeed());
     store.failure = new Error('store exploded');
     const crashing = await buildTestApp(undefined, { store, logger: logs.logger });
-    const response = await request(crashing.server).post('/v1/tokens/withdraw').send(withdrawal());
+    const response = await client.withdraw(crashing, withdrawal());
     expect(response.text).not.toContain('store exploded');
     const [entry] = logs.entries();
     expect(entry).toMatchObject({ level: 50, res: { statusCode: 500 }, err: { message: 'store exploded' } });
@@ -71,15 +73,16 @@ describe('request logs', () => {
 
   it('never writes a key or secret, whatever the requests and their outcomes', async () => {
     const requests = [
-      () => request(t.server).post('/v1/tokens/withdraw').send(withdrawal()),
-      () => request(t.server).post('/v1/tokens/withdraw').send(withdrawal({ share_public: OTHER.share_public })),
+      () => client.withdraw(t, withdrawal()),
+      () => client.withdraw(t, withdrawal({ share_public: OTHER.share_public })),
+      // Withdraw's GET, which no client sends.
       () => request(t.server).get('/v1/tokens/withdraw').send(withdrawal({ withdrawn_amount: 'bad' })),
-      () => request(t.server).post('/v1/tokens/status-change').send(statusChange()),
-      () => request(t.server).post('/v1/events').send(statusChange({ read_event: 'nope' })),
-      () => request(t.server).patch(bookingPath()).send(bookingChange()),
-      () => request(t.server).patch(bookingPath()).send(bookingChange({ share_secret: OTHER.share_secret })),
-      () => request(t.server).patch(bookingPath()).set('Content-Type', 'application/json').send(`{"share_secret":"${ACME.share_secret}",`),
-      () => request(t.server).post('/v1/tokens/withdraw').set('Authorization', `Bearer ${ACME.share_secret}`).send(withdrawal()),
+      () => client.statusChange(t, statusChange()),
+      () => client.events(t, statusChange({ read_event: 'nope' })),
+      () => client.modifyBooking(t, bookingChange()),
+      () => client.modifyBooking(t, bookingChange({ share_secret: OTHER.share_secret })),
+      () => client.modifyBooking(t).set('Content-Type', 'application/json').send(`{"share_secret":"${ACME.share_secret}",`),
+      () => client.withdraw(t).set('Authorization', `Bearer ${ACME.share_secret}`).send(withdrawal()),
     ];
     const bodies: string[] = [];
     for (const send of requests) bodies.push((await send()).text);

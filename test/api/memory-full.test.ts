@@ -1,9 +1,9 @@
-import request from 'supertest';
 import { MemoryStore } from '../../src/store/memory-store';
 import { buildTestApp, type TestApp } from '../helpers/app';
+import * as client from '../helpers/clients';
 import { fixtureSeed } from '../helpers/fixtures';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
-import { bookingChange, bookingCreation, bookingPath, statusChange, tokenCreation, tokenPath, withdrawal } from '../helpers/payloads';
+import { bookingChange, bookingCreation, statusChange, tokenCreation, withdrawal } from '../helpers/payloads';
 import { expectRejection } from '../helpers/state';
 
 const UNAVAILABLE = errorBody(503, 'Service Unavailable');
@@ -25,27 +25,27 @@ describe('the memory store as its heap fills', () => {
 
   it('past 85%: Create Token, Create Booking and a Modify Booking under a new key are 503 and record nothing; a withdrawal and a status change go on', async () => {
     share = 0.9;
-    await expectRejection(t.store, () => request(t.server).post(tokenPath('full-key-0001')).send(tokenCreation()), 503, UNAVAILABLE, { keys: ['full-key-0001'] });
-    await expectRejection(t.store, () => request(t.server).post(bookingPath('full-key-0004')).send(bookingCreation()), 503, UNAVAILABLE, { keys: ['full-key-0004'] });
-    await expectRejection(t.store, () => request(t.server).patch(bookingPath('full-key-0002')).send(bookingChange({ guests_count: '3' })), 503, UNAVAILABLE, { keys: ['full-key-0002'] });
-    const spent = await request(t.server).post('/v1/tokens/withdraw').send(withdrawal());
+    await expectRejection(t.store, () => client.createToken(t, tokenCreation(), 'full-key-0001'), 503, UNAVAILABLE, { keys: ['full-key-0001'] });
+    await expectRejection(t.store, () => client.createBooking(t, bookingCreation(), 'full-key-0004'), 503, UNAVAILABLE, { keys: ['full-key-0004'] });
+    await expectRejection(t.store, () => client.modifyBooking(t, bookingChange({ guests_count: '3' }), 'full-key-0002'), 503, UNAVAILABLE, { keys: ['full-key-0002'] });
+    const spent = await client.withdraw(t, withdrawal());
     expect({ status: spent.status, body: spent.body }).toEqual({ status: 200, body: SUCCESS_BODY });
-    const changed = await request(t.server).post('/v1/tokens/status-change').send(statusChange());
+    const changed = await client.statusChange(t, statusChange());
     expect({ status: changed.status, body: changed.body }).toEqual({ status: 200, body: SUCCESS_BODY });
   });
 
   it('past 95%: a withdrawal is 503 too and leaves the balance and the ledger as they were; a status change still goes on', async () => {
     share = 0.96;
     const body = withdrawal();
-    await expectRejection(t.store, () => request(t.server).post('/v1/tokens/withdraw').send(body), 503, UNAVAILABLE, { transactionIds: [String(body.transaction_id)] });
-    const changed = await request(t.server).post('/v1/tokens/status-change').send(statusChange());
+    await expectRejection(t.store, () => client.withdraw(t, body), 503, UNAVAILABLE, { transactionIds: [String(body.transaction_id)] });
+    const changed = await client.statusChange(t, statusChange());
     expect({ status: changed.status, body: changed.body }).toEqual({ status: 200, body: SUCCESS_BODY });
   });
 
   it('once memory is back under 85%, everything is accepted again', async () => {
     share = 0.9;
-    await request(t.server).post(tokenPath('full-key-0003')).send(tokenCreation()).expect(503);
+    await client.createToken(t, tokenCreation(), 'full-key-0003').expect(503);
     share = 0.5;
-    await request(t.server).post(tokenPath('full-key-0003')).send(tokenCreation()).expect(200);
+    await client.createToken(t, tokenCreation(), 'full-key-0003').expect(200);
   });
 });

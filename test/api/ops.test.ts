@@ -3,10 +3,11 @@ import request from 'supertest';
 import { ServiceUnavailableError, StoreTimeoutError } from '../../src/errors';
 import { Metrics } from '../../src/metrics';
 import { buildTestApp, describeOnEveryStore, FIXED_NOW } from '../helpers/app';
+import * as client from '../helpers/clients';
 import { FailingStore } from '../helpers/failing-store';
 import { ACME, fixtureSeed, OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
-import { bookingCancellation, bookingChange, bookingPath, loaded, statusChange, withdrawal } from '../helpers/payloads';
+import { bookingCancellation, bookingChange, loaded, statusChange, withdrawal } from '../helpers/payloads';
 
 const ADMIN_TOKEN = 'admin-test-token-0123456789';
 const bearer = { Authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -22,17 +23,17 @@ describe('GET /metrics', () => {
   it('counts requests by route and status, latency, and operations by outcome and reason', async () => {
     const t = await buildTestApp();
     const body = withdrawal();
-    await request(t.server).post('/v1/tokens/withdraw').send(body).expect(200);
-    await request(t.server).post('/v1/tokens/withdraw').send(body).expect(200);
-    await request(t.server).post('/v1/tokens/withdraw').send(withdrawal({ token_id: TOKENS.freezed.token_id, withdrawn_amount: '1.00', token_balance: '49.00' })).expect(409);
-    await request(t.server).post('/v1/events').send(withdrawal({ withdrawn_amount: '5000.00', token_balance: '0.00' })).expect(422);
-    await request(t.server).post('/v1/tokens/status-change').send(statusChange()).expect(200);
-    await request(t.server).patch(bookingPath()).send(bookingChange()).expect(200);
-    await request(t.server).patch(bookingPath()).send(bookingChange({ booking_id: 'nope' })).expect(404);
+    await client.withdraw(t, body).expect(200);
+    await client.withdraw(t, body).expect(200);
+    await client.withdraw(t, withdrawal({ token_id: TOKENS.freezed.token_id, withdrawn_amount: '1.00', token_balance: '49.00' })).expect(409);
+    await client.events(t, withdrawal({ withdrawn_amount: '5000.00', token_balance: '0.00' })).expect(422);
+    await client.statusChange(t, statusChange()).expect(200);
+    await client.modifyBooking(t, bookingChange()).expect(200);
+    await client.modifyBooking(t, bookingChange({ booking_id: 'nope' })).expect(404);
     await request(t.server).get('/nowhere').expect(404);
-    await request(t.server).post('/v1/tokens/loaded').send(loaded({ token_id: TOKENS.deleted.token_id, token_balance: '150.00' })).expect(409);
-    await request(t.server).post('/v1/events').send({ read_event: 'token.unknown' }).expect(400);
-    await request(t.server).delete(bookingPath('key-cancel-01')).send(bookingCancellation()).expect(200);
+    await client.loaded(t, loaded({ token_id: TOKENS.deleted.token_id, token_balance: '150.00' })).expect(409);
+    await client.events(t, { read_event: 'token.unknown' }).expect(400);
+    await client.cancelBooking(t, bookingCancellation(), 'key-cancel-01').expect(200);
 
     const response = await request(t.server).get('/metrics');
     expect(response.status).toBe(200);
@@ -58,6 +59,7 @@ describe('GET /metrics', () => {
     await new Promise<void>((resolve) => t.server.listen(0, '127.0.0.1', resolve));
     const { port } = t.server.address() as AddressInfo;
     try {
+      // Methods no client sends, on any path, through fetch, which sends whatever method it is given.
       for (const method of ['PROPFIND', 'MKCOL', 'LOCK', 'PURGE', 'SEARCH', 'REPORT', 'PUT', 'UNLOCK']) {
         for (const path of ['/', '/v1/tokens/withdraw', `/nothing-${method}`]) {
           const response = await fetch(`http://127.0.0.1:${port}${path}`, { method });
@@ -81,9 +83,9 @@ describe('GET /metrics', () => {
     await store.loadSeed(fixtureSeed());
     const t = await buildTestApp(undefined, { store });
     store.failure = new ServiceUnavailableError();
-    await request(t.server).post('/v1/tokens/withdraw').send(withdrawal()).expect(503);
+    await client.withdraw(t, withdrawal()).expect(503);
     store.failure = new StoreTimeoutError();
-    await request(t.server).post('/v1/tokens/withdraw').send(withdrawal()).expect(504);
+    await client.withdraw(t, withdrawal()).expect(504);
     const text = (await request(t.server).get('/metrics')).text;
     expect(sample(text, 'receiver_store_errors_total', 'kind="unavailable"')).toBe(1);
     expect(sample(text, 'receiver_store_errors_total', 'kind="timeout"')).toBe(1);
@@ -112,11 +114,11 @@ describe('admin routes and the per-address rate limit', () => {
     const t = await buildTestApp(undefined, { config: { adminToken: ADMIN_TOKEN, rateLimitPerAddressPerMinute: 3 } });
     await request(t.server).get('/admin/events').set(bearer).expect(200);
     for (let i = 0; i < 2; i += 1) await request(t.server).get('/admin/events').set({ Authorization: 'Bearer wrong-token-0000000000' }).expect(401);
-    await request(t.server).post('/v1/tokens/withdraw').send(withdrawal({ share_public: 'pk_guessed' })).expect(401);
+    await client.withdraw(t, withdrawal({ share_public: 'pk_guessed' })).expect(401);
     for (const refused of [
       await request(t.server).get('/admin/events').set({ Authorization: 'Bearer wrong-token-0000000001' }),
       await request(t.server).get('/admin/events').set(bearer),
-      await request(t.server).post('/v1/tokens/withdraw').send(withdrawal()),
+      await client.withdraw(t, withdrawal()),
     ]) {
       expect({ status: refused.status, body: refused.body }).toEqual({ status: 429, body: errorBody(429, 'Too Many Requests') });
     }
@@ -143,8 +145,8 @@ describeOnEveryStore(
     it('shows a token with its status, balance and latest ledger rows with their kind, newest first', async () => {
       const first = withdrawal({ withdrawn_amount: '100.00', token_balance: '900.00' });
       const second = loaded({ load_amount: '0.50', fee_amount: '0.10', token_balance: '900.50' });
-      await request(current().server).post('/v1/tokens/withdraw').send(first).expect(200);
-      await request(current().server).post('/v1/tokens/loaded').send(second).expect(200);
+      await client.withdraw(current(), first).expect(200);
+      await client.loaded(current(), second).expect(200);
       const response = await request(current().server).get(`/admin/tokens/${TOKENS.active.token_id}`).set(bearer);
       expect({ status: response.status, body: response.body }).toEqual({
         status: 200,
@@ -185,10 +187,10 @@ describeOnEveryStore(
 
     it('lists recent operations, accepted, replayed and rejected, newest first, with filters; never a key', async () => {
       const body = withdrawal();
-      await request(current().server).post('/v1/tokens/withdraw').set('X-Request-Id', 'req-a').send(body).expect(200);
-      await request(current().server).post('/v1/tokens/withdraw').set('X-Request-Id', 'req-b').send(body).expect(200);
-      await request(current().server).post('/v1/tokens/status-change').set('X-Request-Id', 'req-c').send(statusChange({ tokes_status: undefined, source_id: 'OTHER', share_public: OTHER.share_public, destination_id: 'X1', token_id: TOKENS.others.token_id })).expect(200);
-      await request(current().server).patch(bookingPath()).set('X-Request-Id', 'req-d').send(bookingChange({ share_secret: 'wrong' })).expect(401);
+      await client.withdraw(current()).set('X-Request-Id', 'req-a').send(body).expect(200);
+      await client.withdraw(current()).set('X-Request-Id', 'req-b').send(body).expect(200);
+      await client.statusChange(current()).set('X-Request-Id', 'req-c').send(statusChange({ tokes_status: undefined, source_id: 'OTHER', share_public: OTHER.share_public, destination_id: 'X1', token_id: TOKENS.others.token_id })).expect(200);
+      await client.modifyBooking(current()).set('X-Request-Id', 'req-d').send(bookingChange({ share_secret: 'wrong' })).expect(401);
 
       const all = await request(current().server).get('/admin/events').set(bearer);
       expect(all.status).toBe(200);
@@ -217,8 +219,8 @@ describeOnEveryStore(
     });
 
     it("files a request that failed authentication under no account and with nothing its body names, whatever source_id it claims (contract section 11)", async () => {
-      await request(current().server)
-        .post('/v1/tokens/withdraw')
+      await client
+        .withdraw(current())
         .set('X-Request-Id', 'req-forged')
         .send(withdrawal({ source_id: 'OTHER', share_public: 'pk_guessed', destination_id: 'X1', token_id: TOKENS.others.token_id }))
         .expect(401);

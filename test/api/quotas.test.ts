@@ -1,8 +1,8 @@
-import request from 'supertest';
 import { describeOnEveryStore } from '../helpers/app';
+import * as client from '../helpers/clients';
 import { OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
-import { bookingCreation, bookingPath, tokenCreation, tokenPath } from '../helpers/payloads';
+import { bookingCreation, tokenCreation } from '../helpers/payloads';
 import { expectRejection } from '../helpers/state';
 
 /** The fixture seeds ACME with this many tokens and one booking: seeded objects count toward the quotas. */
@@ -12,28 +12,26 @@ const ACME_SEEDED_TOKENS = Object.values(TOKENS).filter((token) => token.source_
 describeOnEveryStore(
   'quotas per account',
   (current) => {
-    const createToken = (key: string, body: object = tokenCreation(), partnerId = 'ACME') => request(current().server).post(tokenPath(key, partnerId)).send(body);
-
     it('Create Token past MAX_TOKENS_PER_ACCOUNT is a 403 naming the quota and creates nothing; a retry of a create that fitted still replays; another account is not held back', async () => {
-      const fitted = await createToken('quota-key-0001');
+      const fitted = await client.createToken(current(), tokenCreation(), 'quota-key-0001');
       expect(fitted.status).toBe(200);
       await expectRejection(
         current().store,
-        () => createToken('quota-key-0002'),
+        () => client.createToken(current(), tokenCreation(), 'quota-key-0002'),
         403,
         errorBody(403, `Quota exceeded: the account already holds ${ACME_SEEDED_TOKENS + 1} tokens, the most MAX_TOKENS_PER_ACCOUNT allows`),
         { keys: ['quota-key-0002'] },
       );
-      const retry = await createToken('quota-key-0001');
+      const retry = await client.createToken(current(), tokenCreation(), 'quota-key-0001');
       expect({ status: retry.status, replayed: retry.headers['idempotent-replayed'], body: retry.body }).toEqual({ status: 200, replayed: 'true', body: fitted.body });
-      const others = await createToken('quota-key-0003', tokenCreation({ share_secret: OTHER.share_secret, source_id: 'OTHER', destination_id: 'X1' }), 'OTHER');
+      const others = await client.createToken(current(), tokenCreation({ share_secret: OTHER.share_secret, source_id: 'OTHER', destination_id: 'X1' }), 'quota-key-0003', 'OTHER');
       expect(others.status).toBe(200);
     });
 
     it('Create Booking past MAX_BOOKINGS_PER_ACCOUNT is a 403 naming the quota: the seeded booking already fills it', async () => {
       await expectRejection(
         current().store,
-        () => request(current().server).post(bookingPath('quota-key-0004')).send(bookingCreation()),
+        () => client.createBooking(current(), bookingCreation(), 'quota-key-0004'),
         403,
         errorBody(403, 'Quota exceeded: the account already holds 1 bookings, the most MAX_BOOKINGS_PER_ACCOUNT allows'),
         { keys: ['quota-key-0004'] },
@@ -49,7 +47,7 @@ describeOnEveryStore(
   (current) => {
     it('never refuses the seed; creating more is a 403', async () => {
       expect(await current().store.findToken(TOKENS.notYetAvailable.token_id)).toBeDefined();
-      const response = await request(current().server).post(tokenPath('quota-key-0005')).send(tokenCreation());
+      const response = await client.createToken(current(), tokenCreation(), 'quota-key-0005');
       expect({ status: response.status, body: response.body }).toEqual({
         status: 403,
         body: errorBody(403, 'Quota exceeded: the account already holds 2 tokens, the most MAX_TOKENS_PER_ACCOUNT allows'),

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
-import request from 'supertest';
 import { formatAmount, parseAmount } from '../../src/domain/money';
 import { buildTestApp, storeKinds, type TestApp } from '../helpers/app';
+import * as client from '../helpers/clients';
 import { ACME, OTHER, TOKENS } from '../helpers/fixtures';
-import { bookingChange, bookingPath, statusChange, withdrawal } from '../helpers/payloads';
+import { bookingChange, statusChange, withdrawal } from '../helpers/payloads';
 import { readState } from '../helpers/state';
 
 const tokenIds = Object.values(TOKENS).map((token) => token.token_id);
@@ -71,7 +71,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))(
           const body = withdrawal({ ...fields, token_balance: tokenBalance });
           const ids = typeof body.transaction_id === 'string' ? [body.transaction_id] : [];
           const before = await readState(t.store, ids);
-          const response = await request(t.server).post('/v1/tokens/withdraw').send(body);
+          const response = await client.withdraw(t, body);
           if (response.status !== 200) expect(await readState(t.store, ids)).toEqual(before);
           else expect(response.body).toEqual({ success: true, message: 'Success' });
         }),
@@ -85,7 +85,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))(
       await fc.assert(
         fc.asyncProperty(statusChanges, async (fields) => {
           const before = await readState(t.store);
-          const response = await request(t.server).post('/v1/tokens/status-change').send(statusChange(fields));
+          const response = await client.statusChange(t, statusChange(fields));
           if (response.status !== 200) expect(await readState(t.store)).toEqual(before);
         }),
         { numRuns: 200 },
@@ -101,8 +101,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))(
           counter += 1;
           const key = reuseKey ? 'key-shared-0001' : `key-${String(counter).padStart(8, '0')}`;
           const before = await readState(t.store, [], [key]);
-          const path = bookingPath(key, String(fields.source_id));
-          const response = await request(t.server).patch(path).send(bookingChange(fields));
+          const response = await client.modifyBooking(t, bookingChange(fields), key, String(fields.source_id));
           if (response.status !== 200) expect(await readState(t.store, [], [key])).toEqual(before);
         }),
         { numRuns: 200 },

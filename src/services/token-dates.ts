@@ -1,23 +1,11 @@
-/** The token notifications that change no money: Status Change, Expiry Date and Available Date. Idempotent by nature. */
+/** Expiry Date and Available Date: a token's dates, as UTC calendar days. Idempotent by nature: a date the token has changes nothing. */
 import { formatDay } from '../domain/calendar-days';
-import { canChangeStatus, type Token } from '../domain/tokens';
-import { ConflictError } from '../errors';
-import type { StatusChangeRequest } from '../schemas/status-change';
+import type { Token } from '../domain/tokens';
 import type { AvailableDateRequest, ExpiryDateRequest } from '../schemas/token-dates';
 import { validationError } from '../schemas/validate';
 import type { Account, StoreTransaction } from '../store/store';
-import { APPLIED, lockCallerToken, requireNotDeleted, type OperationOutcome } from './token-checks';
-
-export async function changeTokenStatus(tx: StoreTransaction, request: StatusChangeRequest, account: Account): Promise<OperationOutcome> {
-  const token = await lockCallerToken(tx, account, request);
-  const target = request.status;
-  if (target === undefined || target === token.status) return APPLIED;
-  if (!canChangeStatus(token.status, target)) {
-    throw new ConflictError(`Token is deleted; a deleted token cannot become ${target}`, 'status_final');
-  }
-  await tx.saveToken({ ...token, status: target });
-  return APPLIED;
-}
+import { APPLIED, type OperationOutcome } from './apply-once';
+import { lockCallerToken, requireNotDeleted } from './token-checks';
 
 /** A date the token already has changes nothing; a deleted token's dates cannot change; the expiry is never before the available date. */
 async function setTokenDates(tx: StoreTransaction, token: Token, dates: Pick<Token, 'availableDay' | 'expiryDay'>): Promise<OperationOutcome> {
