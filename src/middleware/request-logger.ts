@@ -1,10 +1,8 @@
-import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from '../logger';
+import { requestContext } from './request-context';
 
-const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 /**
  * The longest URL a log line carries: every route of the service is far shorter, and a stranger's 16 KB URL
  * would otherwise be written again on every line (the attack review grew the log by 70 MB a second).
@@ -14,12 +12,6 @@ const MAX_LOGGED_URL = 256;
 /** The URL as the log line carries it: cut past MAX_LOGGED_URL, saying how long it was. */
 function loggedUrl(url: string): string {
   return url.length <= MAX_LOGGED_URL ? url : `${url.slice(0, MAX_LOGGED_URL)}… (${url.length} characters)`;
-}
-
-/** Honours a sane incoming X-Request-Id, otherwise makes one; every answer echoes it (send-json.ts). */
-function requestId(req: IncomingMessage): string {
-  const incoming = req.headers['x-request-id'];
-  return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
 }
 
 /** The pattern of the route that answered (`/:version/booking/:partnerid/:randomkey`), once a route has matched. */
@@ -39,14 +31,17 @@ export function requestLogger(logger: Logger) {
   };
   return pinoHttp<Request, Response>({
     logger,
-    genReqId: requestId,
+    genReqId: (_req, res) => requestContext(res as Response).requestId,
     wrapSerializers: false,
     customLogLevel: (_req, res, error) => {
       if (error || res.statusCode >= 500) return 'error';
       return res.statusCode >= 400 ? 'warn' : 'info';
     },
     customSuccessObject: (req, _res, fields) => withRoute(req, fields),
-    customErrorObject: (req, _res, _error, fields) => withRoute(req, fields),
+    customErrorObject: (req, res, _error, fields) => {
+      const { unexpectedError } = requestContext(res);
+      return withRoute(req, unexpectedError ? { ...fields, err: unexpectedError } : fields);
+    },
     serializers: {
       req: (req: Request) => ({ id: req.id, method: req.method, url: loggedUrl(req.url) }),
       res: (res: Response) => ({ statusCode: res.statusCode }),
