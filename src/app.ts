@@ -9,7 +9,7 @@ import { readJsonBody } from './middleware/json-body';
 import { observeRequests } from './middleware/observe';
 import { limitPerAccount, limitPerAddress, type RateLimitCounts } from './middleware/rate-limit';
 import { beginRequestContext } from './middleware/request-context';
-import { requestLogger } from './middleware/request-logger';
+import { logRequests } from './middleware/request-logger';
 import { verifySignature } from './middleware/signature';
 import { operationRoutes } from './operations';
 import { adminRouter } from './routes/admin';
@@ -52,7 +52,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', config.trustProxy);
 
   // Every request: its context (middleware/request-context.ts), then one log line and its metrics when it finishes.
-  app.use(beginRequestContext, requestLogger(logger), observeRequests(metrics, events));
+  app.use(beginRequestContext, logRequests(logger), observeRequests(metrics, events));
 
   // The operations. Each router's chain is: operation name, receive, schema, authenticate, what follows it, and
   // applyInOneUnit: opens the unit of work and applies the service once in it (services/apply-once.ts: a repeat is

@@ -35,14 +35,14 @@ function outcomeOf(res: Response, context: RequestContext): Outcome {
 
 /** When a response is finished: request metrics for every route, and for operations a count and an event. */
 export function observeRequests(metrics: Metrics, events: EventLog): RequestHandler {
-  return (req, res, next) => {
-    const started = process.hrtime.bigint();
-    const method = String(req.method);
+  return function observeRequest(req, res, next) {
+    const context = requestContext(res);
+    const { method } = req;
+    const methodLabel = SERVED_METHODS.has(method) ? method : 'other';
     res.on('finish', () => {
-      const context = requestContext(res);
       const route = routePattern(req) ?? 'unmatched';
       // The route is a pattern of the app's own and the status one the app set: both bounded, like the method here.
-      metrics.observeRequest(SERVED_METHODS.has(method) ? method : 'other', route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+      metrics.observeRequest(methodLabel, route, res.statusCode, (performance.now() - context.startedAt) / 1000);
       const reason = context.errorReason;
       if (reason === 'store_unavailable') metrics.countStoreError('unavailable');
       if (reason === 'store_timeout') metrics.countStoreError('timeout');
