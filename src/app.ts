@@ -1,15 +1,16 @@
 import express, { type Express } from 'express';
 import type { Config } from './config';
 import { EventLog } from './event-log';
-import './locals';
 import type { Logger } from './logger';
 import { Metrics } from './metrics';
 import { errorHandler, notFound } from './middleware/errors';
-import { refuseWhileDraining, verifySignature } from './middleware/intake';
-import { jsonBody } from './middleware/json-body';
+import { refuseWhileDraining } from './middleware/draining';
+import { readJsonBody } from './middleware/json-body';
 import { observeRequests } from './middleware/observe';
 import { limitPerAccount, limitPerAddress, type RateLimitCounts } from './middleware/rate-limit';
-import { requestLogger } from './middleware/request-logger';
+import { beginRequestContext } from './middleware/request-context';
+import { logRequests } from './middleware/request-logger';
+import { verifySignature } from './middleware/signature';
 import { operationRoutes } from './operations';
 import { adminRouter } from './routes/admin';
 import { docsRouter } from './routes/docs';
@@ -50,20 +51,20 @@ export function createApp(deps: AppDeps): Express {
   app.disable('etag');
   app.set('trust proxy', config.trustProxy);
 
-  // Every request: one log line and its metrics when it finishes.
-  app.use(requestLogger(logger), observeRequests(metrics, events));
+  // Every request: its context (middleware/request-context.ts), then one log line and its metrics when it finishes.
+  app.use(beginRequestContext, logRequests(logger), observeRequests(metrics, events));
 
-  // The operations. Each router's chain is: operation name, intake, schema, authenticate, what follows it, and
-  // applyInOneUnit: the service in one unit of work, applied once (services/apply-once.ts: a repeat is answered there),
-  // with the answer's bytes kept under the request's keys in that same unit.
+  // The operations. Each router's chain is: operation name, receive, schema, authenticate, what follows it, and
+  // applyInOneUnit: opens the unit of work and applies the service once in it (services/apply-once.ts: a repeat is
+  // answered there), with the answer's bytes kept under the request's keys in that same unit.
   const tolerance = config.signatureToleranceSeconds;
   const operations: OperationRouterDeps = {
     store,
     now,
-    intake: [
+    receive: [
       refuseWhileDraining(isShuttingDown), // 503
       ...perAddress, // 429
-      jsonBody(config.bodyLimitBytes), // 415, 413, 400
+      readJsonBody(config.bodyLimitBytes), // 415, 413, 400
       verifySignature(store, tolerance, config.webhook && createSignatureCheck(config.webhook.secrets, tolerance)), // 401
     ],
     afterAuthentication: [

@@ -1,4 +1,4 @@
-import { createServer, IncomingMessage, STATUS_CODES, ServerResponse, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type ServerResponse, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Express } from 'express';
@@ -19,29 +19,6 @@ const SERVER_TIME_LIMITS: ServerTimeLimits = {
   keepAliveTimeout: 5_000,
   connectionsCheckingInterval: 1_000,
 };
-
-/**
- * Request and response classes whose prototypes are the app's own
- * `app.request` and `app.response`. Express's `app.handle` sets those
- * prototypes on every request (Object.setPrototypeOf), which was most of its
- * per-request cost (expressjs/express#5998); objects made by these already
- * have them, so the swap changes nothing. Node's http module calls its
- * classes as plain functions, so these are too.
- */
-function messageClasses(app: Express): { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse } {
-  function AppRequest(this: IncomingMessage, socket: Socket) {
-    IncomingMessage.call(this, socket);
-  }
-  AppRequest.prototype = app.request;
-  function AppResponse(this: ServerResponse, ...args: ConstructorParameters<typeof ServerResponse>) {
-    ServerResponse.call(this, ...args);
-  }
-  AppResponse.prototype = app.response;
-  return {
-    IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
-    ServerResponse: AppResponse as unknown as typeof ServerResponse,
-  };
-}
 
 /** What Node's HTTP parser reports, as the contract's envelope rather than Node's plain-text default. */
 function clientErrorStatus(code: string | undefined): { status: number; message: string } {
@@ -122,12 +99,16 @@ function limitConnections(server: Server, { maxConnections, maxConnectionsPerAdd
 
 /**
  * The one way the app is served, by server.ts and by the tests alike: the
- * Express app on its own prototypes, with the time limits, the connection
- * limits and JSON answers for malformed HTTP. It does not listen.
+ * Express app with the time limits, the connection limits and JSON answers
+ * for malformed HTTP. It does not listen. Node's own request and response
+ * classes: made on the app's prototypes instead (so that Express's
+ * setPrototypeOf found them in place, expressjs/express#5998) they paid on
+ * Node 20 and cost 10-16% of the receiver's CPU per request on Node 24
+ * (docs/BENCHMARKS.md, issue 22).
  */
 export function createHttpServer(app: Express, limits: Partial<ServerTimeLimits> = {}, connections?: ConnectionLimits): Server {
   const { connectionsCheckingInterval, ...timeouts } = { ...SERVER_TIME_LIMITS, ...limits };
-  const server = createServer({ ...messageClasses(app), connectionsCheckingInterval }, app);
+  const server = createServer({ connectionsCheckingInterval }, app);
   Object.assign(server, timeouts);
   if (connections) limitConnections(server, connections);
   handleExpectations(server);

@@ -2,6 +2,19 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from '@prometheus
 
 export type Outcome = 'accepted' | 'replayed' | 'rejected';
 
+/** The series of one label set, as prom-client's children: looked up once, then used for every request that has it. */
+interface RequestSeries {
+  count: () => void;
+  observe: (seconds: number) => void;
+}
+
+/** A child per label set, made on first use: the label sets are bounded (methods, route patterns, statuses, reasons). */
+function childOf<Key, Child>(children: Map<Key, Child>, key: Key, make: () => Child): Child {
+  let child = children.get(key);
+  if (child === undefined) children.set(key, (child = make()));
+  return child;
+}
+
 /** Prometheus metrics of one app. A registry of its own, so apps built in tests do not share counters. */
 export class Metrics {
   readonly registry = new Registry();
@@ -41,24 +54,44 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** By method, route and status. */
+  private readonly requestSeries = new Map<string, Map<string, Map<number, RequestSeries>>>();
+  /** By operation, outcome and reason. */
+  private readonly operationSeries = new Map<string, Map<Outcome, Map<string, () => void>>>();
+  private readonly storeErrorSeries = new Map<string, () => void>();
+
   /** With `processMetrics`, also Node's own: CPU, memory, event loop lag, handles, GC. */
   constructor({ processMetrics = false }: { processMetrics?: boolean } = {}) {
     if (processMetrics) collectDefaultMetrics({ register: this.registry });
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status: String(status) };
-    this.requests.inc(labels);
-    this.latency.observe(labels, seconds);
+    const byRoute = childOf(this.requestSeries, method, () => new Map<string, Map<number, RequestSeries>>());
+    const series = childOf(childOf(byRoute, route, () => new Map<number, RequestSeries>()), status, () => {
+      const labels = [method, route, String(status)] as const;
+      const count = this.requests.labels(...labels);
+      const latency = this.latency.labels(...labels);
+      return { count: () => count.inc(), observe: (value: number) => latency.observe(value) };
+    });
+    series.count();
+    series.observe(seconds);
   }
 
   /** `operation` is the route's operation name, or token_event for a /v1/events request refused before its read_event was known. */
   countOperation(operation: string, outcome: Outcome, reason = ''): void {
-    this.operations.inc({ operation, outcome, reason });
+    const byOutcome = childOf(this.operationSeries, operation, () => new Map<Outcome, Map<string, () => void>>());
+    const count = childOf(childOf(byOutcome, outcome, () => new Map<string, () => void>()), reason, () => {
+      const child = this.operations.labels(operation, outcome, reason);
+      return () => child.inc();
+    });
+    count();
   }
 
   countStoreError(kind: 'unavailable' | 'timeout' | 'full'): void {
-    this.storeErrors.inc({ kind });
+    childOf(this.storeErrorSeries, kind, () => {
+      const child = this.storeErrors.labels(kind);
+      return () => child.inc();
+    })();
   }
 
   countRateLimitStoreError(): void {

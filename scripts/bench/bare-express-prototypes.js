@@ -1,5 +1,5 @@
-// Baseline (4): the same bare Express 5 app, served by the receiver's own server factory (dist/http-server.js):
-// request and response objects made on the app's prototypes. Against (2), what the server options alone give.
+// Baseline (4): the same bare Express 5 app, served by the receiver's own server factory (dist/http-server.js),
+// with its time limits and JSON answers for malformed HTTP. Against (2), what the server options alone cost.
 const express = require('express');
 const { createHttpServer } = require('../../dist/http-server');
 

@@ -24,6 +24,8 @@ const SETTINGS = SMOKE
 /**
  * For quick iterations while profiling: BENCH_ROUNDS, BENCH_SECONDS, BENCH_WORKLOADS=withdraw,status (empty: none), BENCH_SERVERS=receiver,express,
  * BENCH_SKIP_SCALE=1, BENCH_SCALE_TOKENS=1000000; BENCH_LOG_LEVEL=warn to see what the per-request log line costs.
+ * BENCH_BASELINE=DIR adds the receiver built in another tree (DIR/dist/server.js, with DIR's own node_modules), e.g.
+ * a checkout of main, as `receiver-baseline`: a change's before and after, interleaved in one run.
  */
 if (process.env.BENCH_ROUNDS) SETTINGS.rounds = Number(process.env.BENCH_ROUNDS);
 if (process.env.BENCH_SECONDS) SETTINGS.seconds = Number(process.env.BENCH_SECONDS);
@@ -31,7 +33,7 @@ if (process.env.BENCH_SCALE_TOKENS) SETTINGS.scaleTokens = process.env.BENCH_SCA
 const CONNECTIONS = 10;
 const CLOCK_TICK_US = 1_000_000 / 100;
 
-type ServerName = 'receiver' | 'express' | 'express-prototypes' | 'node';
+type ServerName = 'receiver' | 'receiver-baseline' | 'express' | 'express-prototypes' | 'node';
 type WorkloadName = 'withdraw' | 'status' | 'booking';
 
 const write = (text: string) => process.stdout.write(`${text}\n`);
@@ -92,14 +94,18 @@ function workload(name: WorkloadName, tokens: number, runId: number): autocannon
 
 // ---------------------------------------------------------------- servers
 
+const BASELINE = process.env.BENCH_BASELINE;
 const SCRIPTS: Record<ServerName, string> = {
   receiver: 'dist/server.js',
+  'receiver-baseline': BASELINE ? path.join(path.resolve(BASELINE), 'dist', 'server.js') : '',
   express: 'scripts/bench/bare-express.js',
   'express-prototypes': 'scripts/bench/bare-express-prototypes.js',
   node: 'scripts/bench/raw-node.js',
 };
 
 /** Where each server's output goes: a file, so the harness spends nothing reading it, and a failed start can show it. */
+const isReceiver = (name: ServerName) => name === 'receiver' || name === 'receiver-baseline';
+
 const serverLogDirectory = mkdtempSync(path.join(tmpdir(), 'receiver-bench-logs-'));
 let serversStarted = 0;
 
@@ -148,7 +154,7 @@ async function startServer(name: ServerName, env: Record<string, string> = {}): 
   const started = performance.now();
   // BENCH_PROFILE=1: the receiver writes a CPU profile to bench-results/profile when it stops.
   const profile = process.env.BENCH_PROFILE && name === 'receiver' ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench-results', 'profile')}`] : [];
-  const quiet = name === 'receiver' && process.env.BENCH_LOG_LEVEL !== undefined && process.env.BENCH_LOG_LEVEL !== 'info';
+  const quiet = isReceiver(name) && process.env.BENCH_LOG_LEVEL !== undefined && process.env.BENCH_LOG_LEVEL !== 'info';
   const fixedPort = quiet ? await provenFreePort() : 0;
   const child = spawn(process.execPath, [...profile, SCRIPTS[name]], {
     cwd: ROOT,
@@ -218,7 +224,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 // ---------------------------------------------------------------- the runs
 
 async function compareServers(seedFile: string) {
-  const servers = (process.env.BENCH_SERVERS?.split(',') ?? ['receiver', 'express', 'express-prototypes', 'node']) as ServerName[];
+  const servers = (process.env.BENCH_SERVERS?.split(',') ?? ['receiver', ...(BASELINE ? ['receiver-baseline'] : []), 'express', 'express-prototypes', 'node']) as ServerName[];
   const workloads = (process.env.BENCH_WORKLOADS?.split(',').filter(Boolean) ?? ['withdraw', 'status', 'booking']) as WorkloadName[];
   const samples: Record<string, Measurement[]> = {};
   let runId = 1;
@@ -227,7 +233,7 @@ async function compareServers(seedFile: string) {
       // Interleaved: the order of the servers turns every round, so drift on a shared machine spreads over all of them.
       const order = servers.map((_, i) => servers[(i + round) % servers.length]);
       for (const serverName of order) {
-        const server = await startServer(serverName, serverName === 'receiver' ? { SEED_FILE: seedFile } : {});
+        const server = await startServer(serverName, isReceiver(serverName) ? { SEED_FILE: seedFile } : {});
         const request = workload(name, SETTINGS.tokens, runId++);
         await load(server.port, request, { seconds: SETTINGS.warmupSeconds });
         const result = await measure(server, request, SETTINGS.seconds);

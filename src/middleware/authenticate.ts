@@ -1,7 +1,8 @@
 import type { RequestHandler, Response } from 'express';
 import { UnauthorizedError } from '../errors';
 import { hashKey, keyMatches } from '../secrets';
-import type { Account, Store } from '../store/store';
+import type { Store } from '../store/store';
+import { requestContext } from './request-context';
 
 /** Which key the operation presents: token notifications the public key, booking operations the secret key. */
 export type KeyField = 'share_public' | 'share_secret';
@@ -17,8 +18,8 @@ const UNKNOWN_ACCOUNT_HASH = hashKey('\u0000unknown account\u0000');
 /**
  * The share_public / share_secret + source_id check: loads the account (or
  * takes the one the signature check loaded), compares the presented key with
- * its stored hash in constant time and puts the account on res.locals for the
- * handler. An unknown account, a wrong key and a missing one fail alike (401),
+ * its stored hash in constant time and puts the account into the request's
+ * context for the steps after it. An unknown account, a wrong key and a missing one fail alike (401),
  * so callers cannot probe for accounts. A request may go without its key only
  * where `keyless` allows it (a Status Change signed with the account's own
  * secret, or ALLOW_KEYLESS_STATUS_CHANGE); then the account must still exist.
@@ -31,21 +32,15 @@ export function authenticate(
 ): RequestHandler {
   const storedHash = STORED_HASH[field];
   return async function authenticate(_req, res, next) {
+    const context = requestContext(res);
     const credentials = credentialsOf(res);
     const key = credentials[field];
-    const named = res.locals.namedAccount;
+    const named = context.signature.namedAccount;
     const account = named?.sourceId === credentials.source_id ? named.account : await store.findAccount(credentials.source_id);
     // Hashed and compared whatever the outcome, so every failure takes the same time.
     const matches = keyMatches(key ?? '', account ? account[storedHash] : UNKNOWN_ACCOUNT_HASH);
     if (!account || (key === undefined ? !keyless(res) : !matches)) throw new UnauthorizedError();
-    res.locals.account = account;
+    context.account = account;
     next();
   };
-}
-
-/** The account authenticate() put on res.locals; a handler mounted without it is a programming error. */
-export function authenticatedAccount(res: Response): Account {
-  const { account } = res.locals;
-  if (!account) throw new Error('authenticate() did not run before this handler');
-  return account;
 }

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import { MethodNotAllowedError, NotFoundError, toErrorResponse } from '../errors';
+import { requestContext } from './request-context';
 import { sendJson, sendNoContent } from './send-json';
 
 /** Any path no router claimed. */
@@ -21,9 +22,10 @@ export function methodNotAllowed(allowed: readonly string[]): RequestHandler {
 /** The one place where errors become HTTP: the envelope, never HTML, never a stack. */
 export function sendError(res: Response, error: unknown): void {
   const response = toErrorResponse(error);
-  // pino-http logs res.err, with its stack, on the request's log line; the client sees only the envelope.
-  if (response.unexpected) res.err = error instanceof Error ? error : new Error(String(error));
-  res.locals.errorReason = response.reason;
+  const context = requestContext(res);
+  // The request's log line carries an unexpected error, with its stack; the client sees only the envelope.
+  if (response.unexpected) context.unexpectedError = error instanceof Error ? error : new Error(String(error));
+  context.errorReason = response.reason;
   sendJson(res, response.status, JSON.stringify(response.body), response.headers);
 }
 

@@ -3,6 +3,7 @@ import { parse as parseContentType } from 'content-type';
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import { PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors';
+import { requestContext } from './request-context';
 
 function hasBody(headers: NodeJS.Dict<string | string[]>): boolean {
   const length = headers['content-length'];
@@ -105,10 +106,10 @@ function parseJson(body: Buffer): unknown {
  * (400), be JSON (415), fit the limit (413) and parse (400). A lean reader in
  * place of express.json(), whose per-request work (type-is, raw-body,
  * iconv) was a measurable part of the profile (docs/BENCHMARKS.md). The raw
- * bytes stay on res.locals for the signature check.
+ * bytes go into the request's context with the parse, for the signature check.
  */
-export function jsonBody(limitBytes: number): RequestHandler {
-  return async function jsonBody(req, res, next) {
+export function readJsonBody(limitBytes: number): RequestHandler {
+  return async function readJsonBody(req, res, next) {
     if (!hasBody(req.headers)) throw new ValidationError('Request body is required: send a JSON object');
     const media = mediaType(req);
     if (media?.type !== 'application/json') throw new UnsupportedMediaTypeError('Content-Type must be application/json');
@@ -116,14 +117,15 @@ export function jsonBody(limitBytes: number): RequestHandler {
     if (media.charset !== undefined && media.charset !== 'utf-8') {
       throw new UnsupportedMediaTypeError('Unsupported charset: send the body as UTF-8 JSON');
     }
+    let raw: Buffer;
     try {
-      res.locals.rawBody = await readBody(req, limitBytes, () => res.writeContinue());
+      raw = await readBody(req, limitBytes, () => res.writeContinue());
     } catch (error) {
       // The rest of an oversized body is never read: one answer, then the connection closes.
       if (error instanceof PayloadTooLargeError) res.setHeader('Connection', 'close');
       throw error;
     }
-    res.locals.body = parseJson(res.locals.rawBody);
+    requestContext(res).body = { raw, parsed: parseJson(raw) };
     next();
   };
 }

@@ -3,6 +3,7 @@ import type { EventLog, OperationEvent } from '../event-log';
 import { isoTimeNow } from '../logger';
 import type { Metrics, Outcome } from '../metrics';
 import type { Account } from '../store/store';
+import { requestContext, type RequestContext } from './request-context';
 import { routePattern } from './request-logger';
 
 const MAX_FIELD_LENGTH = 128;
@@ -27,36 +28,36 @@ function identifiers(body: unknown, account: Account | undefined): Partial<Opera
 /** The methods the service serves; any other is counted as `other`, so callers cannot add metric series (contract section 11). */
 const SERVED_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS']);
 
-function outcomeOf(res: Response): Outcome {
+function outcomeOf(res: Response, context: RequestContext): Outcome {
   if (res.statusCode !== 200) return 'rejected';
-  return res.locals.replayed ? 'replayed' : 'accepted';
+  return context.replayed ? 'replayed' : 'accepted';
 }
 
 /** When a response is finished: request metrics for every route, and for operations a count and an event. */
 export function observeRequests(metrics: Metrics, events: EventLog): RequestHandler {
-  return (req, res, next) => {
-    const started = process.hrtime.bigint();
-    const method = String(req.method);
+  return function observeRequest(req, res, next) {
+    const context = requestContext(res);
+    const { method } = req;
+    const methodLabel = SERVED_METHODS.has(method) ? method : 'other';
     res.on('finish', () => {
-      const state = res.locals;
       const route = routePattern(req) ?? 'unmatched';
       // The route is a pattern of the app's own and the status one the app set: both bounded, like the method here.
-      metrics.observeRequest(SERVED_METHODS.has(method) ? method : 'other', route, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
-      const reason = state.errorReason;
+      metrics.observeRequest(methodLabel, route, res.statusCode, (performance.now() - context.startedAt) / 1000);
+      const reason = context.errorReason;
       if (reason === 'store_unavailable') metrics.countStoreError('unavailable');
       if (reason === 'store_timeout') metrics.countStoreError('timeout');
       if (reason === 'storage_full') metrics.countStoreError('full');
-      const name = state.operation;
+      const name = context.operation;
       if (!name) return;
-      const outcome = outcomeOf(res);
+      const outcome = outcomeOf(res, context);
       metrics.countOperation(name, outcome, outcome === 'rejected' ? reason : '');
       events.record({
         time: isoTimeNow(),
-        request_id: String(req.id),
+        request_id: context.requestId,
         method,
         route,
         operation: name,
-        ...identifiers(state.body, state.account),
+        ...identifiers(context.bodyIfRead?.parsed, context.accountIfAuthenticated),
         status: res.statusCode,
         outcome,
         ...(outcome === 'rejected' && reason ? { reason } : {}),

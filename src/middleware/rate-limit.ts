@@ -6,7 +6,7 @@ import { TooManyRequestsError } from '../errors';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import type { SendRedisCommand } from '../redis';
-import { authenticatedAccount } from './authenticate';
+import { requestContext } from './request-context';
 
 const WINDOW_MS = 60_000;
 
@@ -79,7 +79,7 @@ const refuse: RequestHandler = (_req, _res, next) => next(new TooManyRequestsErr
  * of outage would lock every retrying client out, and behind one proxy every partner, for the rest of the minute.
  */
 function isClientFailure(res: Response): boolean {
-  return res.statusCode >= 400 && res.statusCode < 500 && res.locals.errorReason !== 'in_flight';
+  return res.statusCode >= 400 && res.statusCode < 500 && requestContext(res).errorReason !== 'in_flight';
 }
 
 /**
@@ -123,7 +123,7 @@ export function limitPerAccount(perMinute: number, counts: RateLimitCounts): Req
   const limiter = rateLimit({
     windowMs: WINDOW_MS,
     limit: perMinute,
-    keyGenerator: (_req, res) => authenticatedAccount(res).sourceId,
+    keyGenerator: (_req, res) => requestContext(res).account.sourceId,
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     handler: refuse,

@@ -1,4 +1,5 @@
 import type { RequestHandler, Response } from 'express';
+import { requestContext } from './request-context';
 import { API_HEADER_LIST, PAGE_HEADERS } from './security-headers';
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -23,14 +24,14 @@ export function sendNoContent(res: Response, headers: Readonly<Record<string, st
 
 /** The API headers, the request id and these, as the flat name, value, … list writeHead takes. */
 function headerList(res: Response, headers: Readonly<Record<string, string>>): string[] {
-  const list = [...API_HEADER_LIST, 'X-Request-Id', String(res.req.id)];
+  const list = [...API_HEADER_LIST, 'X-Request-Id', requestContext(res).requestId];
   for (const name of Object.keys(headers)) list.push(name, headers[name]);
   return list;
 }
 
 /** For the routes that answer something other than JSON (the /docs page and its files, the metrics): helmet's page headers, set up front. */
-export const commonHeaders: RequestHandler = (req, res, next) => {
+export const commonHeaders: RequestHandler = (_req, res, next) => {
   for (const [name, value] of PAGE_HEADERS) res.setHeader(name, value);
-  res.setHeader('X-Request-Id', String(req.id));
+  res.setHeader('X-Request-Id', requestContext(res).requestId);
   next();
 };

@@ -1,6 +1,7 @@
 import type { RequestHandler, Response } from 'express';
 import type { z } from 'zod';
 import { fieldProblems, validationError } from '../schemas/validate';
+import { requestContext } from './request-context';
 
 /** The validation step of a route's chain, and how its handler reads what it validated. */
 export interface Validator<Input> extends RequestHandler {
@@ -21,7 +22,7 @@ export function validate(bodySchema: z.ZodType, pathSchema?: z.ZodType): Validat
   const inputs = new WeakMap<Response, unknown>();
   const middleware: RequestHandler = function validate(req, res, next) {
     const path = pathSchema?.safeParse(req.params);
-    const body = bodySchema.safeParse(res.locals.body);
+    const body = bodySchema.safeParse(requestContext(res).body.parsed);
     if (!body.success || (path && !path.success)) {
       throw validationError([...(path && !path.success ? fieldProblems(path.error.issues) : []), ...(body.success ? [] : fieldProblems(body.error.issues))]);
     }

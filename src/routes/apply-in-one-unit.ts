@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
-import { authenticatedAccount } from '../middleware/authenticate';
+import { requestContext, type RequestContext } from '../middleware/request-context';
 import { sendJson } from '../middleware/send-json';
 import { applyOnce, type DeliveryKey, type KeysOfUnit } from '../services/apply-once';
 import type { KeyedOutcome } from '../services/keyed-requests';
@@ -26,10 +26,10 @@ const SUCCESS_BODY = JSON.stringify(SUCCESS);
 const REPLAYED_HEADERS = { 'Idempotent-Replayed': 'true' } as const;
 
 /** A signed request's key: its account's webhook-id and the digest of the bytes signed. */
-function signedDelivery(res: Response): DeliveryKey | undefined {
-  const { webhookId, rawBody } = res.locals;
-  if (webhookId === undefined || rawBody === undefined) return undefined;
-  return { sourceId: authenticatedAccount(res).sourceId, webhookId, bodyDigest: createHash('sha256').update(rawBody).digest() };
+function signedDelivery(context: RequestContext): DeliveryKey | undefined {
+  const { webhookId } = context.signature;
+  if (webhookId === undefined) return undefined;
+  return { sourceId: context.account.sourceId, webhookId, bodyDigest: createHash('sha256').update(context.body.raw).digest() };
 }
 
 /**
@@ -40,14 +40,15 @@ function signedDelivery(res: Response): DeliveryKey | undefined {
  */
 export function applyInOneUnit(store: Store, now: () => Date, serve: (tx: StoreTransaction, res: Response, keys: KeysOfUnit) => Promise<Outcome>): RequestHandler {
   return async function applyInOneUnit(_req, res) {
-    const delivery = signedDelivery(res);
+    const context = requestContext(res);
+    const delivery = signedDelivery(context);
     const answer = await store.transaction((tx) =>
       applyOnce(tx, now, delivery, async (keys) => {
         const { replayed, extra, response } = await serve(tx, res, keys);
         return { replayed, body: response ?? (extra ? JSON.stringify({ ...SUCCESS, ...extra }) : SUCCESS_BODY) };
       }),
     );
-    res.locals.replayed = answer.replayed;
+    context.replayed = answer.replayed;
     sendJson(res, 200, answer.body, answer.replayed ? REPLAYED_HEADERS : undefined);
   };
 }
@@ -55,7 +56,7 @@ export function applyInOneUnit(store: Store, now: () => Date, serve: (tx: StoreT
 /** Names the operation a route serves, for metrics and the event log, before anything can refuse it. */
 export function operation(name: string): RequestHandler {
   return function nameOperation(_req, res, next) {
-    res.locals.operation = name;
+    requestContext(res).operation = name;
     next();
   };
 }

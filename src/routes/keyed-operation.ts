@@ -2,7 +2,8 @@ import type { RequestHandler } from 'express';
 import type { z } from 'zod';
 import type { FieldProblem } from '../domain/field-problem';
 import { NotFoundError } from '../errors';
-import { authenticate, authenticatedAccount } from '../middleware/authenticate';
+import { authenticate } from '../middleware/authenticate';
+import { requestContext } from '../middleware/request-context';
 import { validate } from '../middleware/validate';
 import { keyedPathSchema } from '../schemas/booking';
 import { validationError } from '../schemas/validate';
@@ -33,34 +34,34 @@ export interface KeyedOperation<Schema extends z.ZodType<{ source_id: string; sh
 /** A body of another operation would otherwise be told of every field that operation does not send. */
 function refuseOtherOperation(otherOperation: (body: unknown) => FieldProblem | undefined): RequestHandler {
   return function refuseOtherOperation(_req, res, next) {
-    const problem = otherOperation(res.locals.body);
+    const problem = otherOperation(requestContext(res).body.parsed);
     if (problem) throw validationError([problem]);
     next();
   };
 }
 
 /**
- * The chain of an operation keyed by `{randomkey}` (booking operations, Create Token): version (404), the intake,
+ * The chain of an operation keyed by `{randomkey}` (booking operations, Create Token): version (404), receiving it,
  * body and path schema (400), account and share_secret (401), what follows authentication (429), then its service
  * in one unit of work, which keeps the answer under the key. Its router puts it on the path's route beside the
  * path's other methods, so OPTIONS and the 405 name them all.
  */
 export function keyedOperationChain<Schema extends z.ZodType<{ source_id: string; share_secret: string }>, Result>(
-  { store, now, intake, afterAuthentication, quotas }: OperationRouterDeps,
+  { store, now, receive, afterAuthentication, quotas }: OperationRouterDeps,
   { name, schema, otherOperation, service, view }: KeyedOperation<Schema, Result>,
 ): RequestHandler[] {
   const request = validate(schema, keyedPathSchema);
   return [
     operation(name),
     supportedVersion,
-    ...intake,
+    ...receive,
     ...(otherOperation ? [refuseOtherOperation(otherOperation)] : []),
     request,
     authenticate(store, 'share_secret', (res) => request.input(res).body),
     ...afterAuthentication,
     applyInOneUnit(store, now, async (tx, res, keys) => {
       const { body, path: { partnerid, randomkey } } = request.input(res);
-      const outcome = await service(tx, { partnerId: partnerid, key: randomkey, body, account: authenticatedAccount(res), now: now(), quotas, keys });
+      const outcome = await service(tx, { partnerId: partnerid, key: randomkey, body, account: requestContext(res).account, now: now(), quotas, keys });
       return keyedAnswer(outcome, view);
     }),
   ];

@@ -6,8 +6,8 @@ import type { Store } from '../store/store';
 export interface OperationRouterDeps {
   store: Store;
   now: () => Date;
-  /** Draining, rate limit per address, JSON body, signature: the contract's order, before the schema. */
-  intake: RequestHandler[];
+  /** Receiving the request, in the contract's order before the schema: refuse while draining, limit per address, read the JSON body, verify its signature. */
+  receive: RequestHandler[];
   /** Rate limit per account. */
   afterAuthentication: RequestHandler[];
   /** ALLOW_KEYLESS_STATUS_CHANGE: a Status Change without share_public, for an account that exists. */

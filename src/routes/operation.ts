@@ -10,17 +10,17 @@ import { tokenNotificationChain } from './token-notification';
 import { tokenView } from './token-view';
 
 /**
- * An operation's whole chain: a token notification is named for metrics before anything can refuse it, then the
- * intake and its own chain (tokenNotificationChain); POST /v1/events, after the same, hands the request to the chain of
- * the notification its read_event names (dispatchOnReadEvent); a keyed operation's chain (keyedOperationChain) names it, checks
- * the version, then runs the intake.
+ * An operation's whole chain: a token notification is named for metrics before anything can refuse it, then
+ * received (deps.receive), then its own chain (tokenNotificationChain); POST /v1/events, after the same, hands the
+ * request to the chain of the notification its read_event names (dispatchOnReadEvent); a keyed operation's chain
+ * (keyedOperationChain) names it, checks the version, then receives it.
  */
 function chainOf(entry: Operation, deps: OperationRouterDeps): RequestHandler[] {
   switch (entry.kind) {
     case 'token notification':
-      return [operation(entry.name), ...deps.intake, ...tokenNotificationChain(deps, entry)];
+      return [operation(entry.name), ...deps.receive, ...tokenNotificationChain(deps, entry)];
     case 'dispatch':
-      return [operation(entry.name), ...deps.intake, dispatchOnReadEvent(deps)];
+      return [operation(entry.name), ...deps.receive, dispatchOnReadEvent(deps)];
     case 'keyed':
       return entry.answer === 'token'
         ? keyedOperationChain(deps, { ...entry, view: (token) => ({ token: tokenView(token) }) })

@@ -1,9 +1,11 @@
+import net from 'node:net';
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import { createLogger } from '../../src/logger';
 import { buildTestApp, type TestApp } from '../helpers/app';
 import * as client from '../helpers/clients';
 import { FailingStore } from '../helpers/failing-store';
+import { waitFor } from '../helpers/wait';
 import { ACME, fixtureSeed, OTHER } from '../helpers/fixtures';
 import { bookingChange, statusChange, withdrawal } from '../helpers/payloads';
 
@@ -69,6 +71,32 @@ describe('request logs', () => {
     const [entry] = logs.entries();
     expect(entry).toMatchObject({ level: 50, res: { statusCode: 500 }, err: { message: 'store exploded' } });
     expect(entry.err.stack).toContain('store exploded');
+  });
+
+  it('logs a refusal by the service (5xx) at error, its err naming the status, with no crash behind it', async () => {
+    const draining = await buildTestApp(undefined, { logger: logs.logger, isShuttingDown: () => true });
+    await request(draining.server).post('/v1/tokens/withdraw').send(withdrawal()).expect(503);
+    const [entry] = logs.entries();
+    expect(entry).toMatchObject({ level: 50, res: { statusCode: 503 }, err: { type: 'Error', message: 'failed with status code 503' }, msg: 'request failed' });
+    expect(Object.keys(entry)).toEqual(['level', 'time', 'req', 'res', 'err', 'responseTime', 'route', 'msg']);
+  });
+
+  it('writes the one line of a request whose client hung up before the answer, when the connection closes', async () => {
+    await new Promise<void>((resolve) => t.server.listen(0, '127.0.0.1', resolve));
+    try {
+      const socket = net.connect((t.server.address() as net.AddressInfo).port, '127.0.0.1');
+      socket.on('error', () => undefined);
+      // Expect: 100-continue: the body reader says continue, so the request is inside its chain when the client goes.
+      const continued = new Promise((resolve) => socket.once('data', resolve));
+      socket.write('POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nX-Request-Id: hung-up\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n');
+      expect(String(await continued)).toMatch(/^HTTP\/1\.1 100 Continue/);
+      socket.destroy();
+      await waitFor(async () => logs.lines.length > 0, 5_000);
+      expect(logs.entries()).toEqual([expect.objectContaining({ req: { id: 'hung-up', method: 'POST', url: '/v1/tokens/withdraw' }, route: '/v1/tokens/withdraw', msg: 'request completed' })]);
+    } finally {
+      t.server.closeAllConnections();
+      await new Promise((resolve) => t.server.close(resolve));
+    }
   });
 
   it('never writes a key or secret, whatever the requests and their outcomes', async () => {

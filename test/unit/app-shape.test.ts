@@ -27,7 +27,7 @@ function routesOf(app: Express): Map<string, Record<string, string[]>> {
   return routes;
 }
 
-const INTAKE = ['refuseWhileDraining', 'limitPerAddress', 'jsonBody', 'verifySignature'];
+const RECEIVE = ['refuseWhileDraining', 'limitPerAddress', 'readJsonBody', 'verifySignature'];
 const AFTER_AUTHENTICATION = ['limitPerAccount'];
 
 describe('the app createApp builds', () => {
@@ -38,16 +38,16 @@ describe('the app createApp builds', () => {
   });
   const routes = routesOf(app);
 
-  /** The chain each kind of catalogue entry is served with, after the intake's and the schema's contract order. */
+  /** The chain each kind of catalogue entry is served with, in the contract's order of checks. */
   const chainOf = (entry: Operation): string[] => {
     switch (entry.kind) {
       case 'token notification':
-        return ['nameOperation', ...INTAKE, 'validate', 'authenticate', ...AFTER_AUTHENTICATION, 'applyInOneUnit'];
+        return ['nameOperation', ...RECEIVE, 'validate', 'authenticate', ...AFTER_AUTHENTICATION, 'applyInOneUnit'];
       case 'keyed':
-        return ['nameOperation', 'supportedVersion', ...INTAKE, ...(entry.otherOperation ? ['refuseOtherOperation'] : []), 'validate', 'authenticate', ...AFTER_AUTHENTICATION, 'applyInOneUnit'];
+        return ['nameOperation', 'supportedVersion', ...RECEIVE, ...(entry.otherOperation ? ['refuseOtherOperation'] : []), 'validate', 'authenticate', ...AFTER_AUTHENTICATION, 'applyInOneUnit'];
       case 'dispatch':
-        // The same intake, then the chain of the operation its read_event names.
-        return ['nameOperation', ...INTAKE, 'dispatchOnReadEvent'];
+        // Received the same way, then the chain of the operation its read_event names.
+        return ['nameOperation', ...RECEIVE, 'dispatchOnReadEvent'];
     }
   };
 

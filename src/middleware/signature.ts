@@ -1,17 +1,8 @@
 import type { RequestHandler } from 'express';
-import { ServiceUnavailableError } from '../errors';
 import type { Account, Store } from '../store/store';
 import { Webhook } from 'standardwebhooks';
 import { createSignatureCheck, type SignatureCheck } from '../webhooks';
-
-/** Once the process drains, operations answer 503 and the connection closes, so the client retries elsewhere. */
-export function refuseWhileDraining(isShuttingDown: () => boolean): RequestHandler {
-  return function refuseWhileDraining(_req, res, next) {
-    if (!isShuttingDown()) return next();
-    res.setHeader('Connection', 'close');
-    throw new ServiceUnavailableError('shutting_down');
-  };
-}
+import { requestContext } from './request-context';
 
 /** The source_id a parsed body names, when it names one as text. */
 function namedSourceId(body: unknown): string | undefined {
@@ -24,8 +15,8 @@ function namedSourceId(body: unknown): string | undefined {
  * that names it, with one of them; its secrets sign for it alone. The upstream
  * sender's secret (WEBHOOK_SECRET) signs for every account without secrets of
  * its own. Otherwise no signature is needed. Verified over the raw bytes (401
- * when it does not verify). The account looked up stays on res.locals for
- * authenticate, which then makes no second lookup.
+ * when it does not verify). The account looked up goes into the request's
+ * context with the outcome, and authenticate makes no second lookup.
  */
 export function verifySignature(store: Store, toleranceSeconds: number, upstream: SignatureCheck | undefined): RequestHandler {
   const checks = new WeakMap<Account, SignatureCheck>();
@@ -36,15 +27,17 @@ export function verifySignature(store: Store, toleranceSeconds: number, upstream
     return check;
   };
   return async function verifySignature(req, res, next) {
-    const sourceId = namedSourceId(res.locals.body);
+    const context = requestContext(res);
+    const body = context.body;
+    const sourceId = namedSourceId(body.parsed);
     const account = sourceId === undefined ? undefined : await store.findAccount(sourceId);
-    if (sourceId !== undefined) res.locals.namedAccount = { sourceId, account };
     const own = account && ownCheck(account);
     const check = own ?? upstream;
-    if (check && res.locals.rawBody) {
-      res.locals.webhookId = check.verify(res.locals.rawBody, req.headers);
-      res.locals.signedByAccount = own !== undefined;
-    }
+    context.signature = {
+      webhookId: check ? check.verify(body.raw, req.headers) : undefined,
+      signedByAccount: check !== undefined && own !== undefined,
+      namedAccount: sourceId === undefined ? undefined : { sourceId, account },
+    };
     next();
   };
 }
