@@ -21,7 +21,7 @@ const combinedStatements = new Map<string, Statement>();
  * PostgreSQL runs the parts as one, with one snapshot; writes of a unit
  * touch distinct rows (see PgTransaction.write), so none needs another's.
  */
-function combined(writes: readonly Call[]): Call {
+export function combined(writes: readonly Call[]): Call {
   if (writes.length === 1) return writes[0];
   const name = writes.map((write) => write.statement.name).join('+');
   let combinedStatement = combinedStatements.get(name);
