@@ -114,6 +114,7 @@ interface Running {
   child: ChildProcess;
   port: number;
   startMs: number;
+  logFile: string;
 }
 
 const lastLines = (file: string, count = 20) => (existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-count).join('\n') : '');
@@ -164,7 +165,7 @@ async function startServer(name: ServerName, env: Record<string, string> = {}): 
   });
   closeSync(output);
   const port = quiet ? await waitUntilServing(fixedPort, child, logFile) : await listeningPort(child, logFile);
-  return { child, port, startMs: performance.now() - started };
+  return { child, port, startMs: performance.now() - started, logFile };
 }
 
 async function stop(server: Running): Promise<void> {
@@ -311,6 +312,12 @@ async function scale(directory: string) {
   return results;
 }
 
+/** The receiver's batch sizes, from the line its store logs when it closes. */
+function batchSizesLogged(logFile: string): unknown {
+  const line = readFileSync(logFile, 'utf8').split('\n').find((text) => text.includes('"msg":"group commit: units per batch"'));
+  return line ? (JSON.parse(line) as { batches: unknown }).batches : undefined;
+}
+
 async function postgres(directory: string) {
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) return undefined;
@@ -338,6 +345,7 @@ async function postgres(directory: string) {
     const unbatched = await openBenchStore(databaseUrl, `${schema}_unbatched`, seedFile, false);
     const nextBatched = withdrawals(SETTINGS.pgTokens, 8_000);
     const nextUnbatched = withdrawals(SETTINGS.pgTokens, 9_000);
+    const receiverBatchSizes: unknown[] = [];
     const rounds: Array<{ receiver: Measurement; storeAlone: StoreAloneMeasurement; unitsAlone: StoreAloneMeasurement; pgbenchTps: number }> = [];
     try {
       for (let round = 0; round < SETTINGS.rounds; round += 1) {
@@ -345,6 +353,7 @@ async function postgres(directory: string) {
         await load(server.port, request, { seconds: 1, connections: 16 });
         const receiver = await measure(server, request, SETTINGS.pgSeconds, 16);
         await stop(server);
+        receiverBatchSizes.push(batchSizesLogged(server.logFile));
         const storeAlone = await measureStoreAlone(batched.store, batched.account, nextBatched, SETTINGS.pgSeconds);
         const unitsAlone = await measureStoreAlone(unbatched.store, unbatched.account, nextUnbatched, SETTINGS.pgSeconds);
         const bench = spawnSync('pgbench', ['-N', '-n', '-c', '16', '-j', '2', '-T', String(SETTINGS.pgSeconds), ...connection], { env: pgEnv, encoding: 'utf8' });
@@ -375,6 +384,7 @@ async function postgres(directory: string) {
       pgbenchNTps: tps,
       ratioToPgbench: round2(rps / Math.max(tps, 1)),
       ratiosByRound: rounds.map((r) => round2(r.receiver.rps / Math.max(r.pgbenchTps, 1))),
+      receiverBatchSizesByRound: receiverBatchSizes,
       storeAlone: {
         transactionsPerSecond: median(rounds.map((r) => r.storeAlone.transactionsPerSecond)),
         cpuUsPerTransaction: median(rounds.map((r) => r.storeAlone.cpuUsPerTransaction)),

@@ -169,6 +169,8 @@ export class PgStore implements Store {
 
   private async end(): Promise<void> {
     this.sweeper.stop();
+    // How well units shared transactions over the process's life: what an operator tunes pool and load by.
+    if (this.groupCommit) this.logger?.info({ batches: this.groupCommit.batchSizes() }, 'group commit: units per batch');
     // pool.end() waits for every connection to close, and one stuck on a database that stopped answering
     // would hold it until its query timeout, or for ever for an idle one whose goodbye is never answered.
     const cut = setTimeout(() => {
