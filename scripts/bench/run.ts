@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
+import { measureStoreAlone, openBenchStore, withdrawals, type StoreAloneMeasurement } from './store-alone';
 import { BENCH_ACCOUNT, BOOKINGS, bookingIdOf, START_BALANCE_CENTS, tokenIdOf, writeBenchSeed } from './seed';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -113,6 +114,7 @@ interface Running {
   child: ChildProcess;
   port: number;
   startMs: number;
+  logFile: string;
 }
 
 const lastLines = (file: string, count = 20) => (existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-count).join('\n') : '');
@@ -163,7 +165,7 @@ async function startServer(name: ServerName, env: Record<string, string> = {}): 
   });
   closeSync(output);
   const port = quiet ? await waitUntilServing(fixedPort, child, logFile) : await listeningPort(child, logFile);
-  return { child, port, startMs: performance.now() - started };
+  return { child, port, startMs: performance.now() - started, logFile };
 }
 
 async function stop(server: Running): Promise<void> {
@@ -310,6 +312,12 @@ async function scale(directory: string) {
   return results;
 }
 
+/** The receiver's batch sizes, from the line its store logs when it closes. */
+function batchSizesLogged(logFile: string): unknown {
+  const line = readFileSync(logFile, 'utf8').split('\n').find((text) => text.includes('"msg":"group commit: units per batch"'));
+  return line ? (JSON.parse(line) as { batches: unknown }).batches : undefined;
+}
+
 async function postgres(directory: string) {
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) return undefined;
@@ -330,17 +338,38 @@ async function postgres(directory: string) {
     // Interleaved rounds, as for the HTTP comparison: the receiver (a fresh process on the same schema; one
     // generator of requests, so stated balances follow the ledger across rounds), then pgbench.
     const request = workload('withdraw', SETTINGS.pgTokens, 7_000);
-    const rounds: Array<{ receiver: Measurement; pgbenchTps: number }> = [];
-    for (let round = 0; round < SETTINGS.rounds; round += 1) {
-      const server = await startServer('receiver', { SEED_FILE: seedFile, DATABASE_URL: url.toString(), DATABASE_POOL_SIZE: '16' });
-      await load(server.port, request, { seconds: 1, connections: 16 });
-      const receiver = await measure(server, request, SETTINGS.pgSeconds, 16);
-      await stop(server);
-      const bench = spawnSync('pgbench', ['-N', '-n', '-c', '16', '-j', '2', '-T', String(SETTINGS.pgSeconds), ...connection], { env: pgEnv, encoding: 'utf8' });
-      const pgbenchTps = Math.round(Number(/tps = ([\d.]+)/.exec(bench.stdout)?.[1] ?? 0));
-      rounds.push({ receiver, pgbenchTps });
-      write(`  round ${round + 1} postgres  receiver ${receiver.rps} withdrawals/s  p99 ${receiver.p99} ms  ${receiver.cpuUsPerRequest} µs CPU/req  pgbench -N ${pgbenchTps} tps`);
+    // The store alone, in schemas of its own, with group commit and (for comparison) each unit alone.
+    await admin.query(`CREATE SCHEMA ${schema}_store`);
+    await admin.query(`CREATE SCHEMA ${schema}_unbatched`);
+    const batched = await openBenchStore(databaseUrl, `${schema}_store`, seedFile, true);
+    const unbatched = await openBenchStore(databaseUrl, `${schema}_unbatched`, seedFile, false);
+    const nextBatched = withdrawals(SETTINGS.pgTokens, 8_000);
+    const nextUnbatched = withdrawals(SETTINGS.pgTokens, 9_000);
+    const receiverBatchSizes: unknown[] = [];
+    const rounds: Array<{ receiver: Measurement; storeAlone: StoreAloneMeasurement; unitsAlone: StoreAloneMeasurement; pgbenchTps: number }> = [];
+    try {
+      for (let round = 0; round < SETTINGS.rounds; round += 1) {
+        const server = await startServer('receiver', { SEED_FILE: seedFile, DATABASE_URL: url.toString(), DATABASE_POOL_SIZE: '16' });
+        await load(server.port, request, { seconds: 1, connections: 16 });
+        const receiver = await measure(server, request, SETTINGS.pgSeconds, 16);
+        await stop(server);
+        receiverBatchSizes.push(batchSizesLogged(server.logFile));
+        const storeAlone = await measureStoreAlone(batched.store, batched.account, nextBatched, SETTINGS.pgSeconds);
+        const unitsAlone = await measureStoreAlone(unbatched.store, unbatched.account, nextUnbatched, SETTINGS.pgSeconds);
+        const bench = spawnSync('pgbench', ['-N', '-n', '-c', '16', '-j', '2', '-T', String(SETTINGS.pgSeconds), ...connection], { env: pgEnv, encoding: 'utf8' });
+        const pgbenchTps = Math.round(Number(/tps = ([\d.]+)/.exec(bench.stdout)?.[1] ?? 0));
+        rounds.push({ receiver, storeAlone, unitsAlone, pgbenchTps });
+        write(
+          `  round ${round + 1} postgres  receiver ${receiver.rps} withdrawals/s  p99 ${receiver.p99} ms  ${receiver.cpuUsPerRequest} µs CPU/req` +
+            `  store alone ${storeAlone.transactionsPerSecond} tx/s (${storeAlone.cpuUsPerTransaction} µs CPU/tx)` +
+            `  units alone ${unitsAlone.transactionsPerSecond} tx/s (${unitsAlone.cpuUsPerTransaction} µs CPU/tx)  pgbench -N ${pgbenchTps} tps`,
+        );
+      }
+    } finally {
+      await Promise.all([batched.store.close(), unbatched.store.close()]);
     }
+    const batchSizes = batched.store.batchSizes();
+    write(`  store alone batch sizes ${JSON.stringify(batchSizes)}`);
     const ledger = Number((await admin.query(`SELECT count(*) FROM ${schema}.ledger`)).rows[0].count);
     const rps = median(rounds.map((r) => r.receiver.rps));
     const tps = median(rounds.map((r) => r.pgbenchTps));
@@ -355,12 +384,29 @@ async function postgres(directory: string) {
       pgbenchNTps: tps,
       ratioToPgbench: round2(rps / Math.max(tps, 1)),
       ratiosByRound: rounds.map((r) => round2(r.receiver.rps / Math.max(r.pgbenchTps, 1))),
+      receiverBatchSizesByRound: receiverBatchSizes,
+      storeAlone: {
+        transactionsPerSecond: median(rounds.map((r) => r.storeAlone.transactionsPerSecond)),
+        cpuUsPerTransaction: median(rounds.map((r) => r.storeAlone.cpuUsPerTransaction)),
+        failures: Math.max(...rounds.map((r) => r.storeAlone.failures)),
+        ratioToPgbench: round2(median(rounds.map((r) => r.storeAlone.transactionsPerSecond)) / Math.max(tps, 1)),
+        ratiosByRound: rounds.map((r) => round2(r.storeAlone.transactionsPerSecond / Math.max(r.pgbenchTps, 1))),
+        batchSizes,
+      },
+      unitsAlone: {
+        transactionsPerSecond: median(rounds.map((r) => r.unitsAlone.transactionsPerSecond)),
+        cpuUsPerTransaction: median(rounds.map((r) => r.unitsAlone.cpuUsPerTransaction)),
+        failures: Math.max(...rounds.map((r) => r.unitsAlone.failures)),
+        ratioToPgbench: round2(median(rounds.map((r) => r.unitsAlone.transactionsPerSecond)) / Math.max(tps, 1)),
+      },
     };
     write(`  postgres ${JSON.stringify(row)}`);
     return row;
   } finally {
     await admin.query(`DROP SCHEMA ${schema} CASCADE`);
     await admin.query(`DROP SCHEMA ${schema}_pgbench CASCADE`);
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema}_store CASCADE`);
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema}_unbatched CASCADE`);
     await admin.end();
   }
 }
@@ -389,7 +435,7 @@ async function main() {
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
   write(`\n${table(summary)}\n\nwrote ${path.relative(ROOT, file)}`);
   const failures = Object.values(summary).flatMap((servers) => Object.values(servers)).filter((m) => m.non200 > 0 || m.rps === 0);
-  if (failures.length > 0 || scaleRows.some((row) => row.non200 > 0) || (pg?.non200 ?? 0) > 0) {
+  if (failures.length > 0 || scaleRows.some((row) => row.non200 > 0) || (pg?.non200 ?? 0) > 0 || (pg?.storeAlone.failures ?? 0) > 0 || (pg?.unitsAlone.failures ?? 0) > 0) {
     write('FAILED: some runs answered other than 200');
     process.exit(1);
   }

@@ -27,12 +27,20 @@ export interface StatementResult {
 
 type Parser = [name: string, parse: (text: string) => unknown];
 
-/** As node-postgres sends values in text form: times as ISO 8601, numbers and strings as text, null as NULL. */
+/** As node-postgres sends values in text form: times as ISO 8601, numbers and strings as text, null as NULL, arrays as array literals. */
 function toParameter(value: unknown): string | Buffer | null {
   if (value === null || value === undefined) return null;
   if (value instanceof Date) return value.toISOString();
   if (Buffer.isBuffer(value)) return value;
+  if (Array.isArray(value)) return `{${value.map(arrayElement).join(',')}}`;
   return String(value);
+}
+
+/** One element of an array literal: quoted, its quotes and backslashes escaped; bytes in bytea's hex form. */
+function arrayElement(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  const text = Buffer.isBuffer(value) ? `\\x${value.toString('hex')}` : value instanceof Date ? value.toISOString() : String(value);
+  return `"${text.replace(/[\\"]/g, '\\$&')}"`;
 }
 
 /** The names of the statements each connection has parsed, so they are parsed once per connection. */

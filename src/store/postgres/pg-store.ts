@@ -8,6 +8,7 @@ import { AccountCache } from './accounts';
 import { migrate } from './migrate';
 import { writeSeed } from './seed';
 import { RetentionSweeper } from './sweeper';
+import { GroupCommit, type BatchSizes } from './group-commit';
 import { inTransaction, inUnitOfWork } from './transaction';
 import { LEDGER_COLUMNS, TOKEN_COLUMNS, toBooking, toLedgerEntry, toToken, type BookingRow, type LedgerRow, type TokenRow } from './rows';
 
@@ -29,6 +30,8 @@ export interface PgStoreOptions {
   /** How often an instance tries to sweep what is past retention. Default: a minute; 0: never (tests sweep by hand). */
   sweepIntervalMs?: number;
   logger?: Logger;
+  /** Units of work that arrive together share one transaction (group-commit.ts). Default: true; false runs each alone, for comparison. */
+  groupCommit?: boolean;
 }
 
 /**
@@ -47,6 +50,7 @@ export class PgStore implements Store {
   /** Every open connection, idle or checked out, so that close() can cut those the database no longer answers on. */
   private readonly clients = new Set<PoolClient>();
   private readonly sweeper: RetentionSweeper;
+  private readonly groupCommit: GroupCommit | undefined;
   private closing: Promise<void> | undefined;
   /** Set when the database refused a statement for want of resources (SQLSTATE class 53), until ping sees a write succeed. */
   private outOfResources = false;
@@ -71,6 +75,7 @@ export class PgStore implements Store {
     this.pool.on('error', (error) => this.logger?.warn({ err: error }, 'idle database connection failed'));
     this.pool.on('connect', (client) => this.clients.add(client));
     this.pool.on('remove', (client) => this.clients.delete(client));
+    this.groupCommit = options.groupCommit === false ? undefined : new GroupCommit(this.pool, (error) => this.storeError(error));
     this.sweeper = new RetentionSweeper(this.pool, options.retentionMs ?? DAY_MS, options.sweepIntervalMs ?? 60_000, this.logger);
   }
 
@@ -113,7 +118,13 @@ export class PgStore implements Store {
   }
 
   async transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    if (this.groupCommit) return this.groupCommit.run(work);
     return inUnitOfWork(this.pool, work, (error) => this.storeError(error));
+  }
+
+  /** How many units the batches of group commit held so far; undefined without group commit. */
+  batchSizes(): BatchSizes | undefined {
+    return this.groupCommit?.batchSizes();
   }
 
   /** Sets the seed's accounts, inserts its missing tokens and bookings, in batches, in one transaction; operations' rows are left as they are. */
@@ -158,6 +169,8 @@ export class PgStore implements Store {
 
   private async end(): Promise<void> {
     this.sweeper.stop();
+    // How well units shared transactions over the process's life: what an operator tunes pool and load by.
+    if (this.groupCommit) this.logger?.info({ batches: this.groupCommit.batchSizes() }, 'group commit: units per batch');
     // pool.end() waits for every connection to close, and one stuck on a database that stopped answering
     // would hold it until its query timeout, or for ever for an idle one whose goodbye is never answered.
     const cut = setTimeout(() => {

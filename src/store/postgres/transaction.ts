@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import type { LedgerEntry } from '../../domain/ledger';
 import type { Booking } from '../../domain/bookings';
@@ -12,6 +13,8 @@ import { UNIT } from './statements';
 const MAX_ATTEMPTS = 3;
 
 const combinedStatements = new Map<string, Statement>();
+/** The longest statement name PostgreSQL keeps whole (NAMEDATALEN - 1). */
+const MAX_STATEMENT_NAME = 63;
 
 /**
  * Several writes as one statement (the first ones as data-modifying WITH
@@ -21,9 +24,11 @@ const combinedStatements = new Map<string, Statement>();
  * PostgreSQL runs the parts as one, with one snapshot; writes of a unit
  * touch distinct rows (see PgTransaction.write), so none needs another's.
  */
-function combined(writes: readonly Call[]): Call {
+export function combined(writes: readonly Call[]): Call {
   if (writes.length === 1) return writes[0];
-  const name = writes.map((write) => write.statement.name).join('+');
+  const joined = writes.map((write) => write.statement.name).join('+');
+  // PostgreSQL cuts a statement name past 63 bytes, and two cut alike would be one statement to it.
+  const name = joined.length <= MAX_STATEMENT_NAME ? joined : `combined_${createHash('sha256').update(joined).digest('hex').slice(0, 32)}`;
   let combinedStatement = combinedStatements.get(name);
   if (!combinedStatement) {
     let offset = 0;

@@ -1,0 +1,78 @@
+/**
+ * The PostgreSQL store alone, without HTTP: callers that each apply withdrawals one after the other through
+ * Store.transaction and the project's own withdraw() service, as the receiver's requests do. Run next to
+ * `pgbench -N` in the same rounds (run.ts), it tells what the store makes of the database.
+ */
+import { readSeedFile } from '../../src/seed';
+import { withdraw } from '../../src/services/token-ledger';
+import { PgStore } from '../../src/store/postgres/pg-store';
+import type { Account } from '../../src/store/store';
+import { START_BALANCE_CENTS, tokenIdOf } from './seed';
+
+export interface StoreAloneMeasurement {
+  transactionsPerSecond: number;
+  /** CPU of this process per committed withdrawal: the store's and the service's work, the driver's included. */
+  cpuUsPerTransaction: number;
+  failures: number;
+}
+
+/** Withdrawals of 0.01 on `tokens` tokens in turn, each stating the balance after it: one generator for every round. */
+export function withdrawals(tokens: number, runId: number) {
+  let counter = 0;
+  const uses = new Uint32Array(tokens);
+  const prefix = String(runId).padStart(8, '0');
+  return () => {
+    counter += 1;
+    const index = counter % tokens;
+    uses[index] += 1;
+    return {
+      share_public: '',
+      read_event: 'token.withdrawn_created' as const,
+      source_id: 'BENCH',
+      destination_id: 'D1',
+      token_id: tokenIdOf(index),
+      transaction_id: `${prefix}${String(counter).padStart(12, '0')}`,
+      withdrawn_amount: 1,
+      token_balance: START_BALANCE_CENTS - uses[index],
+    };
+  };
+}
+
+/** A store of its own schema, seeded from the bench seed. */
+export async function openBenchStore(connectionString: string, schema: string, seedFile: string, groupCommit: boolean): Promise<{ store: PgStore; account: Account }> {
+  const store = await PgStore.open({ connectionString, schema, statementTimeoutMs: 5_000, poolSize: 16, sweepIntervalMs: 0, groupCommit });
+  await store.loadSeed(readSeedFile(seedFile));
+  return { store, account: (await store.findAccount('BENCH')) as Account };
+}
+
+export async function measureStoreAlone(
+  store: PgStore,
+  account: Account,
+  next: ReturnType<typeof withdrawals>,
+  seconds: number,
+  callers = 16,
+): Promise<StoreAloneMeasurement> {
+  const end = performance.now() + seconds * 1000;
+  const cpuBefore = process.cpuUsage();
+  let committed = 0;
+  let failures = 0;
+  await Promise.all(
+    Array.from({ length: callers }, async () => {
+      while (performance.now() < end) {
+        const request = next();
+        try {
+          await store.transaction((tx) => withdraw(tx, request, account, new Date()));
+          committed += 1;
+        } catch {
+          failures += 1;
+        }
+      }
+    }),
+  );
+  const cpu = process.cpuUsage(cpuBefore);
+  return {
+    transactionsPerSecond: Math.round(committed / seconds),
+    cpuUsPerTransaction: Math.round((cpu.user + cpu.system) / Math.max(committed, 1)),
+    failures,
+  };
+}

@@ -1,0 +1,556 @@
+/**
+ * One batch of units of work as one transaction (see group-commit.ts): every
+ * unit runs the services' own rules against a view of the batch, its reads
+ * gathered into round trips the whole batch shares, its writes staged on the
+ * unit and merged only when the unit succeeds, then every write of the batch
+ * as one statement, with COMMIT, in the last round trip.
+ */
+import type { PoolClient } from 'pg';
+import type { Booking } from '../../domain/bookings';
+import type { LedgerEntry } from '../../domain/ledger';
+import type { Token } from '../../domain/tokens';
+import type { Delivery, Holdings, KeyedRequest, StoreTransaction } from '../store';
+import { roundTrip, statement, type Call, type StatementResult } from './connection';
+import { toBooking, toDelivery, toLedgerEntry, toToken, LEDGER_COLUMNS, TOKEN_COLUMNS, type BookingRow, type DeliveryRow, type LedgerRow, type TokenRow } from './rows';
+import { UNIT } from './statements';
+import { combined } from './transaction';
+
+/**
+ * The reads of a round trip, one statement per kind however many units ask. Rows are locked in key order, so
+ * two batches (of this instance or another) lock shared rows in the same order. Each key is looked up on its
+ * own (OFFSET 0 keeps the planner from turning the lookups into one join): as a join, a table that was empty
+ * when the statement was planned was read whole for every batch, 1.8 of a batch's 2.9 ms (docs/BENCHMARKS.md).
+ */
+const READ = {
+  tokens: statement(
+    'batch_lock_tokens',
+    `SELECT t.* FROM unnest($1::text[], $2::text[]) AS k (token_id, source_id),
+       LATERAL (SELECT ${TOKEN_COLUMNS} FROM tokens WHERE token_id = k.token_id AND source_id = k.source_id OFFSET 0) AS t
+      ORDER BY t.token_id FOR UPDATE`,
+  ),
+  takenTokenIds: statement('batch_taken_token_ids', 'SELECT token_id FROM tokens WHERE token_id = ANY($1::text[])'),
+  ledgerEntries: statement(
+    'batch_find_ledger_entries',
+    `SELECT l.* FROM unnest($1::text[], $2::text[]) AS k (source_id, transaction_id),
+       LATERAL (SELECT ${LEDGER_COLUMNS} FROM ledger WHERE source_id = k.source_id AND transaction_id = k.transaction_id OFFSET 0) AS l`,
+  ),
+  holdings: statement('batch_lock_holdings', 'SELECT source_id, tokens, bookings FROM account_holdings WHERE source_id = ANY($1::text[]) ORDER BY source_id FOR UPDATE'),
+  bookings: statement(
+    'batch_lock_bookings',
+    `SELECT b.* FROM unnest($1::text[], $2::text[]) AS k (source_id, booking_id),
+       LATERAL (SELECT source_id, booking_id, fields, status, updated_at FROM bookings WHERE source_id = k.source_id AND booking_id = k.booking_id OFFSET 0) AS b
+      ORDER BY b.source_id, b.booking_id FOR UPDATE`,
+  ),
+  keyedRequests: statement(
+    'batch_find_keyed_requests',
+    `SELECT r.* FROM unnest($1::text[], $2::text[]) AS k (source_id, key),
+       LATERAL (SELECT source_id, key, fingerprint, response, created_at FROM keyed_requests WHERE source_id = k.source_id AND key = k.key OFFSET 0) AS r`,
+  ),
+  deliveries: statement(
+    'batch_find_deliveries',
+    `SELECT d.* FROM unnest($1::text[], $2::text[]) AS k (source_id, webhook_id),
+       LATERAL (SELECT source_id, webhook_id, body_digest, response, received_at FROM deliveries WHERE source_id = k.source_id AND webhook_id = k.webhook_id OFFSET 0) AS d`,
+  ),
+};
+
+/** The writes of a batch, each for any number of rows (arrays through unnest), sent as one statement (see combined()). */
+const WRITE = {
+  createTokens: statement(
+    'batch_create_tokens',
+    `INSERT INTO tokens (token_id, source_id, destination_id, status, balance, available_date, expiry_date, destination_currency, details)
+     SELECT token_id, source_id, destination_id, status, balance, DATE '1970-01-01' + available_day, DATE '1970-01-01' + expiry_day, currency, details
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::integer[], $7::integer[], $8::text[], $9::jsonb[])
+         AS t (token_id, source_id, destination_id, status, balance, available_day, expiry_day, currency, details)`,
+  ),
+  saveTokens: statement(
+    'batch_save_tokens',
+    `UPDATE tokens SET status = t.status, balance = t.balance,
+       available_date = DATE '1970-01-01' + t.available_day, expiry_date = DATE '1970-01-01' + t.expiry_day
+       FROM unnest($1::text[], $2::text[], $3::bigint[], $4::integer[], $5::integer[]) AS t (token_id, status, balance, available_day, expiry_day)
+      WHERE tokens.token_id = t.token_id`,
+  ),
+  recordLedgerEntries: statement(
+    'batch_record_ledger_entries',
+    `INSERT INTO ledger (${LEDGER_COLUMNS})
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::bigint[], $8::bigint[], $9::timestamptz[])`,
+  ),
+  countHoldings: statement(
+    'batch_count_holdings',
+    `UPDATE account_holdings SET tokens = account_holdings.tokens + h.tokens, bookings = account_holdings.bookings + h.bookings
+       FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS h (source_id, tokens, bookings)
+      WHERE account_holdings.source_id = h.source_id`,
+  ),
+  createBookings: statement(
+    'batch_create_bookings',
+    'INSERT INTO bookings (source_id, booking_id, fields, status, updated_at) SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[], $5::timestamptz[])',
+  ),
+  saveBookings: statement(
+    'batch_save_bookings',
+    `UPDATE bookings SET fields = b.fields, status = b.status, updated_at = b.updated_at
+       FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[], $5::timestamptz[]) AS b (source_id, booking_id, fields, status, updated_at)
+      WHERE bookings.source_id = b.source_id AND bookings.booking_id = b.booking_id`,
+  ),
+  recordKeyedRequests: statement(
+    'batch_record_keyed_requests',
+    'INSERT INTO keyed_requests (source_id, key, fingerprint, response, created_at) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[])',
+  ),
+  recordDeliveries: statement(
+    'batch_record_deliveries',
+    'INSERT INTO deliveries (source_id, webhook_id, body_digest, response, received_at) SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[], $4::text[], $5::timestamptz[])',
+  ),
+};
+
+/** A record's key within its account, as every table but tokens keys it. */
+function within(sourceId: string, id: string): string {
+  return `${sourceId}\u0000${id}`;
+}
+
+/** A unit of the batch that waits for a row another unit holds, or for nothing the batch will ever fetch. */
+export class UnitDeferred extends Error {
+  constructor() {
+    super('the unit waited on its batch-mates; it runs alone');
+  }
+}
+
+/** The batch failed as a whole: units still waiting on a read stop there. */
+class BatchAborted extends Error {}
+
+type ReadKind = keyof typeof READ;
+
+/** What a unit waiting on a read learns when its round trip comes back. */
+interface Waiter {
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+/** Rows the batch has read or its units have written, by key; null: read, and there is no such row. */
+class BatchRows {
+  readonly tokens = new Map<string, Token | null>();
+  readonly takenTokenIds = new Map<string, boolean>();
+  readonly ledgerEntries = new Map<string, LedgerEntry | null>();
+  readonly holdings = new Map<string, Holdings | null>();
+  readonly bookings = new Map<string, Booking | null>();
+  readonly keyedRequests = new Map<string, KeyedRequest | null>();
+  readonly deliveries = new Map<string, Delivery | null>();
+}
+
+/** What one unit wrote, applied to the batch only when the unit succeeds. */
+class StagedWrites {
+  readonly createdTokens = new Map<string, Token>();
+  readonly savedTokens = new Map<string, Token>();
+  readonly ledgerEntries: LedgerEntry[] = [];
+  readonly holdings = new Map<string, Holdings>();
+  readonly createdBookings = new Map<string, Booking>();
+  readonly savedBookings = new Map<string, Booking>();
+  readonly keyedRequests: KeyedRequest[] = [];
+  readonly deliveries: Delivery[] = [];
+}
+
+/** The batch's writes, merged from its units in the order they succeeded. */
+class BatchWrites extends StagedWrites {}
+
+function copyOf<Value extends object | null | undefined>(value: Value): Value {
+  return value && ({ ...value } as Value);
+}
+
+/** The outcome of one unit: its result, its refusal, or deferred to run alone. */
+export type UnitOutcome<T> = { ok: true; value: T } | { ok: false; error: unknown } | { deferred: true };
+
+/** How many quiet turns with nothing to fetch the batch waits before it defers the units still waiting. */
+const QUIET_TURNS = 3;
+
+/**
+ * One batch's run: the units, the rows, the in-batch locks (a unit holds every row it read for update, and
+ * every key it looked up, until it ends, so units on the same row apply one after the other, each seeing the
+ * ones before), and the reads waiting for the next round trip.
+ */
+export class BatchRun {
+  readonly rows = new BatchRows();
+  private readonly writes = new BatchWrites();
+  /** Who holds each in-batch lock, and who waits for it, in the order they asked. */
+  private readonly locks = new Map<string, { holder: UnitView; waiting: Array<{ unit: UnitView; grant: () => void }> }>();
+  /** Reads asked for since the last round trip: kind, then key, then its values. */
+  private readonly wanted = new Map<ReadKind, Map<string, unknown[]>>();
+  private readonly waiters: Waiter[] = [];
+  private begun = false;
+  private readonly deferred = new Set<UnitView>();
+  /** Round trips of reads this batch made. */
+  readTrips = 0;
+
+  constructor(private readonly client: PoolClient) {}
+
+  /** Runs every unit against the batch, then COMMIT with every write; the outcomes in the units' order. */
+  async run<T>(works: ReadonlyArray<(tx: StoreTransaction) => Promise<T>>): Promise<Array<UnitOutcome<T>>> {
+    let unsettled = works.length;
+    const outcomes = works.map((work) => {
+      const unit = new UnitView(this);
+      return this.runUnit(unit, work).finally(() => {
+        unsettled -= 1;
+      });
+    });
+    let quietTurns = 0;
+    while (unsettled > 0) {
+      // Every unit runs until it ends or waits on a read or a lock: after one turn of the event loop, all have.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (unsettled === 0) break;
+      if (this.wanted.size > 0) {
+        quietTurns = 0;
+        await this.fetch();
+      } else if ((quietTurns += 1) >= QUIET_TURNS) {
+        this.deferWaitingUnits();
+        quietTurns = 0;
+      }
+    }
+    const settled = await Promise.all(outcomes);
+    await this.commit();
+    return settled;
+  }
+
+  private async runUnit<T>(unit: UnitView, work: (tx: StoreTransaction) => Promise<T>): Promise<UnitOutcome<T>> {
+    try {
+      const value = await work(unit);
+      if (this.deferred.has(unit)) return { deferred: true };
+      this.merge(unit.staged);
+      return { ok: true, value };
+    } catch (error) {
+      if (this.deferred.has(unit) || error instanceof UnitDeferred) return { deferred: true };
+      return { ok: false, error };
+    } finally {
+      this.releaseLocks(unit);
+    }
+  }
+
+  /** Units waiting on locks that no running unit will release (two units each holding what the other wants): each runs alone later. */
+  private deferWaitingUnits(): void {
+    for (const lock of this.locks.values()) {
+      for (const { unit } of lock.waiting) this.deferred.add(unit);
+    }
+    for (const lock of this.locks.values()) {
+      const waiting = lock.waiting.splice(0);
+      for (const { grant } of waiting) grant();
+    }
+  }
+
+  /** The in-batch lock on `key` for `unit`: at once when free or already its own, else when the holders before it end. */
+  lock(unit: UnitView, key: string): Promise<void> | undefined {
+    if (this.deferred.has(unit)) throw new UnitDeferred();
+    const lock = this.locks.get(key);
+    if (!lock) {
+      this.locks.set(key, { holder: unit, waiting: [] });
+      unit.held.push(key);
+      return undefined;
+    }
+    if (lock.holder === unit) return undefined;
+    return new Promise<void>((resolve) => {
+      lock.waiting.push({
+        unit,
+        grant: () => {
+          if (!this.deferred.has(unit)) unit.held.push(key);
+          resolve();
+        },
+      });
+    }).then(() => {
+      if (this.deferred.has(unit)) throw new UnitDeferred();
+    });
+  }
+
+  private releaseLocks(unit: UnitView): void {
+    for (const key of unit.held) {
+      const lock = this.locks.get(key);
+      if (!lock || lock.holder !== unit) continue;
+      const next = lock.waiting.shift();
+      if (next) {
+        lock.holder = next.unit;
+        next.grant();
+      } else {
+        this.locks.delete(key);
+      }
+    }
+    unit.held.length = 0;
+  }
+
+  /** Asks for a row in the next round trip; resolves once it is in `rows`. */
+  want(kind: ReadKind, key: string, values: unknown[]): Promise<void> {
+    let ofKind = this.wanted.get(kind);
+    if (!ofKind) this.wanted.set(kind, (ofKind = new Map()));
+    ofKind.set(key, values);
+    return new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  /** One round trip with every read asked for (BEGIN before the first), then wakes the units that asked. */
+  private async fetch(): Promise<void> {
+    const wanted = [...this.wanted.entries()];
+    this.wanted.clear();
+    const waiters = this.waiters.splice(0);
+    const calls: Call[] = wanted.map(([kind, keys]) => ({ statement: READ[kind], values: columnsOf([...keys.values()]) }));
+    let results: StatementResult[];
+    try {
+      results = await this.send(calls);
+    } catch (error) {
+      for (const waiter of waiters) waiter.reject(new BatchAborted());
+      throw error;
+    }
+    this.readTrips += 1;
+    wanted.forEach(([kind, keys], i) => this.keep(kind, [...keys.keys()], results[i].rows));
+    for (const waiter of waiters) waiter.resolve();
+  }
+
+  private async send(calls: Call[]): Promise<StatementResult[]> {
+    const all = this.begun ? calls : [{ statement: UNIT.begin }, ...calls];
+    this.begun = true;
+    const results = await roundTrip(this.client, all);
+    return results.slice(results.length - calls.length);
+  }
+
+  /** Files a round trip's rows under their keys, and every key asked for that found none as null. */
+  private keep(kind: ReadKind, keys: string[], rows: Array<Record<string, unknown>>): void {
+    const { rows: batch } = this;
+    const file = <Value>(table: Map<string, Value | null>, found: Map<string, Value>) => {
+      for (const key of keys) if (!table.has(key)) table.set(key, found.get(key) ?? null);
+    };
+    switch (kind) {
+      case 'tokens':
+        return file(batch.tokens, new Map((rows as unknown as TokenRow[]).map((row) => [within(row.source_id, row.token_id), toToken(row)])));
+      case 'takenTokenIds': {
+        const taken = new Set((rows as Array<{ token_id: string }>).map((row) => row.token_id));
+        for (const key of keys) if (!batch.takenTokenIds.has(key)) batch.takenTokenIds.set(key, taken.has(key));
+        return;
+      }
+      case 'ledgerEntries':
+        return file(batch.ledgerEntries, new Map((rows as unknown as LedgerRow[]).map((row) => [within(row.source_id, row.transaction_id), toLedgerEntry(row)])));
+      case 'holdings':
+        return file(
+          batch.holdings,
+          new Map((rows as Array<{ source_id: string; tokens: string; bookings: string }>).map((row) => [row.source_id, { tokens: Number(row.tokens), bookings: Number(row.bookings) }])),
+        );
+      case 'bookings':
+        return file(batch.bookings, new Map((rows as unknown as BookingRow[]).map((row) => [within(row.source_id, row.booking_id), toBooking(row)])));
+      case 'keyedRequests':
+        return file(
+          batch.keyedRequests,
+          new Map(
+            (rows as Array<{ source_id: string; key: string; fingerprint: string; response: string; created_at: Date }>).map((row) => [
+              within(row.source_id, row.key),
+              { sourceId: row.source_id, key: row.key, fingerprint: row.fingerprint, response: row.response, createdAt: row.created_at },
+            ]),
+          ),
+        );
+      case 'deliveries':
+        return file(
+          batch.deliveries,
+          new Map(
+            (rows as unknown as Array<DeliveryRow & { source_id: string; webhook_id: string }>).map((row) => [
+              within(row.source_id, row.webhook_id),
+              toDelivery(row.source_id, row.webhook_id, row),
+            ]),
+          ),
+        );
+    }
+  }
+
+  /** A succeeded unit's writes become the batch's: its later units read them, and COMMIT writes them. */
+  private merge(staged: StagedWrites): void {
+    const { rows, writes } = this;
+    for (const [key, token] of staged.createdTokens) {
+      rows.tokens.set(key, token);
+      rows.takenTokenIds.set(token.tokenId, true);
+      writes.createdTokens.set(key, token);
+    }
+    for (const [key, token] of staged.savedTokens) {
+      rows.tokens.set(key, token);
+      // A token created earlier in this batch is inserted as it ends up: an insert and an update of one row cannot share a statement.
+      if (writes.createdTokens.has(key)) writes.createdTokens.set(key, token);
+      else writes.savedTokens.set(key, token);
+    }
+    for (const entry of staged.ledgerEntries) {
+      rows.ledgerEntries.set(within(entry.sourceId, entry.transactionId), entry);
+      writes.ledgerEntries.push(entry);
+    }
+    for (const [sourceId, added] of staged.holdings) {
+      const held = rows.holdings.get(sourceId) ?? { tokens: 0, bookings: 0 };
+      rows.holdings.set(sourceId, { tokens: held.tokens + added.tokens, bookings: held.bookings + added.bookings });
+      const counted = writes.holdings.get(sourceId) ?? { tokens: 0, bookings: 0 };
+      writes.holdings.set(sourceId, { tokens: counted.tokens + added.tokens, bookings: counted.bookings + added.bookings });
+    }
+    for (const [key, booking] of staged.createdBookings) {
+      rows.bookings.set(key, booking);
+      writes.createdBookings.set(key, booking);
+    }
+    for (const [key, booking] of staged.savedBookings) {
+      rows.bookings.set(key, booking);
+      if (writes.createdBookings.has(key)) writes.createdBookings.set(key, booking);
+      else writes.savedBookings.set(key, booking);
+    }
+    for (const request of staged.keyedRequests) {
+      rows.keyedRequests.set(within(request.sourceId, request.key), request);
+      writes.keyedRequests.push(request);
+    }
+    for (const delivery of staged.deliveries) {
+      rows.deliveries.set(within(delivery.sourceId, delivery.webhookId), delivery);
+      writes.deliveries.push(delivery);
+    }
+  }
+
+  /** Every write of the batch as one statement, and COMMIT, in one round trip; nothing when the batch neither read nor wrote. */
+  private async commit(): Promise<void> {
+    const writes = writeCalls(this.writes);
+    if (!this.begun && writes.length === 0) return;
+    await this.send([...(writes.length > 0 ? [combined(writes)] : []), { statement: UNIT.commit }]);
+  }
+
+  /** True when the database holds a transaction for this batch that must be rolled back. */
+  get started(): boolean {
+    return this.begun;
+  }
+}
+
+/** Rows of values as columns, one array per position: what unnest takes. */
+function columnsOf(rows: unknown[][]): unknown[][] {
+  const width = rows[0]?.length ?? 0;
+  return Array.from({ length: width }, (_, column) => rows.map((row) => row[column]));
+}
+
+function writeCalls(writes: StagedWrites): Call[] {
+  const calls: Call[] = [];
+  const add = <Row>(statementOf: Call['statement'], rows: Iterable<Row>, values: (row: Row) => unknown[]) => {
+    const list = [...rows];
+    if (list.length > 0) calls.push({ statement: statementOf, values: columnsOf(list.map(values)) });
+  };
+  add(WRITE.createTokens, writes.createdTokens.values(), (t) => [
+    t.tokenId,
+    t.sourceId,
+    t.destinationId,
+    t.status,
+    t.balance,
+    t.availableDay ?? null,
+    t.expiryDay ?? null,
+    t.currency ?? null,
+    t.details === undefined ? null : JSON.stringify(t.details),
+  ]);
+  add(WRITE.saveTokens, writes.savedTokens.values(), (t) => [t.tokenId, t.status, t.balance, t.availableDay ?? null, t.expiryDay ?? null]);
+  add(WRITE.recordLedgerEntries, writes.ledgerEntries, (e) => [e.kind, e.transactionId, e.sourceId, e.destinationId, e.tokenId, e.amount, e.fee, e.tokenBalance, e.createdAt]);
+  add(WRITE.countHoldings, writes.holdings.entries(), ([sourceId, added]) => [sourceId, added.tokens, added.bookings]);
+  add(WRITE.createBookings, writes.createdBookings.values(), (b) => [b.sourceId, b.bookingId, JSON.stringify(b.fields), b.status, b.updatedAt]);
+  add(WRITE.saveBookings, writes.savedBookings.values(), (b) => [b.sourceId, b.bookingId, JSON.stringify(b.fields), b.status, b.updatedAt]);
+  add(WRITE.recordKeyedRequests, writes.keyedRequests, (r) => [r.sourceId, r.key, r.fingerprint, r.response, r.createdAt]);
+  add(WRITE.recordDeliveries, writes.deliveries, (d) => [d.sourceId, d.webhookId, d.bodyDigest, d.response, d.receivedAt]);
+  return calls;
+}
+
+/**
+ * A unit's view of its batch: reads see the unit's own writes, then the batch's (its units that succeeded
+ * before), then the database, fetched with the batch's next round trip.
+ */
+class UnitView implements StoreTransaction {
+  readonly staged = new StagedWrites();
+  /** The in-batch locks this unit holds. */
+  readonly held: string[] = [];
+
+  constructor(private readonly batch: BatchRun) {}
+
+  /** The row under `key` once the unit holds its lock and the batch has read it. */
+  private async read<Value>(lockKey: string, table: Map<string, Value | null>, kind: ReadKind, key: string, values: unknown[]): Promise<Value | null> {
+    const waiting = this.batch.lock(this, lockKey);
+    if (waiting) await waiting;
+    if (!table.has(key)) await this.batch.want(kind, key, values);
+    return table.get(key) as Value | null;
+  }
+
+  async tokenForUpdate(sourceId: string, tokenId: string): Promise<Token | undefined> {
+    const key = within(sourceId, tokenId);
+    const own = this.staged.savedTokens.get(key) ?? this.staged.createdTokens.get(key);
+    if (own) return copyOf(own);
+    return copyOf(await this.read(`token ${tokenId}`, this.batch.rows.tokens, 'tokens', key, [tokenId, sourceId])) ?? undefined;
+  }
+
+  async isTokenIdTaken(tokenId: string): Promise<boolean> {
+    if ([...this.staged.createdTokens.values()].some((token) => token.tokenId === tokenId)) return true;
+    const waiting = this.batch.lock(this, `token ${tokenId}`);
+    if (waiting) await waiting;
+    const { takenTokenIds } = this.batch.rows;
+    if (!takenTokenIds.has(tokenId)) await this.batch.want('takenTokenIds', tokenId, [tokenId]);
+    return takenTokenIds.get(tokenId) === true;
+  }
+
+  async lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]> {
+    const ledgerKey = within(sourceId, transactionId);
+    // Both in one round trip: the token's lock and the ledger key's, then both reads asked for together.
+    const [token, entry] = await Promise.all([
+      this.tokenForUpdate(sourceId, tokenId),
+      this.read(`ledger ${ledgerKey}`, this.batch.rows.ledgerEntries, 'ledgerEntries', ledgerKey, [sourceId, transactionId]),
+    ]);
+    const own = this.staged.ledgerEntries.find((e) => e.sourceId === sourceId && e.transactionId === transactionId);
+    return [token, copyOf(own ?? entry ?? undefined)];
+  }
+
+  async holdingsForUpdate(sourceId: string): Promise<Holdings> {
+    const held = (await this.read(`holdings ${sourceId}`, this.batch.rows.holdings, 'holdings', sourceId, [sourceId])) ?? { tokens: 0, bookings: 0 };
+    const added = this.staged.holdings.get(sourceId) ?? { tokens: 0, bookings: 0 };
+    return { tokens: held.tokens + added.tokens, bookings: held.bookings + added.bookings };
+  }
+
+  private count(sourceId: string, what: keyof Holdings): void {
+    const added = this.staged.holdings.get(sourceId) ?? { tokens: 0, bookings: 0 };
+    this.staged.holdings.set(sourceId, { ...added, [what]: added[what] + 1 });
+  }
+
+  async createToken(token: Token): Promise<void> {
+    this.staged.createdTokens.set(within(token.sourceId, token.tokenId), copyOf(token));
+    this.count(token.sourceId, 'tokens');
+  }
+
+  async saveToken(token: Token): Promise<void> {
+    const key = within(token.sourceId, token.tokenId);
+    if (this.staged.createdTokens.has(key)) this.staged.createdTokens.set(key, copyOf(token));
+    else this.staged.savedTokens.set(key, copyOf(token));
+  }
+
+  async recordLedgerEntry(entry: LedgerEntry): Promise<void> {
+    this.staged.ledgerEntries.push(copyOf(entry));
+  }
+
+  async bookingForUpdate(sourceId: string, bookingId: string): Promise<Booking | undefined> {
+    const key = within(sourceId, bookingId);
+    const own = this.staged.savedBookings.get(key) ?? this.staged.createdBookings.get(key);
+    if (own) return copyBooking(own);
+    const booking = await this.read(`booking ${key}`, this.batch.rows.bookings, 'bookings', key, [sourceId, bookingId]);
+    return booking ? copyBooking(booking) : undefined;
+  }
+
+  async createBooking(booking: Booking): Promise<void> {
+    this.staged.createdBookings.set(within(booking.sourceId, booking.bookingId), copyBooking(booking));
+    this.count(booking.sourceId, 'bookings');
+  }
+
+  async saveBooking(booking: Booking): Promise<void> {
+    const key = within(booking.sourceId, booking.bookingId);
+    if (this.staged.createdBookings.has(key)) this.staged.createdBookings.set(key, copyBooking(booking));
+    else this.staged.savedBookings.set(key, copyBooking(booking));
+  }
+
+  async findKeyedRequest(sourceId: string, key: string): Promise<KeyedRequest | undefined> {
+    const rowKey = within(sourceId, key);
+    const own = this.staged.keyedRequests.find((r) => r.sourceId === sourceId && r.key === key);
+    if (own) return own;
+    return (await this.read(`keyed ${rowKey}`, this.batch.rows.keyedRequests, 'keyedRequests', rowKey, [sourceId, key])) ?? undefined;
+  }
+
+  async recordKeyedRequest(request: KeyedRequest): Promise<void> {
+    this.staged.keyedRequests.push(request);
+  }
+
+  async findDelivery(sourceId: string, webhookId: string): Promise<Delivery | undefined> {
+    const rowKey = within(sourceId, webhookId);
+    const own = this.staged.deliveries.find((d) => d.sourceId === sourceId && d.webhookId === webhookId);
+    if (own) return own;
+    return (await this.read(`delivery ${rowKey}`, this.batch.rows.deliveries, 'deliveries', rowKey, [sourceId, webhookId])) ?? undefined;
+  }
+
+  async recordDelivery(delivery: Delivery): Promise<void> {
+    this.staged.deliveries.push(delivery);
+  }
+}
+
+function copyBooking(booking: Booking): Booking {
+  return { ...booking, fields: { ...booking.fields } };
+}

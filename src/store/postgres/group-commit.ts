@@ -1,0 +1,137 @@
+/**
+ * Group commit behind Store.transaction: units of work that arrive while a
+ * batch is in flight form the next batch, which runs as one transaction
+ * (batch.ts). No timer: an idle store runs a unit at once, alone. A batch
+ * costs two round trips and one WAL flush whatever its size, where a unit on
+ * its own cost two round trips and a flush each (docs/BENCHMARKS.md).
+ */
+import type { Pool } from 'pg';
+import type { StoreTransaction } from '../store';
+import { BatchRun, type UnitOutcome } from './batch';
+import { withClient } from './connection';
+import { isRetryable } from './errors';
+import { inUnitOfWork } from './transaction';
+
+/** A batch that lost a race on a unique key or a deadlock runs again, up to this many times in all, then each unit alone. */
+const MAX_ATTEMPTS = 3;
+/** The most units in one batch: a larger one holds its rows' locks longer than it saves. */
+const MAX_BATCH = 128;
+
+interface QueuedUnit {
+  work: (tx: StoreTransaction) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/** How many units the batches held: for the benchmark and the operator. */
+export interface BatchSizes {
+  batches: number;
+  units: number;
+  largest: number;
+  /** Batches by size: [1], [2, 3], [4, 7], [8, 15], … : the upper bound of each bucket (2^k - 1) to its count. */
+  bySize: Record<string, number>;
+}
+
+/**
+ * An error the database answered for a statement (an ERROR, not the session's end): the transaction did not
+ * commit, so its units can run again, each alone, without applying anything twice.
+ */
+function isRefusedStatement(error: unknown): boolean {
+  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
+  return typeof code === 'string' && severity === 'ERROR';
+}
+
+export class GroupCommit {
+  private readonly queue: QueuedUnit[] = [];
+  private inFlight = false;
+  private readonly sizes: BatchSizes = { batches: 0, units: 0, largest: 0, bySize: {} };
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly storeError: (error: unknown) => unknown,
+  ) {}
+
+  run<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (!this.inFlight) void this.drain();
+    });
+  }
+
+  batchSizes(): BatchSizes {
+    return { ...this.sizes, bySize: { ...this.sizes.bySize } };
+  }
+
+  /**
+   * One batch at a time, each of the units that arrived while the one before was in flight. Measured against
+   * two and three in flight, the next batch reading while one commits (docs/BENCHMARKS.md): those split the
+   * callers into small batches and did less.
+   */
+  private async drain(): Promise<void> {
+    this.inFlight = true;
+    while (this.queue.length > 0) {
+      const units = this.queue.splice(0, MAX_BATCH);
+      this.count(units.length);
+      await this.runBatch(units);
+    }
+    this.inFlight = false;
+  }
+
+  private count(size: number): void {
+    const { sizes } = this;
+    sizes.batches += 1;
+    sizes.units += size;
+    sizes.largest = Math.max(sizes.largest, size);
+    const bucket = String(2 ** Math.floor(Math.log2(size) + 1) - 1);
+    sizes.bySize[bucket] = (sizes.bySize[bucket] ?? 0) + 1;
+  }
+
+  /**
+   * The batch, and again when it lost a race (a unique key, a deadlock); when the database refused a statement
+   * for another reason, each unit alone, so one bad unit cannot fail the others; when the database could not be
+   * reached or did not answer, every unit fails as the store's error (503, 504). Outcomes go out only after COMMIT.
+   */
+  private async runBatch(units: QueuedUnit[]): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      let outcomes: Array<UnitOutcome<unknown>>;
+      try {
+        outcomes = await this.attempt(units);
+      } catch (error) {
+        if (isRetryable(error) && attempt < MAX_ATTEMPTS) continue;
+        if (isRetryable(error) || isRefusedStatement(error)) {
+          await Promise.all(units.map((unit) => this.runAlone(unit)));
+        } else {
+          const failure = this.storeError(error);
+          for (const unit of units) unit.reject(failure);
+        }
+        return;
+      }
+      const deferred: QueuedUnit[] = [];
+      outcomes.forEach((outcome, i) => {
+        if ('deferred' in outcome) deferred.push(units[i]);
+        else if (outcome.ok) units[i].resolve(outcome.value);
+        else units[i].reject(outcome.error);
+      });
+      await Promise.all(deferred.map((unit) => this.runAlone(unit)));
+      return;
+    }
+  }
+
+  private attempt(units: QueuedUnit[]): Promise<Array<UnitOutcome<unknown>>> {
+    let batch: BatchRun | undefined;
+    return withClient(
+      this.pool,
+      (client) => {
+        batch = new BatchRun(client);
+        return batch.run(units.map((unit) => unit.work));
+      },
+      async (client) => {
+        if (batch?.started) await client.query('ROLLBACK');
+      },
+    );
+  }
+
+  private runAlone(unit: QueuedUnit): Promise<void> {
+    return inUnitOfWork(this.pool, unit.work, this.storeError).then(unit.resolve, unit.reject);
+  }
+}

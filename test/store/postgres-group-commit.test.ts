@@ -1,0 +1,185 @@
+import { ConflictError } from '../../src/errors';
+import type { PgStore } from '../../src/store/postgres/pg-store';
+import type { StoreTransaction } from '../../src/store/store';
+import { fixtureSeed, TOKENS } from '../helpers/fixtures';
+import { openEmptyPgStore, sql, TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
+
+warnIfNoDatabase();
+
+const ACTIVE = TOKENS.active.token_id; // 1000.00
+const AT_D2 = TOKENS.atD2.token_id; // 80.00
+const FREEZED = TOKENS.freezed.token_id; // 50.00
+
+type Work<T = unknown> = (tx: StoreTransaction) => Promise<T>;
+
+async function balanceOf(tokenId: string): Promise<number> {
+  return Number((await sql('SELECT balance FROM tokens WHERE token_id = $1', [tokenId])).rows[0].balance);
+}
+
+/** Adds `cents` to the ACME token's balance in the unit. */
+function credit(tokenId: string, cents: number): Work<number> {
+  return async (tx) => {
+    const token = await tx.tokenForUpdate('ACME', tokenId);
+    if (!token) throw new Error(`no token ${tokenId}`);
+    await tx.saveToken({ ...token, balance: token.balance + cents });
+    return token.balance;
+  };
+}
+
+/** Counts how often the store ran the work: a batch that runs again runs every unit again. */
+function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
+  let runs = 0;
+  return {
+    work: (tx) => {
+      runs += 1;
+      return work(tx);
+    },
+    runs: () => runs,
+  };
+}
+
+(TEST_DATABASE_URL ? describe : describe.skip)('PostgreSQL group commit', () => {
+  let store: PgStore;
+  beforeEach(async () => {
+    store = await openEmptyPgStore();
+    await store.loadSeed(fixtureSeed());
+  });
+  afterEach(() => store.close());
+
+  /**
+   * The units as one batch: a first unit that does nothing is in flight while they are queued, so they all
+   * form the next batch (an idle store runs a unit at once, alone).
+   */
+  function inOneBatch<T>(works: Array<Work<T>>): Promise<Array<PromiseSettledResult<T>>> {
+    const opener = store.transaction(async () => undefined);
+    return Promise.all([opener, Promise.allSettled(works.map((work) => store.transaction(work)))]).then(([, settled]) => settled);
+  }
+
+  it('applies units on the same token in arrival order, each seeing the ones before, in one batch', async () => {
+    const settled = await inOneBatch(Array.from({ length: 8 }, () => credit(ACTIVE, 1)));
+    expect(settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : outcome.reason))).toEqual([100000, 100001, 100002, 100003, 100004, 100005, 100006, 100007]);
+    expect(store.batchSizes()).toMatchObject({ largest: 8 });
+    expect(await balanceOf(ACTIVE)).toBe(100008);
+  });
+
+  it('keeps no write of a unit that throws, while its batch-mates commit, and a later unit on its token sees the token as it was', async () => {
+    const refused: Work = async (tx) => {
+      await credit(ACTIVE, 500)(tx);
+      throw new ConflictError('refused by its rules', 'test_refusal');
+    };
+    const settled = await inOneBatch([refused, credit(ACTIVE, 1), credit(AT_D2, 5)]);
+    expect(settled[0]).toEqual({ status: 'rejected', reason: expect.objectContaining({ reason: 'test_refusal' }) });
+    expect(settled.slice(1)).toEqual([
+      { status: 'fulfilled', value: 100000 },
+      { status: 'fulfilled', value: 8000 },
+    ]);
+    expect([await balanceOf(ACTIVE), await balanceOf(AT_D2)]).toEqual([100001, 8005]);
+  });
+
+  it('answers a refusal only once its batch-mates are committed', async () => {
+    const refused: Work = async (tx) => {
+      await tx.tokenForUpdate('ACME', FREEZED);
+      throw new ConflictError('refused by its rules', 'test_refusal');
+    };
+    const opener = store.transaction(async () => undefined);
+    const balanceWhenRefused = store.transaction(refused).catch(() => balanceOf(AT_D2));
+    const credited = store.transaction(credit(AT_D2, 5));
+    await Promise.all([opener, credited]);
+    expect(await balanceWhenRefused).toBe(8005);
+  });
+
+  it('creates a booking and changes it in one batch: the second unit sees the first one\'s booking', async () => {
+    const [booking] = fixtureSeed().bookings;
+    const fresh = { ...booking, bookingId: 'B-NEW', status: 'active' as const };
+    const create: Work = async (tx) => {
+      expect(await tx.bookingForUpdate('ACME', 'B-NEW')).toBeUndefined();
+      await tx.createBooking(fresh);
+    };
+    const cancel: Work = async (tx) => {
+      const seen = await tx.bookingForUpdate('ACME', 'B-NEW');
+      if (!seen) throw new Error('the batch-mate\'s booking is not seen');
+      await tx.saveBooking({ ...seen, status: 'cancelled' });
+    };
+    const settled = await inOneBatch([create, cancel]);
+    expect(settled.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled']);
+    expect((await sql("SELECT status FROM bookings WHERE booking_id = 'B-NEW'")).rows).toEqual([{ status: 'cancelled' }]);
+    expect((await sql("SELECT bookings FROM account_holdings WHERE source_id = 'ACME'")).rows).toEqual([{ bookings: '2' }]);
+  });
+
+  it('runs two units that wait on each other\'s rows each alone, rather than never', async () => {
+    const both = (first: string, second: string): Work => async (tx) => {
+      const a = await tx.tokenForUpdate('ACME', first);
+      const b = await tx.tokenForUpdate('ACME', second);
+      if (!a || !b) throw new Error('no token');
+      await tx.saveToken({ ...a, balance: a.balance + 1 });
+      await tx.saveToken({ ...b, balance: b.balance + 1 });
+    };
+    const settled = await inOneBatch([both(ACTIVE, AT_D2), both(AT_D2, ACTIVE)]);
+    expect(settled.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled']);
+    expect([await balanceOf(ACTIVE), await balanceOf(AT_D2)]).toEqual([100002, 8002]);
+  });
+
+  it('runs a batch that lost a race on a unique key again, then each unit alone, so only the unit at fault fails', async () => {
+    // The unit inserts a token id another account holds without asking first: the unique key refuses it at COMMIT.
+    const clash = counted<unknown>(async (tx) => {
+      await tx.createToken({ tokenId: TOKENS.others.token_id, sourceId: 'ACME', destinationId: 'D1', status: 'active', balance: 0 });
+    });
+    const innocent = counted<unknown>(credit(AT_D2, 1));
+    const settled = await inOneBatch([clash.work, innocent.work]);
+    expect(settled[0]).toEqual({ status: 'rejected', reason: expect.objectContaining({ reason: 'in_flight' }) });
+    expect(settled[1]).toEqual({ status: 'fulfilled', value: 8000 });
+    // Three batches, then alone: the innocent unit once (it commits), the clashing one three times.
+    expect([clash.runs(), innocent.runs()]).toEqual([6, 4]);
+    expect(await balanceOf(AT_D2)).toBe(8001);
+    expect((await sql("SELECT source_id FROM tokens WHERE token_id = $1", [TOKENS.others.token_id])).rows).toEqual([{ source_id: 'OTHER' }]);
+  });
+
+  it('runs each unit alone when the database refuses a batch\'s statement for another reason, so one bad unit cannot fail the others', async () => {
+    // Past the balance's CHECK constraint: the database refuses the batch's writes.
+    const overflowing = counted(credit(ACTIVE, 1e13));
+    const innocent = counted<unknown>(credit(AT_D2, 1));
+    const settled = await inOneBatch([overflowing.work, innocent.work]);
+    expect(settled[0]).toEqual({ status: 'rejected', reason: expect.objectContaining({ code: '23514' }) });
+    expect(settled[1]).toEqual({ status: 'fulfilled', value: 8000 });
+    expect([overflowing.runs(), innocent.runs()]).toEqual([2, 2]);
+    expect([await balanceOf(ACTIVE), await balanceOf(AT_D2)]).toEqual([100000, 8001]);
+  });
+
+  it('keys, deliveries and ledger rows written by one unit are what its batch-mates find', async () => {
+    const now = new Date('2026-01-02T00:00:00.000Z');
+    // A SHA-256 digest's 32 bytes, with those an array literal must escape (backslash, quote, comma, braces).
+    const DIGEST = Buffer.concat([Buffer.from([0, 92, 34, 44, 123, 125, 255]), Buffer.alloc(25, 7)]);
+    // As the services do: each key looked up (which holds it for the unit) before anything is recorded under it.
+    const record: Work = async (tx) => {
+      expect(await tx.findKeyedRequest('ACME', 'k-1')).toBeUndefined();
+      expect(await tx.findDelivery('ACME', 'msg_1')).toBeUndefined();
+      await tx.recordKeyedRequest({ sourceId: 'ACME', key: 'k-1', fingerprint: 'f', response: '{"a":1}', createdAt: now });
+      await tx.recordDelivery({ sourceId: 'ACME', webhookId: 'msg_1', bodyDigest: DIGEST, response: '{"b":2}', receivedAt: now });
+      const [token] = await tx.lockTokenAndFindLedgerEntry(ACTIVE, 'ACME', '00000000000000000001');
+      await tx.recordLedgerEntry({ kind: 'withdrawal', transactionId: '00000000000000000001', sourceId: 'ACME', destinationId: 'D1', tokenId: ACTIVE, amount: 1, fee: 0, tokenBalance: (token?.balance ?? 0) - 1, createdAt: now });
+    };
+    const find: Work = async (tx) => [
+      await tx.findKeyedRequest('ACME', 'k-1'),
+      await tx.findDelivery('ACME', 'msg_1'),
+      (await tx.lockTokenAndFindLedgerEntry(AT_D2, 'ACME', '00000000000000000001'))[1],
+    ];
+    const settled = await inOneBatch([record, find]);
+    expect(settled[0]).toEqual({ status: 'fulfilled', value: undefined });
+    expect(settled[1]).toEqual({
+      status: 'fulfilled',
+      value: [
+        { sourceId: 'ACME', key: 'k-1', fingerprint: 'f', response: '{"a":1}', createdAt: now },
+        { sourceId: 'ACME', webhookId: 'msg_1', bodyDigest: DIGEST, response: '{"b":2}', receivedAt: now },
+        expect.objectContaining({ transactionId: '00000000000000000001', tokenId: ACTIVE, amount: 1 }),
+      ],
+    });
+    // And as the database keeps them, the bytes of the digest included.
+    expect((await sql("SELECT body_digest FROM deliveries WHERE webhook_id = 'msg_1'")).rows).toEqual([{ body_digest: DIGEST }]);
+    const again = await store.transaction(find);
+    expect(again).toEqual([
+      { sourceId: 'ACME', key: 'k-1', fingerprint: 'f', response: '{"a":1}', createdAt: now },
+      { sourceId: 'ACME', webhookId: 'msg_1', bodyDigest: DIGEST, response: '{"b":2}', receivedAt: now },
+      expect.objectContaining({ transactionId: '00000000000000000001' }),
+    ]);
+  });
+});
