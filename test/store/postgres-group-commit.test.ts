@@ -1,8 +1,10 @@
+import { Client } from 'pg';
 import { ConflictError } from '../../src/errors';
 import type { PgStore } from '../../src/store/postgres/pg-store';
 import type { StoreTransaction } from '../../src/store/store';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
-import { openEmptyPgStore, sql, TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
+import { openEmptyPgStore, sql, TEST_DATABASE_URL, warnIfNoDatabase, workerSchema } from '../helpers/postgres';
+import { waitFor } from '../helpers/wait';
 
 warnIfNoDatabase();
 
@@ -181,5 +183,46 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
       { sourceId: 'ACME', webhookId: 'msg_1', bodyDigest: DIGEST, response: '{"b":2}', receivedAt: now },
       expect.objectContaining({ transactionId: '00000000000000000001' }),
     ]);
+  });
+
+  it('locks a batch\'s rows of every kind in one order, whatever order its units asked in: two instances do not deadlock', async () => {
+    // A second instance on the same schema (opening it empties the tables: the seed again).
+    const second = await openEmptyPgStore({ poolSize: 4 });
+    await second.loadSeed(fixtureSeed());
+    // Another session holds the account's holdings row, so each instance's round trip of locks stops there, or
+    // before it, in the order it asked: the first asks holdings then a token, the second the token then holdings.
+    const blocker = new Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${workerSchema()}` });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query("SELECT * FROM account_holdings WHERE source_id = 'ACME' FOR UPDATE");
+      const blockerPid = (await blocker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      // Sessions waiting on the blocker, or on one that waits on it (the database is shared with other tests).
+      const lockWaits = async () =>
+        Number(
+          (
+            await sql(
+              `WITH RECURSIVE waiting (pid) AS (
+                 SELECT pid FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))
+                 UNION SELECT a.pid FROM pg_stat_activity a JOIN waiting w ON w.pid = ANY (pg_blocking_pids(a.pid)))
+               SELECT count(*) FROM waiting`,
+              [blockerPid],
+            )
+          ).rows[0].count,
+        );
+      const holdingsFirst = counted<unknown>(async (tx) => Promise.all([tx.holdingsForUpdate('ACME'), tx.tokenForUpdate('ACME', ACTIVE)]));
+      const tokenFirst = counted<unknown>(async (tx) => Promise.all([tx.tokenForUpdate('ACME', ACTIVE), tx.holdingsForUpdate('ACME')]));
+      const first = store.transaction(holdingsFirst.work);
+      await waitFor(async () => (await lockWaits()) >= 1);
+      const other = second.transaction(tokenFirst.work);
+      await waitFor(async () => (await lockWaits()) >= 2);
+      await blocker.query('COMMIT');
+      await Promise.all([first, other]);
+      // A deadlock would have made PostgreSQL abort one of them, and its batch run again.
+      expect([holdingsFirst.runs(), tokenFirst.runs()]).toEqual([1, 1]);
+    } finally {
+      await blocker.end();
+      await second.close();
+    }
   });
 });

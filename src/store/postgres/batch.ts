@@ -116,6 +116,7 @@ export class UnitDeferred extends Error {
 class BatchAborted extends Error {}
 
 type ReadKind = keyof typeof READ;
+const READ_KINDS = Object.keys(READ) as ReadKind[];
 
 /** What a unit waiting on a read learns when its round trip comes back. */
 interface Waiter {
@@ -277,9 +278,16 @@ export class BatchRun {
     return new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 
-  /** One round trip with every read asked for (BEGIN before the first), then wakes the units that asked. */
+  /**
+   * One round trip with every read asked for (BEGIN before the first), then wakes the units that asked. The
+   * statements go in READ's order whatever order the units asked in: two batches (of this instance or another)
+   * that both lock tokens and holdings, say, then lock them in the same order and cannot deadlock on them.
+   */
   private async fetch(): Promise<void> {
-    const wanted = [...this.wanted.entries()];
+    const wanted = READ_KINDS.flatMap((kind) => {
+      const keys = this.wanted.get(kind);
+      return keys ? [[kind, keys] as const] : [];
+    });
     this.wanted.clear();
     const waiters = this.waiters.splice(0);
     const calls: Call[] = wanted.map(([kind, keys]) => ({ statement: READ[kind], values: columnsOf([...keys.values()]) }));
