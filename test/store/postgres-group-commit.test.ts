@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { ConflictError } from '../../src/errors';
+import { ConflictError, ServiceUnavailableError, StoreTimeoutError } from '../../src/errors';
 import type { PgStore } from '../../src/store/postgres/pg-store';
 import type { StoreTransaction } from '../../src/store/store';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
@@ -224,5 +224,42 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
       await blocker.end();
       await second.close();
     }
+  });
+
+  it('fails every unit of a batch the database cannot write at all (out of disk) with 503 at once, rather than again each alone', async () => {
+    // As a full disk answers a write that needs a new page: SQLSTATE 53100.
+    await sql(`CREATE FUNCTION refuse_for_want_of_disk() RETURNS trigger LANGUAGE plpgsql AS $$
+                 BEGIN RAISE EXCEPTION 'could not extend file' USING ERRCODE = '53100'; END $$`);
+    await sql('CREATE TRIGGER disk_full BEFORE UPDATE ON tokens FOR EACH STATEMENT EXECUTE FUNCTION refuse_for_want_of_disk()');
+    try {
+      const units = [counted(credit(ACTIVE, 1)), counted(credit(AT_D2, 1))];
+      const settled = await inOneBatch(units.map((unit) => unit.work));
+      expect(settled.map((outcome) => outcome.status === 'rejected' && outcome.reason instanceof ServiceUnavailableError)).toEqual([true, true]);
+      expect(units.map((unit) => unit.runs())).toEqual([1, 1]);
+    } finally {
+      await sql('DROP TRIGGER disk_full ON tokens');
+      await sql('DROP FUNCTION refuse_for_want_of_disk()');
+    }
+    expect([await balanceOf(ACTIVE), await balanceOf(AT_D2)]).toEqual([100000, 8000]);
+  });
+
+  it('runs each unit alone when a batch\'s statement times out: a unit waiting on a row another transaction holds answers 504, its batch-mate commits', async () => {
+    const impatient = await openEmptyPgStore({ statementTimeoutMs: 300 });
+    await impatient.loadSeed(fixtureSeed());
+    const blocker = new Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${workerSchema()}` });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT * FROM tokens WHERE token_id = $1 FOR UPDATE', [ACTIVE]);
+      const opener = impatient.transaction(async () => undefined);
+      const settled = await Promise.allSettled([impatient.transaction(credit(ACTIVE, 1)), impatient.transaction(credit(AT_D2, 1)), opener]);
+      expect(settled[0]).toEqual({ status: 'rejected', reason: expect.any(StoreTimeoutError) });
+      expect(settled[1]).toEqual({ status: 'fulfilled', value: 8000 });
+    } finally {
+      await blocker.query('ROLLBACK');
+      await blocker.end();
+      await impatient.close();
+    }
+    expect([await balanceOf(ACTIVE), await balanceOf(AT_D2)]).toEqual([100000, 8001]);
   });
 });
