@@ -39,6 +39,11 @@ export async function openEmptyPgStore(options: Partial<PgStoreOptions> = {}): P
     schema: workerSchema(),
     ...options,
   });
-  await sql(`TRUNCATE ${TABLES}`, [], options.schema ?? workerSchema());
+  await emptyTables(options.schema);
   return store;
+}
+
+/** Empties every table of the worker's schema (or another), for a test that keeps its store open. */
+export async function emptyTables(schema = workerSchema()): Promise<void> {
+  await sql(`TRUNCATE ${TABLES}`, [], schema);
 }

@@ -1,8 +1,10 @@
-import { ConflictError } from '../../src/errors';
+import { Client } from 'pg';
+import { ConflictError, ServiceUnavailableError, StoreTimeoutError } from '../../src/errors';
 import type { PgStore } from '../../src/store/postgres/pg-store';
 import type { StoreTransaction } from '../../src/store/store';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
-import { openEmptyPgStore, sql, TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
+import { openEmptyPgStore, sql, TEST_DATABASE_URL, warnIfNoDatabase, workerSchema } from '../helpers/postgres';
+import { waitFor } from '../helpers/wait';
 
 warnIfNoDatabase();
 
@@ -181,5 +183,83 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
       { sourceId: 'ACME', webhookId: 'msg_1', bodyDigest: DIGEST, response: '{"b":2}', receivedAt: now },
       expect.objectContaining({ transactionId: '00000000000000000001' }),
     ]);
+  });
+
+  it('locks a batch\'s rows of every kind in one order, whatever order its units asked in: two instances do not deadlock', async () => {
+    // A second instance on the same schema (opening it empties the tables: the seed again).
+    const second = await openEmptyPgStore({ poolSize: 4 });
+    await second.loadSeed(fixtureSeed());
+    // Another session holds the account's holdings row, so each instance's round trip of locks stops there, or
+    // before it, in the order it asked: the first asks holdings then a token, the second the token then holdings.
+    const blocker = new Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${workerSchema()}` });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query("SELECT * FROM account_holdings WHERE source_id = 'ACME' FOR UPDATE");
+      const blockerPid = (await blocker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      // Sessions waiting on the blocker, or on one that waits on it (the database is shared with other tests).
+      const lockWaits = async () =>
+        Number(
+          (
+            await sql(
+              `WITH RECURSIVE waiting (pid) AS (
+                 SELECT pid FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))
+                 UNION SELECT a.pid FROM pg_stat_activity a JOIN waiting w ON w.pid = ANY (pg_blocking_pids(a.pid)))
+               SELECT count(*) FROM waiting`,
+              [blockerPid],
+            )
+          ).rows[0].count,
+        );
+      const holdingsFirst = counted<unknown>(async (tx) => Promise.all([tx.holdingsForUpdate('ACME'), tx.tokenForUpdate('ACME', ACTIVE)]));
+      const tokenFirst = counted<unknown>(async (tx) => Promise.all([tx.tokenForUpdate('ACME', ACTIVE), tx.holdingsForUpdate('ACME')]));
+      const first = store.transaction(holdingsFirst.work);
+      await waitFor(async () => (await lockWaits()) >= 1);
+      const other = second.transaction(tokenFirst.work);
+      await waitFor(async () => (await lockWaits()) >= 2);
+      await blocker.query('COMMIT');
+      await Promise.all([first, other]);
+      // A deadlock would have made PostgreSQL abort one of them, and its batch run again.
+      expect([holdingsFirst.runs(), tokenFirst.runs()]).toEqual([1, 1]);
+    } finally {
+      await blocker.end();
+      await second.close();
+    }
+  });
+
+  it('fails every unit of a batch the database cannot write at all (out of disk) with 503 at once, rather than again each alone', async () => {
+    // As a full disk answers a write that needs a new page: SQLSTATE 53100.
+    await sql(`CREATE FUNCTION refuse_for_want_of_disk() RETURNS trigger LANGUAGE plpgsql AS $$
+                 BEGIN RAISE EXCEPTION 'could not extend file' USING ERRCODE = '53100'; END $$`);
+    await sql('CREATE TRIGGER disk_full BEFORE UPDATE ON tokens FOR EACH STATEMENT EXECUTE FUNCTION refuse_for_want_of_disk()');
+    try {
+      const units = [counted(credit(ACTIVE, 1)), counted(credit(AT_D2, 1))];
+      const settled = await inOneBatch(units.map((unit) => unit.work));
+      expect(settled.map((outcome) => outcome.status === 'rejected' && outcome.reason instanceof ServiceUnavailableError)).toEqual([true, true]);
+      expect(units.map((unit) => unit.runs())).toEqual([1, 1]);
+    } finally {
+      await sql('DROP TRIGGER disk_full ON tokens');
+      await sql('DROP FUNCTION refuse_for_want_of_disk()');
+    }
+    expect([await balanceOf(ACTIVE), await balanceOf(AT_D2)]).toEqual([100000, 8000]);
+  });
+
+  it('runs each unit alone when a batch\'s statement times out: a unit waiting on a row another transaction holds answers 504, its batch-mate commits', async () => {
+    const impatient = await openEmptyPgStore({ statementTimeoutMs: 300 });
+    await impatient.loadSeed(fixtureSeed());
+    const blocker = new Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${workerSchema()}` });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT * FROM tokens WHERE token_id = $1 FOR UPDATE', [ACTIVE]);
+      const opener = impatient.transaction(async () => undefined);
+      const settled = await Promise.allSettled([impatient.transaction(credit(ACTIVE, 1)), impatient.transaction(credit(AT_D2, 1)), opener]);
+      expect(settled[0]).toEqual({ status: 'rejected', reason: expect.any(StoreTimeoutError) });
+      expect(settled[1]).toEqual({ status: 'fulfilled', value: 8000 });
+    } finally {
+      await blocker.query('ROLLBACK');
+      await blocker.end();
+      await impatient.close();
+    }
+    expect([await balanceOf(ACTIVE), await balanceOf(AT_D2)]).toEqual([100000, 8001]);
   });
 });

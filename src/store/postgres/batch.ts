@@ -15,6 +15,8 @@ import { roundTrip, type Call, type StatementResult } from './connection';
 import { UNIT } from './statements';
 import { combined } from './transaction';
 
+const READ_KINDS = Object.keys(READ) as ReadKind[];
+
 /** A unit of the batch that waits for a row another unit holds, or for nothing the batch will ever fetch. */
 export class UnitDeferred extends Error {
   constructor() {
@@ -190,9 +192,16 @@ export class BatchRun {
     return new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 
-  /** One round trip with every read asked for (BEGIN before the first), then wakes the units that asked. */
+  /**
+   * One round trip with every read asked for (BEGIN before the first), then wakes the units that asked. The
+   * statements go in READ's order whatever order the units asked in: two batches (of this instance or another)
+   * that both lock tokens and holdings, say, then lock them in the same order and cannot deadlock on them.
+   */
   private async fetch(): Promise<void> {
-    const wanted = [...this.wanted.entries()];
+    const wanted = READ_KINDS.flatMap((kind) => {
+      const keys = this.wanted.get(kind);
+      return keys ? [[kind, keys] as const] : [];
+    });
     this.wanted.clear();
     const waiters = this.waiters.splice(0);
     const calls: Call[] = wanted.map(([kind, keys]) => ({ statement: READ[kind], values: columnsOf([...keys.values()]) }));

@@ -9,7 +9,8 @@ import type { Pool } from 'pg';
 import type { StoreTransaction } from '../store';
 import { BatchRun, type UnitOutcome } from './batch';
 import { withClient } from './connection';
-import { isRetryable } from './errors';
+import { ServiceUnavailableError } from '../../errors';
+import { isRetryable, toStoreError } from './errors';
 import { inUnitOfWork } from './transaction';
 
 /** A batch that lost a race on a unique key or a deadlock runs again, up to this many times in all, then each unit alone. */
@@ -34,11 +35,13 @@ export interface BatchSizes {
 
 /**
  * An error the database answered for a statement (an ERROR, not the session's end): the transaction did not
- * commit, so its units can run again, each alone, without applying anything twice.
+ * commit, so its units can run again, each alone, without applying anything twice. Not when the database
+ * cannot write at all (out of disk, read-only, shutting down: 503): each unit alone would only meet it again.
+ * A statement timeout is one: it may be one unit's wait on a row another transaction holds.
  */
 function isRefusedStatement(error: unknown): boolean {
   const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
-  return typeof code === 'string' && severity === 'ERROR';
+  return typeof code === 'string' && severity === 'ERROR' && !(toStoreError(error) instanceof ServiceUnavailableError);
 }
 
 export class GroupCommit {
