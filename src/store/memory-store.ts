@@ -97,8 +97,24 @@ class MemoryTransaction implements StoreTransaction {
     return { tokens: (stored?.tokens ?? 0) + (created?.tokens ?? 0), bookings: (stored?.bookings ?? 0) + (created?.bookings ?? 0) };
   }
 
+  /**
+   * The row of the token this unit last looked up in the table. A unit works on one token and asks for it two to
+   * four times, each a probe of a Map of every token (2% of a withdrawal's CPU, docs/BENCHMARKS.md, issue 22).
+   * Rows never move, and no other unit runs until this one commits, so the answer holds for the whole unit.
+   */
+  private lookedUpTokenId: string | undefined = undefined;
+  private lookedUpRow: number | undefined = undefined;
+
+  private tableRowOf(tokenId: string): number | undefined {
+    if (tokenId !== this.lookedUpTokenId) {
+      this.lookedUpTokenId = tokenId;
+      this.lookedUpRow = this.tables.tokens.rowOf(tokenId);
+    }
+    return this.lookedUpRow;
+  }
+
   private storedToken(tokenId: string): Token | undefined {
-    const row = this.tables.tokens.rowOf(tokenId);
+    const row = this.tableRowOf(tokenId);
     return row === undefined ? undefined : this.tables.tokens.read(row);
   }
 
@@ -122,7 +138,7 @@ class MemoryTransaction implements StoreTransaction {
   }
 
   private holdsToken(tokenId: string): boolean {
-    return this.staged.tokens?.has(tokenId) === true || this.tables.tokens.rowOf(tokenId) !== undefined;
+    return this.staged.tokens?.has(tokenId) === true || this.tableRowOf(tokenId) !== undefined;
   }
 
   async createToken(token: Token) {
@@ -233,7 +249,8 @@ class MemoryTransaction implements StoreTransaction {
     } = this.staged;
     for (const [, token] of stagedTokens) tokens.put(token);
     for (const [, entry] of entries) {
-      ledger.append({ ...entry, tokenRow: tokens.rowOf(entry.tokenId) as number });
+      // A token this unit created had no row when it was looked up: it has one now.
+      ledger.append({ ...entry, tokenRow: (this.tableRowOf(entry.tokenId) ?? tokens.rowOf(entry.tokenId)) as number });
     }
     for (const [key, booking] of stagedBookings) bookings.set(key, booking);
     for (const [sourceId, made] of created) {
