@@ -1,9 +1,9 @@
-import { getHeapStatistics } from 'node:v8';
 import type { Booking } from '../domain/bookings';
 import type { LedgerEntry } from '../domain/ledger';
 import type { Token } from '../domain/tokens';
 import { ServiceUnavailableError } from '../errors';
 import type { Logger } from '../logger';
+import { heapLimitBytes, heapShareGauge, usedHeapBytes } from './memory-heap';
 import { isLedgerTransactionId, ledgerKindCode, MemoryLedger } from './memory-ledger';
 import { MemoryTokenTable, statusCode } from './memory-tokens';
 import type { Account, Delivery, Holdings, KeyedRequest, SeedData, Store, StoreTransaction } from './store';
@@ -16,24 +16,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const CREATE_LIMIT = 0.85;
 /** Past this share, not even a ledger row: the operations on existing tokens, a small row each, go on until here. */
 const LEDGER_LIMIT = 0.95;
-
-/**
- * The heap's limit: --max-old-space-size when the process was given one (command line or NODE_OPTIONS), since
- * V8's heap_size_limit adds the young generation's reserve (48 MB on Node 20) and a small heap dies of its
- * old space long before reaching it; else heap_size_limit, where that reserve is a small part.
- */
-function heapLimitBytes(): number {
-  const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-  const oldSpaceMb = flags.map((flag) => /^--max[-_]old[-_]space[-_]size=(\d+)$/.exec(flag)?.[1]).filter((mb) => mb !== undefined).pop();
-  return oldSpaceMb === undefined ? getHeapStatistics().heap_size_limit : Number(oldSpaceMb) * 1024 * 1024;
-}
-
 const HEAP_LIMIT_BYTES = heapLimitBytes();
-
-/** The share of the heap's limit in use. */
-function heapShareInUse(): number {
-  return getHeapStatistics().used_heap_size / HEAP_LIMIT_BYTES;
-}
 
 function addHoldings(counts: Map<string, Holdings>, sourceId: string, what: keyof Holdings, n = 1): void {
   let held = counts.get(sourceId);
@@ -114,8 +97,24 @@ class MemoryTransaction implements StoreTransaction {
     return { tokens: (stored?.tokens ?? 0) + (created?.tokens ?? 0), bookings: (stored?.bookings ?? 0) + (created?.bookings ?? 0) };
   }
 
+  /**
+   * The row of the token this unit last looked up in the table. A unit works on one token and asks for it two to
+   * four times, each a probe of a Map of every token (2% of a withdrawal's CPU, docs/BENCHMARKS.md, issue 22).
+   * Rows never move, and no other unit runs until this one commits, so the answer holds for the whole unit.
+   */
+  private lookedUpTokenId: string | undefined = undefined;
+  private lookedUpRow: number | undefined = undefined;
+
+  private tableRowOf(tokenId: string): number | undefined {
+    if (tokenId !== this.lookedUpTokenId) {
+      this.lookedUpTokenId = tokenId;
+      this.lookedUpRow = this.tables.tokens.rowOf(tokenId);
+    }
+    return this.lookedUpRow;
+  }
+
   private storedToken(tokenId: string): Token | undefined {
-    const row = this.tables.tokens.rowOf(tokenId);
+    const row = this.tableRowOf(tokenId);
     return row === undefined ? undefined : this.tables.tokens.read(row);
   }
 
@@ -139,7 +138,7 @@ class MemoryTransaction implements StoreTransaction {
   }
 
   private holdsToken(tokenId: string): boolean {
-    return this.staged.tokens?.has(tokenId) === true || this.tables.tokens.rowOf(tokenId) !== undefined;
+    return this.staged.tokens?.has(tokenId) === true || this.tableRowOf(tokenId) !== undefined;
   }
 
   async createToken(token: Token) {
@@ -250,7 +249,8 @@ class MemoryTransaction implements StoreTransaction {
     } = this.staged;
     for (const [, token] of stagedTokens) tokens.put(token);
     for (const [, entry] of entries) {
-      ledger.append({ ...entry, tokenRow: tokens.rowOf(entry.tokenId) as number });
+      // A token this unit created had no row when it was looked up: it has one now.
+      ledger.append({ ...entry, tokenRow: (this.tableRowOf(entry.tokenId) ?? tokens.rowOf(entry.tokenId)) as number });
     }
     for (const [key, booking] of stagedBookings) bookings.set(key, booking);
     for (const [sourceId, made] of created) {
@@ -300,7 +300,7 @@ export class MemoryStore implements Store {
 
   constructor(options: MemoryStoreOptions = {}) {
     this.retentionMs = options.retentionMs ?? DAY_MS;
-    this.heapShareInUse = options.heapShareInUse ?? heapShareInUse;
+    this.heapShareInUse = options.heapShareInUse ?? heapShareGauge(usedHeapBytes, HEAP_LIMIT_BYTES, CREATE_LIMIT);
     this.logger = options.logger;
   }
 

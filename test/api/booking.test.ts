@@ -52,12 +52,15 @@ describeOnEveryStore('Modify Booking', (current) => {
         updated_at: FIXED_NOW.toISOString(),
       };
       expect(response.body).toEqual({ success: true, message: 'Success', booking: expectedBooking });
-      expect(Object.keys(response.body.booking)).toEqual([
+      const specificationOrder = [
         'source_id', 'booking_id', 'buyer_id', 'booking_date', 'booking_category', 'supplier_id', 'property_name',
         'property_country', 'guests_count', 'room_count', 'check_in', 'check_out', 'transaction_currency',
         'transaction_amount', 'margin_category', 'transaction_margin', 'nonrefundable_amount', 'refundable_amount',
         'firstnight_amount', 'cancellation_days', 'auth_code', 'pre_auth', 'status', 'updated_at',
-      ]);
+      ] as const;
+      expect(Object.keys(response.body.booking)).toEqual(specificationOrder);
+      const inOrder = Object.fromEntries(specificationOrder.map((key) => [key, expectedBooking[key]]));
+      expect(response.text).toBe(JSON.stringify({ success: true, message: 'Success', booking: inOrder }));
       expect(response.text).not.toContain('share_secret');
       expect(response.text).not.toContain(ACME.share_secret);
       const stored = await readBooking(current().store);

@@ -320,3 +320,34 @@ describe('MemoryStore retention', () => {
     expect(await store.transaction((tx) => tx.findKeyedRequest('ACME', 'key-new-00002'))).toBeDefined();
   });
 });
+
+/** The memory store's unit remembers the row of the token it last looked up; a row it had not yet is no answer. */
+describe('MemoryStore token rows within a unit', () => {
+  it('a unit that looks a token up, creates it and records its ledger row files the row under that token', async () => {
+    const store = new MemoryStore();
+    await store.loadSeed(fixtureSeed());
+    const tokenId = '4000000000000002';
+    await store.transaction(async (tx) => {
+      expect(await tx.tokenForUpdate('ACME', tokenId)).toBeUndefined();
+      await tx.createToken({ tokenId, sourceId: 'ACME', destinationId: 'D1', status: 'active', balance: 5000 });
+      await tx.recordLedgerEntry(ledgerRow('00000000000000000031', { tokenId, tokenBalance: 4900 }));
+    });
+    expect((await store.recentLedgerEntries(tokenId, 5)).map((entry) => entry.transactionId)).toEqual(['00000000000000000031']);
+    expect(await store.recentLedgerEntries(TOKENS.active.token_id, 5)).toEqual([]);
+  });
+
+  it('a unit that works on two tokens files each ledger row under its own token', async () => {
+    const store = new MemoryStore();
+    await store.loadSeed(fixtureSeed());
+    const other = { tokenId: '4000000000000003', sourceId: 'ACME', destinationId: 'D1', status: 'active' as const, balance: 5000 };
+    await store.transaction((tx) => tx.createToken(other));
+    await store.transaction(async (tx) => {
+      await tx.tokenForUpdate('ACME', TOKENS.active.token_id);
+      await tx.tokenForUpdate('ACME', other.tokenId);
+      await tx.recordLedgerEntry(ledgerRow('00000000000000000032'));
+      await tx.recordLedgerEntry(ledgerRow('00000000000000000033', { tokenId: other.tokenId }));
+    });
+    expect((await store.recentLedgerEntries(TOKENS.active.token_id, 5)).map((entry) => entry.transactionId)).toEqual(['00000000000000000032']);
+    expect((await store.recentLedgerEntries(other.tokenId, 5)).map((entry) => entry.transactionId)).toEqual(['00000000000000000033']);
+  });
+});
