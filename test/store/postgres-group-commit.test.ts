@@ -262,4 +262,26 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
     }
     expect([await balanceOf(ACTIVE), await balanceOf(AT_D2)]).toEqual([100000, 8001]);
   });
+  it('lets a unit that waits on a row held elsewhere wait alone: the batches after it commit meanwhile, and it commits once the row is free', async () => {
+    const blocker = new Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${workerSchema()}` });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT * FROM tokens WHERE token_id = $1 FOR UPDATE', [ACTIVE]);
+      let waitingUnitSettled = false;
+      const opener = store.transaction(async () => undefined);
+      const waiting = store.transaction(credit(ACTIVE, 1)).finally(() => {
+        waitingUnitSettled = true;
+      });
+      await Promise.all([opener, store.transaction(credit(AT_D2, 1))]);
+      // Batches that come later commit while the row is still held (the statement timeout here is 5 s).
+      expect(await store.transaction(credit(FREEZED, 1))).toBe(5000);
+      expect(waitingUnitSettled).toBe(false);
+      await blocker.query('ROLLBACK');
+      expect(await waiting).toBe(100000);
+    } finally {
+      await blocker.end();
+    }
+    expect([await balanceOf(ACTIVE), await balanceOf(AT_D2), await balanceOf(FREEZED)]).toEqual([100001, 8001, 5001]);
+  });
 });

@@ -11,11 +11,20 @@ import type { LedgerEntry } from '../../domain/ledger';
 import type { Token } from '../../domain/tokens';
 import type { Delivery, Holdings, KeyedRequest, StoreTransaction } from '../store';
 import { columnsOf, READ, rowsByKey, within, writeCalls, type BatchWrites, type ReadKind } from './batch-statements';
-import { roundTrip, type Call, type StatementResult } from './connection';
+import { roundTrip, statement, type Call, type StatementResult } from './connection';
 import { UNIT } from './statements';
 import { combined } from './transaction';
 
 const READ_KINDS = Object.keys(READ) as ReadKind[];
+
+/**
+ * The longest a batch waits for a row another transaction holds (an operator's session, a slow transaction,
+ * a deadlock with another instance's batch, which PostgreSQL would find only after a second): past it the batch
+ * fails and each unit runs alone (group-commit.ts), so one held row holds up its batch-mates for this long, not
+ * for the statement timeout. Batches hold their rows for a few milliseconds.
+ */
+const LOCK_WAIT_MS = 250;
+const BATCH_LOCK_TIMEOUT = statement('batch_lock_timeout', "SELECT set_config('lock_timeout', $1, true)");
 
 /** A unit of the batch that waits for a row another unit holds, or for nothing the batch will ever fetch. */
 export class UnitDeferred extends Error {
@@ -218,7 +227,7 @@ export class BatchRun {
   }
 
   private async send(calls: Call[]): Promise<StatementResult[]> {
-    const all = this.begun ? calls : [{ statement: UNIT.begin }, ...calls];
+    const all = this.begun ? calls : [{ statement: UNIT.begin }, { statement: BATCH_LOCK_TIMEOUT, values: [`${LOCK_WAIT_MS}ms`] }, ...calls];
     this.begun = true;
     const results = await roundTrip(this.client, all);
     return results.slice(results.length - calls.length);
@@ -310,12 +319,13 @@ class UnitView implements StoreTransaction {
     const key = within(sourceId, tokenId);
     const own = this.staged.savedTokens.get(key) ?? this.staged.createdTokens.get(key);
     if (own) return copyOf(own);
-    return copyOf(await this.read(`token ${tokenId}`, this.batch.rows.tokens, 'tokens', key, [tokenId, sourceId])) ?? undefined;
+    // Locked within the caller's account, as the database locks only the account's own row (contract section 11).
+    return copyOf(await this.read(`token ${key}`, this.batch.rows.tokens, 'tokens', key, [tokenId, sourceId])) ?? undefined;
   }
 
   async isTokenIdTaken(tokenId: string): Promise<boolean> {
     if ([...this.staged.createdTokens.values()].some((token) => token.tokenId === tokenId)) return true;
-    const waiting = this.batch.lock(this, `token ${tokenId}`);
+    const waiting = this.batch.lock(this, `token id ${tokenId}`);
     if (waiting) await waiting;
     const { takenTokenIds } = this.batch.rows;
     if (!takenTokenIds.has(tokenId)) await this.batch.want('takenTokenIds', tokenId, [tokenId]);

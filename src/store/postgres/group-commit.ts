@@ -102,7 +102,7 @@ export class GroupCommit {
       } catch (error) {
         if (isRetryable(error) && attempt < MAX_ATTEMPTS) continue;
         if (isRetryable(error) || isRefusedStatement(error)) {
-          await Promise.all(units.map((unit) => this.runAlone(unit)));
+          this.runEachAlone(units);
         } else {
           const failure = this.storeError(error);
           for (const unit of units) unit.reject(failure);
@@ -115,7 +115,7 @@ export class GroupCommit {
         else if (outcome.ok) units[i].resolve(outcome.value);
         else units[i].reject(outcome.error);
       });
-      await Promise.all(deferred.map((unit) => this.runAlone(unit)));
+      this.runEachAlone(deferred);
       return;
     }
   }
@@ -134,7 +134,11 @@ export class GroupCommit {
     );
   }
 
-  private runAlone(unit: QueuedUnit): Promise<void> {
-    return inUnitOfWork(this.pool, unit.work, this.storeError).then(unit.resolve, unit.reject);
+  /**
+   * Each unit in a transaction of its own, on connections of the pool, while the next batches go on: a unit
+   * that waits on a row another transaction holds (up to the statement timeout) holds up no one else.
+   */
+  private runEachAlone(units: QueuedUnit[]): void {
+    for (const unit of units) void inUnitOfWork(this.pool, unit.work, this.storeError).then(unit.resolve, unit.reject);
   }
 }
