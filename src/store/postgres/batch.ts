@@ -27,7 +27,7 @@ const LOCK_WAIT_MS = 250;
 const BATCH_LOCK_TIMEOUT = statement('batch_lock_timeout', "SELECT set_config('lock_timeout', $1, true)");
 
 /** A unit of the batch that waits for a row another unit holds, or for nothing the batch will ever fetch. */
-export class UnitDeferred extends Error {
+class UnitDeferred extends Error {
   constructor() {
     super('the unit waited on its batch-mates; it runs alone');
   }
@@ -98,8 +98,6 @@ export class BatchRun {
   private readonly waiters: Waiter[] = [];
   private begun = false;
   private readonly deferred = new Set<UnitView>();
-  /** Round trips of reads this batch made. */
-  readTrips = 0;
 
   constructor(private readonly client: PoolClient) {}
 
@@ -221,7 +219,6 @@ export class BatchRun {
       for (const waiter of waiters) waiter.reject(new BatchAborted());
       throw error;
     }
-    this.readTrips += 1;
     wanted.forEach(([kind, keys], i) => this.keep(kind, [...keys.keys()], results[i].rows));
     for (const waiter of waiters) waiter.resolve();
   }
