@@ -7,7 +7,7 @@ import type { LedgerEntry } from '../../domain/ledger';
 import type { Token } from '../../domain/tokens';
 import type { Delivery, Holdings, KeyedRequest } from '../store';
 import { statement, type Call } from './connection';
-import { toBooking, toDelivery, toLedgerEntry, toToken, LEDGER_COLUMNS, TOKEN_COLUMNS, type BookingRow, type DeliveryRow, type LedgerRow, type TokenRow } from './rows';
+import { toBooking, toDelivery, toLedgerEntry, toToken, LEDGER_COLUMNS, VALUES, TOKEN_COLUMNS, type BookingRow, type DeliveryRow, type LedgerRow, type TokenRow } from './rows';
 
 /**
  * The reads of a round trip, one statement per kind however many units ask. Rows are locked in key order, so
@@ -157,24 +157,14 @@ export function writeCalls(writes: BatchWrites): Call[] {
     const list = [...rows];
     if (list.length > 0) calls.push({ statement: statementOf, values: columnsOf(list.map(values)) });
   };
-  add(WRITE.createTokens, writes.createdTokens.values(), (t) => [
-    t.tokenId,
-    t.sourceId,
-    t.destinationId,
-    t.status,
-    t.balance,
-    t.availableDay ?? null,
-    t.expiryDay ?? null,
-    t.currency ?? null,
-    t.details === undefined ? null : JSON.stringify(t.details),
-  ]);
-  add(WRITE.saveTokens, writes.savedTokens.values(), (t) => [t.tokenId, t.status, t.balance, t.availableDay ?? null, t.expiryDay ?? null]);
-  add(WRITE.recordLedgerEntries, writes.ledgerEntries, (e) => [e.kind, e.transactionId, e.sourceId, e.destinationId, e.tokenId, e.amount, e.fee, e.tokenBalance, e.createdAt]);
+  add(WRITE.createTokens, writes.createdTokens.values(), VALUES.createdToken);
+  add(WRITE.saveTokens, writes.savedTokens.values(), VALUES.savedToken);
+  add(WRITE.recordLedgerEntries, writes.ledgerEntries, VALUES.ledgerEntry);
   add(WRITE.countHoldings, writes.holdings.entries(), ([sourceId, added]) => [sourceId, added.tokens, added.bookings]);
-  add(WRITE.createBookings, writes.createdBookings.values(), (b) => [b.sourceId, b.bookingId, JSON.stringify(b.fields), b.status, b.updatedAt]);
-  add(WRITE.saveBookings, writes.savedBookings.values(), (b) => [b.sourceId, b.bookingId, JSON.stringify(b.fields), b.status, b.updatedAt]);
-  add(WRITE.recordKeyedRequests, writes.keyedRequests, (r) => [r.sourceId, r.key, r.fingerprint, r.response, r.createdAt]);
-  add(WRITE.recordDeliveries, writes.deliveries, (d) => [d.sourceId, d.webhookId, d.bodyDigest, d.response, d.receivedAt]);
+  add(WRITE.createBookings, writes.createdBookings.values(), VALUES.booking);
+  add(WRITE.saveBookings, writes.savedBookings.values(), VALUES.booking);
+  add(WRITE.recordKeyedRequests, writes.keyedRequests, VALUES.keyedRequest);
+  add(WRITE.recordDeliveries, writes.deliveries, VALUES.delivery);
   return calls;
 }
 

@@ -2,7 +2,7 @@
 import { BOOKING_FIELDS, type Booking, type BookingFields, type BookingStatus } from '../../domain/bookings';
 import type { LedgerEntry, LedgerKind } from '../../domain/ledger';
 import type { Token, TokenStatus } from '../../domain/tokens';
-import type { Delivery } from '../store';
+import type { Delivery, KeyedRequest } from '../store';
 
 export interface TokenRow {
   token_id: string;
@@ -106,3 +106,26 @@ export function toBooking(row: BookingRow): Booking {
 export function toDelivery(sourceId: string, webhookId: string, row: DeliveryRow): Delivery {
   return { sourceId, webhookId, bodyDigest: row.body_digest, response: row.response, receivedAt: row.received_at };
 }
+
+/**
+ * A record as a write's values, in the columns' order of the statements that write it: one unit's
+ * (statements.ts) and a batch's, one array per column (batch-statements.ts).
+ */
+export const VALUES = {
+  createdToken: (t: Token): unknown[] => [
+    t.tokenId,
+    t.sourceId,
+    t.destinationId,
+    t.status,
+    t.balance,
+    t.availableDay ?? null,
+    t.expiryDay ?? null,
+    t.currency ?? null,
+    t.details === undefined ? null : JSON.stringify(t.details),
+  ],
+  savedToken: (t: Token): unknown[] => [t.tokenId, t.status, t.balance, t.availableDay ?? null, t.expiryDay ?? null],
+  ledgerEntry: (e: LedgerEntry): unknown[] => [e.kind, e.transactionId, e.sourceId, e.destinationId, e.tokenId, e.amount, e.fee, e.tokenBalance, e.createdAt],
+  booking: (b: Booking): unknown[] => [b.sourceId, b.bookingId, JSON.stringify(b.fields), b.status, b.updatedAt],
+  keyedRequest: (r: KeyedRequest): unknown[] => [r.sourceId, r.key, r.fingerprint, r.response, r.createdAt],
+  delivery: (d: Delivery): unknown[] => [d.sourceId, d.webhookId, d.bodyDigest, d.response, d.receivedAt],
+};

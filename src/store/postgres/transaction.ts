@@ -6,7 +6,7 @@ import type { Token } from '../../domain/tokens';
 import type { Delivery, KeyedRequest, StoreTransaction } from '../store';
 import { roundTrip, withClient, type Call, type Statement, type StatementResult } from './connection';
 import { isRetryable } from './errors';
-import { toBooking, toDelivery, toLockedToken, toToken, type BookingRow, type DeliveryRow, type LockedTokenRow, type TokenRow } from './rows';
+import { toBooking, toDelivery, toLockedToken, toToken, VALUES, type BookingRow, type DeliveryRow, type LockedTokenRow, type TokenRow } from './rows';
 import { UNIT } from './statements';
 
 /** A unit that lost a race on a unique key runs again and then sees the winner's row. */
@@ -120,25 +120,15 @@ class PgTransaction implements StoreTransaction {
 
   async createToken(t: Token) {
     this.write(UNIT.countToken, [t.sourceId]);
-    this.write(UNIT.createToken, [
-      t.tokenId,
-      t.sourceId,
-      t.destinationId,
-      t.status,
-      t.balance,
-      t.availableDay ?? null,
-      t.expiryDay ?? null,
-      t.currency ?? null,
-      t.details === undefined ? null : JSON.stringify(t.details),
-    ]);
+    this.write(UNIT.createToken, VALUES.createdToken(t));
   }
 
   async saveToken(t: Token) {
-    this.write(UNIT.saveToken, [t.tokenId, t.status, t.balance, t.availableDay ?? null, t.expiryDay ?? null], `token ${t.tokenId}`);
+    this.write(UNIT.saveToken, VALUES.savedToken(t), `token ${t.tokenId}`);
   }
 
   async recordLedgerEntry(e: LedgerEntry) {
-    this.write(UNIT.recordLedgerEntry, [e.kind, e.transactionId, e.sourceId, e.destinationId, e.tokenId, e.amount, e.fee, e.tokenBalance, e.createdAt]);
+    this.write(UNIT.recordLedgerEntry, VALUES.ledgerEntry(e));
   }
 
   async bookingForUpdate(sourceId: string, bookingId: string) {
@@ -148,11 +138,11 @@ class PgTransaction implements StoreTransaction {
 
   async createBooking(b: Booking) {
     this.write(UNIT.countBooking, [b.sourceId]);
-    this.write(UNIT.createBooking, [b.sourceId, b.bookingId, JSON.stringify(b.fields), b.status, b.updatedAt]);
+    this.write(UNIT.createBooking, VALUES.booking(b));
   }
 
   async saveBooking(b: Booking) {
-    this.write(UNIT.saveBooking, [b.sourceId, b.bookingId, JSON.stringify(b.fields), b.status, b.updatedAt], `booking ${JSON.stringify([b.sourceId, b.bookingId])}`);
+    this.write(UNIT.saveBooking, VALUES.booking(b), `booking ${JSON.stringify([b.sourceId, b.bookingId])}`);
   }
 
   async findKeyedRequest(sourceId: string, key: string): Promise<KeyedRequest | undefined> {
@@ -161,7 +151,7 @@ class PgTransaction implements StoreTransaction {
   }
 
   async recordKeyedRequest(r: KeyedRequest) {
-    this.write(UNIT.recordKeyedRequest, [r.sourceId, r.key, r.fingerprint, r.response, r.createdAt]);
+    this.write(UNIT.recordKeyedRequest, VALUES.keyedRequest(r));
   }
 
   async findDelivery(sourceId: string, webhookId: string) {
@@ -170,7 +160,7 @@ class PgTransaction implements StoreTransaction {
   }
 
   async recordDelivery(d: Delivery) {
-    this.write(UNIT.recordDelivery, [d.sourceId, d.webhookId, d.bodyDigest, d.response, d.receivedAt]);
+    this.write(UNIT.recordDelivery, VALUES.delivery(d));
   }
 }
 
