@@ -12,6 +12,7 @@ import { UNIT } from './statements';
 /** A unit that lost a race on a unique key runs again and then sees the winner's row. */
 const MAX_ATTEMPTS = 3;
 
+/** Combined statements by the names of their parts, each made (and named) once per process. */
 const combinedStatements = new Map<string, Statement>();
 /** The longest statement name PostgreSQL keeps whole (NAMEDATALEN - 1). */
 const MAX_STATEMENT_NAME = 63;
@@ -27,10 +28,10 @@ const MAX_STATEMENT_NAME = 63;
 export function combined(writes: readonly Call[]): Call {
   if (writes.length === 1) return writes[0];
   const joined = writes.map((write) => write.statement.name).join('+');
-  // PostgreSQL cuts a statement name past 63 bytes, and two cut alike would be one statement to it.
-  const name = joined.length <= MAX_STATEMENT_NAME ? joined : `combined_${createHash('sha256').update(joined).digest('hex').slice(0, 32)}`;
-  let combinedStatement = combinedStatements.get(name);
+  let combinedStatement = combinedStatements.get(joined);
   if (!combinedStatement) {
+    // PostgreSQL cuts a statement name past 63 bytes, and two cut alike would be one statement to it.
+    const name = joined.length <= MAX_STATEMENT_NAME ? joined : `combined_${createHash('sha256').update(joined).digest('hex').slice(0, 32)}`;
     let offset = 0;
     const parts = writes.map(({ statement: { text }, values = [] }) => {
       const renumbered = text.replace(/\$(\d+)/g, (_match, n: string) => `$${Number(n) + offset}`);
@@ -41,7 +42,7 @@ export function combined(writes: readonly Call[]): Call {
     // PostgreSQL answers with the main statement's command tag.
     const text = `WITH ${parts.map((part, i) => `w${i} AS (${part})`).join(', ')} ${last}`;
     combinedStatement = { name, text, tag: writes[writes.length - 1].statement.tag };
-    combinedStatements.set(name, combinedStatement);
+    combinedStatements.set(joined, combinedStatement);
   }
   return { statement: combinedStatement, values: writes.flatMap((write) => write.values ?? []) };
 }
