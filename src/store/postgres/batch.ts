@@ -73,6 +73,20 @@ class StagedWrites implements BatchWrites {
 
 /** The batch's writes, merged from its units in the order they succeeded. */
 
+/** Counts held plus counts added; either may be missing (none). */
+function plus(held: Holdings | null | undefined, added: Holdings | undefined): Holdings {
+  return { tokens: (held?.tokens ?? 0) + (added?.tokens ?? 0), bookings: (held?.bookings ?? 0) + (added?.bookings ?? 0) };
+}
+
+/**
+ * A record saved: a row created earlier in the same writes is created as it ends up, since an insert and an
+ * update of one row cannot share a statement.
+ */
+function saveIn<Row>(created: Map<string, Row>, saved: Map<string, Row>, key: string, row: Row): void {
+  if (created.has(key)) created.set(key, row);
+  else saved.set(key, row);
+}
+
 function copyOf<Value extends object | null | undefined>(value: Value): Value {
   return value && ({ ...value } as Value);
 }
@@ -247,19 +261,15 @@ export class BatchRun {
     }
     for (const [key, token] of staged.savedTokens) {
       rows.tokens.set(key, token);
-      // A token created earlier in this batch is inserted as it ends up: an insert and an update of one row cannot share a statement.
-      if (writes.createdTokens.has(key)) writes.createdTokens.set(key, token);
-      else writes.savedTokens.set(key, token);
+      saveIn(writes.createdTokens, writes.savedTokens, key, token);
     }
     for (const entry of staged.ledgerEntries) {
       rows.ledgerEntries.set(within(entry.sourceId, entry.transactionId), entry);
       writes.ledgerEntries.push(entry);
     }
     for (const [sourceId, added] of staged.holdings) {
-      const held = rows.holdings.get(sourceId) ?? { tokens: 0, bookings: 0 };
-      rows.holdings.set(sourceId, { tokens: held.tokens + added.tokens, bookings: held.bookings + added.bookings });
-      const counted = writes.holdings.get(sourceId) ?? { tokens: 0, bookings: 0 };
-      writes.holdings.set(sourceId, { tokens: counted.tokens + added.tokens, bookings: counted.bookings + added.bookings });
+      rows.holdings.set(sourceId, plus(rows.holdings.get(sourceId), added));
+      writes.holdings.set(sourceId, plus(writes.holdings.get(sourceId), added));
     }
     for (const [key, booking] of staged.createdBookings) {
       rows.bookings.set(key, booking);
@@ -267,8 +277,7 @@ export class BatchRun {
     }
     for (const [key, booking] of staged.savedBookings) {
       rows.bookings.set(key, booking);
-      if (writes.createdBookings.has(key)) writes.createdBookings.set(key, booking);
-      else writes.savedBookings.set(key, booking);
+      saveIn(writes.createdBookings, writes.savedBookings, key, booking);
     }
     for (const request of staged.keyedRequests) {
       rows.keyedRequests.set(within(request.sourceId, request.key), request);
@@ -341,14 +350,12 @@ class UnitView implements StoreTransaction {
   }
 
   async holdingsForUpdate(sourceId: string): Promise<Holdings> {
-    const held = (await this.read(`holdings ${sourceId}`, this.batch.rows.holdings, 'holdings', sourceId, [sourceId])) ?? { tokens: 0, bookings: 0 };
-    const added = this.staged.holdings.get(sourceId) ?? { tokens: 0, bookings: 0 };
-    return { tokens: held.tokens + added.tokens, bookings: held.bookings + added.bookings };
+    const held = await this.read(`holdings ${sourceId}`, this.batch.rows.holdings, 'holdings', sourceId, [sourceId]);
+    return plus(held, this.staged.holdings.get(sourceId));
   }
 
   private count(sourceId: string, what: keyof Holdings): void {
-    const added = this.staged.holdings.get(sourceId) ?? { tokens: 0, bookings: 0 };
-    this.staged.holdings.set(sourceId, { ...added, [what]: added[what] + 1 });
+    this.staged.holdings.set(sourceId, plus(this.staged.holdings.get(sourceId), { tokens: 0, bookings: 0, [what]: 1 }));
   }
 
   async createToken(token: Token): Promise<void> {
@@ -358,8 +365,7 @@ class UnitView implements StoreTransaction {
 
   async saveToken(token: Token): Promise<void> {
     const key = within(token.sourceId, token.tokenId);
-    if (this.staged.createdTokens.has(key)) this.staged.createdTokens.set(key, copyOf(token));
-    else this.staged.savedTokens.set(key, copyOf(token));
+    saveIn(this.staged.createdTokens, this.staged.savedTokens, key, copyOf(token));
   }
 
   async recordLedgerEntry(entry: LedgerEntry): Promise<void> {
@@ -381,8 +387,7 @@ class UnitView implements StoreTransaction {
 
   async saveBooking(booking: Booking): Promise<void> {
     const key = within(booking.sourceId, booking.bookingId);
-    if (this.staged.createdBookings.has(key)) this.staged.createdBookings.set(key, copyBooking(booking));
-    else this.staged.savedBookings.set(key, copyBooking(booking));
+    saveIn(this.staged.createdBookings, this.staged.savedBookings, key, copyBooking(booking));
   }
 
   async findKeyedRequest(sourceId: string, key: string): Promise<KeyedRequest | undefined> {
