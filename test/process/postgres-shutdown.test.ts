@@ -6,8 +6,6 @@ import { sql, TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
 import { startServer, type ServerProcess } from '../helpers/server-process';
 
 warnIfNoDatabase();
-jest.setTimeout(120_000);
-
 const SCHEMA = 'shutdown_test';
 const SHUTDOWN_TIMEOUT_MS = 3_000;
 /** Room for the process itself to exit on a busy machine; the database's own time limits are far longer. */

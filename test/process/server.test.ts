@@ -4,8 +4,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runServer, startServer } from '../helpers/server-process';
 
-jest.setTimeout(30_000);
-
 const DEMO_WITHDRAWAL = JSON.stringify({
   share_public: 'pk_demo_PDR28_7f3a9c2e',
   read_event: 'token.withdrawn_created',

@@ -12,8 +12,6 @@ import { bookingChange, bookingPath, withdrawal } from '../helpers/payloads';
 import { openEmptyPgStore, sql, TEST_DATABASE_URL, warnIfNoDatabase, workerSchema } from '../helpers/postgres';
 
 warnIfNoDatabase();
-jest.setTimeout(20_000);
-
 function appOn(store: PgStore) {
   return createHttpServer(createApp({ store, logger: createLogger('silent'), now: () => FIXED_NOW, config: testConfig() }));
 }

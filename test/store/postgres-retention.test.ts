@@ -5,8 +5,6 @@ import { openEmptyPgStore, TEST_DATABASE_URL, warnIfNoDatabase, workerSchema } f
 import { readDelivery } from '../helpers/state';
 
 warnIfNoDatabase();
-jest.setTimeout(20_000);
-
 const HOUR_MS = 60 * 60 * 1000;
 const T0 = new Date('2026-01-01T00:00:00.000Z');
 const at = (hours: number) => new Date(T0.getTime() + hours * HOUR_MS);
