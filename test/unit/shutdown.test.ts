@@ -74,9 +74,7 @@ describe('createDrain', () => {
     const store = new MemoryStore();
     store.close = () => new Promise<void>(() => undefined);
     const drain = createDrain(store, createLogger('silent'), 300);
-    const started = Date.now();
+    // That it resolves at all is the point: the store's close never does, so only the time limit can end the wait.
     expect(await drain.shutdown(server, 'SIGTERM')).toBe(1);
-    // Generous: the point is that it ends at all, near the limit, on a busy machine.
-    expect(Date.now() - started).toBeLessThan(3_000);
   });
 });
