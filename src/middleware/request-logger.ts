@@ -9,8 +9,34 @@ import { requestContext, type RequestContext } from './request-context';
  */
 const MAX_LOGGED_URL = 256;
 
-/** The URL as the log line carries it: cut past MAX_LOGGED_URL, saying how long it was. */
-function loggedUrl(url: string): string {
+/**
+ * Query parameters whose values a log line never carries: any named like a key (share_public among them), a
+ * secret, a token, a password or a signature.
+ */
+const SECRET_PARAMETER = /key|secret|token|public|passw|signature|auth/i;
+
+function parameterName(part: string): string {
+  const equals = part.indexOf('=');
+  const name = equals === -1 ? part : part.slice(0, equals);
+  try {
+    return decodeURIComponent(name.replaceAll('+', ' '));
+  } catch {
+    return name;
+  }
+}
+
+/** The query string with the values of secret-like parameters replaced, as the body's keys are (logger.ts). */
+function redactedQuery(url: string): string {
+  const queryStart = url.indexOf('?');
+  if (queryStart === -1) return url;
+  const parts = url.slice(queryStart + 1).split('&');
+  const redacted = parts.map((part) => (part.includes('=') && SECRET_PARAMETER.test(parameterName(part)) ? `${part.slice(0, part.indexOf('='))}=[redacted]` : part));
+  return `${url.slice(0, queryStart + 1)}${redacted.join('&')}`;
+}
+
+/** The URL as the log line carries it: secret-like query values redacted, cut past MAX_LOGGED_URL, saying how long it was. */
+function loggedUrl(rawUrl: string): string {
+  const url = redactedQuery(rawUrl);
   return url.length <= MAX_LOGGED_URL ? url : `${url.slice(0, MAX_LOGGED_URL)}… (${url.length} characters)`;
 }
 
@@ -19,23 +45,24 @@ export function routePattern(req: Request): string | undefined {
   return (req.route as { path?: string } | undefined)?.path;
 }
 
-function levelOf(statusCode: number, error: Error | undefined): Level {
-  if (error || statusCode >= 500) return 'error';
-  return statusCode >= 400 ? 'warn' : 'info';
-}
+/**
+ * The reason of a drain's 503 (errors.ts). A drain is part of every deploy and a 4xx is the caller's to fix: answers
+ * the service gives by design are logged below error level (contract section 8).
+ */
+const DRAIN_REASON = 'shutting_down';
 
-/** What went wrong on a failed request's line: the error nobody foresaw, or else the status itself. */
-function failureOf(statusCode: number, context: RequestContext, streamError: Error | undefined): Error | undefined {
-  const error = streamError ?? context.unexpectedError;
-  if (error || statusCode < 500) return error;
-  return new Error(`failed with status code ${statusCode}`);
+function levelOf(statusCode: number, context: RequestContext, streamError: Error | undefined): Level {
+  if (streamError || context.unexpectedError) return 'error';
+  if (statusCode >= 500) return context.errorReason === DRAIN_REASON ? 'info' : 'error';
+  return statusCode >= 400 ? 'warn' : 'info';
 }
 
 /**
  * One JSON line per request, written with pino when the answer is finished (or the connection closed before it
- * was): the request (id, method, URL), the status, an error and its stack on a failure, the duration in ms, the
- * route pattern once a route matched. Level by status: 2xx info, 4xx warn, 5xx or an error: error. Bodies are
- * never logged. The request and the URL are taken as the request arrives, before any router strips a prefix.
+ * was): the request (id, method, URL), the status, on a refusal its reason code and the account once known, an
+ * unforeseen error with its stack, the duration in ms, the route pattern once a route matched. Level: 2xx and a
+ * drain's 503 info, 4xx warn, any other 5xx or an unforeseen error: error. Bodies are never logged. The request
+ * and the URL are taken as the request arrives, before any router strips a prefix.
  */
 export function logRequests(logger: Logger): RequestHandler {
   return function logRequest(req, res, next) {
@@ -57,13 +84,19 @@ export function logRequests(logger: Logger): RequestHandler {
 
 function writeLine(logger: Logger, req: Request, res: Response, context: RequestContext, method: string, url: string, streamError: Error | undefined): void {
   const { statusCode } = res;
-  const failure = failureOf(statusCode, context, streamError);
-  const level = levelOf(statusCode, streamError);
+  const level = levelOf(statusCode, context, streamError);
   if (!logger.isLevelEnabled(level)) return;
   const route = routePattern(req);
   const responseTime = Math.round(performance.now() - context.startedAt);
   const request = { id: context.requestId, method, url };
-  // The fields in the order the lines have always had: req, res, err, responseTime, route.
-  const line = failure ? { req: request, res: { statusCode }, err: failure, responseTime, route } : { req: request, res: { statusCode }, responseTime, route };
-  logger[level](line, failure ? 'request failed' : 'request completed');
+  const err = streamError ?? context.unexpectedError;
+  if (statusCode < 400 && !err) {
+    logger[level]({ req: request, res: { statusCode }, responseTime, route }, 'request completed');
+    return;
+  }
+  // A refusal says why: its reason code (errors.ts) and, once the request authenticated, whose it was. Only a
+  // failure nobody foresaw carries an err, with its stack.
+  const sourceId = context.accountIfAuthenticated?.sourceId;
+  const line = { req: request, res: { statusCode }, err, reason: context.errorReason, source_id: sourceId, responseTime, route };
+  logger[level](line, 'request failed');
 }

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { Writable } from 'node:stream';
 import request from 'supertest';
+import { ServiceUnavailableError } from '../../src/errors';
 import { createLogger } from '../../src/logger';
 import { buildTestApp, type TestApp } from '../helpers/app';
 import * as client from '../helpers/clients';
@@ -73,12 +74,41 @@ describe('request logs', () => {
     expect(entry.err.stack).toContain('store exploded');
   });
 
-  it('logs a refusal by the service (5xx) at error, its err naming the status, with no crash behind it', async () => {
+  it("logs a drain's 503 at info, with its reason and no err or stack: every deploy drains", async () => {
     const draining = await buildTestApp(undefined, { logger: logs.logger, isShuttingDown: () => true });
-    await request(draining.server).post('/v1/tokens/withdraw').send(withdrawal()).expect(503);
+    await client.withdraw(draining, withdrawal()).expect(503);
     const [entry] = logs.entries();
-    expect(entry).toMatchObject({ level: 50, res: { statusCode: 503 }, err: { type: 'Error', message: 'failed with status code 503' }, msg: 'request failed' });
-    expect(Object.keys(entry)).toEqual(['level', 'time', 'req', 'res', 'err', 'responseTime', 'route', 'msg']);
+    expect(entry).toMatchObject({ level: 30, res: { statusCode: 503 }, reason: 'shutting_down', msg: 'request failed' });
+    expect(Object.keys(entry)).toEqual(['level', 'time', 'req', 'res', 'reason', 'responseTime', 'route', 'msg']);
+  });
+
+  it('logs an unreachable store (503) at error, with its reason and no made-up stack', async () => {
+    const store = new FailingStore();
+    await store.loadSeed(fixtureSeed());
+    store.failure = new ServiceUnavailableError();
+    const failing = await buildTestApp(undefined, { store, logger: logs.logger });
+    await client.withdraw(failing, withdrawal()).expect(503);
+    const [entry] = logs.entries();
+    expect(entry).toMatchObject({ level: 50, res: { statusCode: 503 }, reason: 'store_unavailable', msg: 'request failed' });
+    expect(entry).not.toHaveProperty('err');
+  });
+
+  it('says why a 4xx was refused: its reason code, and the account once the request authenticated', async () => {
+    await client.withdraw(t, withdrawal({ share_public: OTHER.share_public })).expect(401);
+    await client.withdraw(t, withdrawal({ token_id: '999999' })).expect(428);
+    const [unauthenticated, refused] = logs.entries();
+    expect(unauthenticated).toMatchObject({ level: 40, res: { statusCode: 401 }, reason: 'unauthorized' });
+    expect(unauthenticated).not.toHaveProperty('source_id');
+    expect(refused).toMatchObject({ level: 40, res: { statusCode: 428 }, reason: 'token_mismatch', source_id: ACME.source_id });
+    for (const entry of [unauthenticated, refused]) expect(entry).not.toHaveProperty('err');
+  });
+
+  it('redacts the values of key, secret and token parameters in the query string', async () => {
+    const query = `?share_secret=${ACME.share_secret}&share%5Fpublic=${ACME.share_public}&api_key=k1&access_token=t1&page=2&flag`;
+    // A query string on an operation's path: no client builds one.
+    await request(t.server).post(`/v1/tokens/withdraw${query}`).send(withdrawal()).expect(200);
+    const [entry] = logs.entries();
+    expect(entry.req.url).toBe('/v1/tokens/withdraw?share_secret=[redacted]&share%5Fpublic=[redacted]&api_key=[redacted]&access_token=[redacted]&page=2&flag');
   });
 
   it('writes the one line of a request whose client hung up before the answer, when the connection closes', async () => {
