@@ -56,8 +56,14 @@ async function main(): Promise<void> {
     process.exit(1);
   });
 
+  // `on`, not `once`: a supervisor that signals the whole process group of `npm start` reaches node twice (npm
+  // forwards its own copy), and a second signal must not end the drain: only SHUTDOWN_TIMEOUT_MS does.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
+    process.on(signal, () => {
+      if (drain.isShuttingDown()) {
+        logger.info({ signal }, 'signal during the drain: the drain goes on until its requests finish or its time limit');
+        return;
+      }
       void drain
         .shutdown(server, signal)
         .then(async (code) => {

@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { startServer } from '../helpers/server-process';
+import { DEMO_WITHDRAWAL, inFlight, refuses, startSlowRequest } from '../helpers/slow-request';
+import { waitFor } from '../helpers/wait';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -18,5 +20,26 @@ describe('npm start under a supervisor', () => {
     const logLines = server.stdout.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line).msg);
     expect(logLines).toEqual(expect.arrayContaining(['shutting down', 'stopped']));
     await expect(fetch(`http://127.0.0.1:${server.port}/healthz`)).rejects.toThrow();
+  });
+
+  it('a signal to the whole process group, twice, with requests in flight: the drain finishes them and npm exits 0', async () => {
+    const server = await startServer({}, ['npm', 'start']);
+    const second = DEMO_WITHDRAWAL.replace('20240121000000000001', '20240121000000000002').replace('900.00', '800.00');
+    const slow = [startSlowRequest(server.port), startSlowRequest(server.port, second)];
+    for (const request of slow) await inFlight(server.port, request);
+    const logLines = () => server.stdout.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line).msg as string);
+    const group = -(server.child.pid as number);
+    // As systemd does by default: the group gets the signal, so node has it from the kernel and again from npm.
+    process.kill(group, 'SIGTERM');
+    await waitFor(() => refuses(server.port));
+    process.kill(group, 'SIGTERM');
+    await waitFor(async () => logLines().some((msg) => msg.startsWith('signal during the drain')));
+    for (const request of slow) request.finish();
+    expect(await Promise.all(slow.map((request) => request.response))).toEqual([
+      { status: 200, body: '{"success":true,"message":"Success"}' },
+      { status: 200, body: '{"success":true,"message":"Success"}' },
+    ]);
+    expect((await server.exited).code).toBe(0);
+    expect(logLines()).toEqual(expect.arrayContaining(['shutting down', 'stopped']));
   });
 });

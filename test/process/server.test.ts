@@ -1,59 +1,9 @@
-import http from 'node:http';
 import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runServer, startServer } from '../helpers/server-process';
+import { DEMO_WITHDRAWAL, get, inFlight, refuses, startSlowRequest } from '../helpers/slow-request';
 import { waitFor } from '../helpers/wait';
-
-const DEMO_WITHDRAWAL = JSON.stringify({
-  share_public: 'pk_demo_PDR28_7f3a9c2e',
-  read_event: 'token.withdrawn_created',
-  source_id: 'PDR28',
-  destination_id: 'ID001',
-  token_id: '2908926013012565',
-  transaction_id: '20240121000000000001',
-  withdrawn_amount: '100.00',
-  token_balance: '900.00',
-});
-
-/** Opens a withdrawal and sends only the first half of its body; the rest goes when `finish` is called. */
-function startSlowRequest(port: number) {
-  const req = http.request({
-    host: '127.0.0.1',
-    port,
-    method: 'POST',
-    path: '/v1/tokens/withdraw',
-    headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(DEMO_WITHDRAWAL) },
-  });
-  const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    req.on('response', (res) => {
-      let body = '';
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-  });
-  const sent = new Promise<void>((resolve) => req.write(DEMO_WITHDRAWAL.slice(0, 40), () => resolve()));
-  return { response, sent, finish: () => req.end(DEMO_WITHDRAWAL.slice(40)) };
-}
-
-/**
- * Resolves once the server has read the slow request's head, so that it is in flight there: its bytes were handed
- * to the kernel before a probe on a new connection was sent, and the server reads ready sockets in the order they
- * became ready, so the probe's answer comes after the slow request's head was read.
- */
-async function inFlight(port: number, slow: ReturnType<typeof startSlowRequest>): Promise<void> {
-  await slow.sent;
-  expect(await get(port, '/healthz')).toBe(200);
-}
-
-/** Whether the port refuses connections. */
-const refuses = (port: number) => get(port, '/readyz').then(() => false, () => true);
-
-async function get(port: number, urlPath: string): Promise<number> {
-  const response = await fetch(`http://127.0.0.1:${port}${urlPath}`);
-  return response.status;
-}
 
 describe('the server process', () => {
   it('serves the demo seed with no settings at all, saying that the demo keys are public and that memory is not kept', async () => {
