@@ -63,7 +63,21 @@ function answerClientErrors(server: Server): void {
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
     );
+    destroyUnlessClosed(socket);
   });
+}
+
+/** How long a peer has to close a connection the service answered and closed its side of. */
+const CLOSING_GRACE_MS = 1_000;
+
+/**
+ * end() only sends FIN: the HTTP server allows half-open sockets, so a peer that never reads nor closes would keep
+ * the connection (FIN-WAIT-2) and its slot of the connection limits forever. It is destroyed after a grace that
+ * lets a well-behaved client read the answer (contract section 11).
+ */
+function destroyUnlessClosed(socket: Duplex): void {
+  const timer = setTimeout(() => socket.destroy(), CLOSING_GRACE_MS).unref();
+  socket.once('close', () => clearTimeout(timer));
 }
 
 /** Contract section 11: open connections per instance and per client address (the TCP peer); 0 turns either off. */

@@ -1,7 +1,7 @@
 import net, { type AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createApp } from '../../src/app';
-import { createHttpServer, type ConnectionLimits } from '../../src/http-server';
+import { createHttpServer, type ConnectionLimits, type ServerTimeLimits } from '../../src/http-server';
 import { MemoryStore } from '../../src/store/memory-store';
 import { testConfig } from '../helpers/app';
 import { capturingLogger } from '../helpers/capture';
@@ -17,8 +17,9 @@ function connect(port: number): Promise<{ socket: net.Socket; answered: boolean 
   });
 }
 
-async function serving(limits: ConnectionLimits): Promise<{ server: Server; port: number }> {
-  const server = createHttpServer(createApp({ store: new MemoryStore(), logger: capturingLogger(), config: testConfig({ bodyLimitBytes: 1024 }) }), {}, limits);
+async function serving(limits: ConnectionLimits, timeLimits: Partial<ServerTimeLimits> = {}): Promise<{ server: Server; port: number }> {
+  const app = createApp({ store: new MemoryStore(), logger: capturingLogger(), config: testConfig({ bodyLimitBytes: 1024 }) });
+  const server = createHttpServer(app, timeLimits, limits);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, port: (server.address() as AddressInfo).port };
 }
@@ -56,5 +57,48 @@ describe('connection limits', () => {
     const started = await serving({ maxConnections: 5, maxConnectionsPerAddress: 0 });
     server = started.server;
     expect(await holdOpen(started.port, 6)).toEqual([true, true, true, true, true, false]);
+  });
+});
+
+/**
+ * A client that sends its bytes, then never reads and never closes: paused, it neither takes the answer nor sees
+ * the server's FIN, so it never sends its own.
+ */
+function silentClient(port: number, bytes: string): Promise<net.Socket> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1', () => {
+      socket.pause();
+      socket.write(bytes, () => resolve(socket));
+    });
+    socket.on('error', () => undefined);
+  });
+}
+
+const openConnections = (server: Server) => new Promise<number>((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+
+/** Contract section 11: a connection the service answered and is closing cannot hold a slot of the limits. */
+describe('a connection the service answered and closes, from a client that never reads nor closes', () => {
+  const opened: net.Socket[] = [];
+  let server: Server | undefined;
+  afterEach(async () => {
+    opened.splice(0).forEach((socket) => socket.destroy());
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  const cases: Array<[string, string]> = [
+    ['a malformed request (400)', 'NOT-A-METHOD / HTTP/1.1\r\nHost: x\r\n\r\n'],
+    ['headers not complete in time (408)', 'POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\n'],
+    ['a body over the limit (413)', 'POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{'],
+  ];
+
+  it.each(cases)('%s: the server destroys it, and its slot of MAX_CONNECTIONS_PER_ADDRESS is free again', async (_case, bytes) => {
+    const started = await serving({ maxConnections: 0, maxConnectionsPerAddress: 1 }, { headersTimeout: 300, connectionsCheckingInterval: 100 });
+    server = started.server;
+    opened.push(await silentClient(started.port, bytes));
+    await waitFor(async () => (await openConnections(started.server)) === 0);
+    const next = await connect(started.port);
+    opened.push(next.socket);
+    expect(next.answered).toBe(true);
   });
 });
