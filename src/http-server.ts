@@ -1,7 +1,6 @@
-import { createServer, STATUS_CODES, type ServerResponse, type Server } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { Express } from 'express';
 import { envelope } from './errors';
 
 /** Slow clients must not hold connections forever; values sit below typical load-balancer idle timeouts. */
@@ -111,6 +110,34 @@ function limitConnections(server: Server, { maxConnections, maxConnectionsPerAdd
   });
 }
 
+/** Each server's open connections, for the drain (closeConnectionsAfterAnswers). */
+const openConnections = new WeakMap<Server, Set<Socket>>();
+
+function trackConnections(server: Server): void {
+  const sockets = new Set<Socket>();
+  openConnections.set(server, sockets);
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+}
+
+/**
+ * For a drain: every answer still to come, to a request in flight or to one arriving on an open connection, says
+ * Connection: close and closes its connection once sent. Connections then end with their answers, rather than
+ * idling until keepAliveTimeout or being closed under a client whose next request is already on its way (which it
+ * would see as a reset, not the drain's 503). Node's server.close() closes the connections idle at that instant.
+ */
+export function closeConnectionsAfterAnswers(server: Server): void {
+  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+    res.shouldKeepAlive = false;
+  });
+  for (const socket of openConnections.get(server) ?? []) {
+    const pending = (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
+    if (pending && !pending.headersSent) pending.shouldKeepAlive = false;
+  }
+}
+
 /**
  * The one way the app is served, by server.ts and by the tests alike: the
  * Express app with the time limits, the connection limits and JSON answers
@@ -120,11 +147,12 @@ function limitConnections(server: Server, { maxConnections, maxConnectionsPerAdd
  * Node 20 and cost 10-16% of the receiver's CPU per request on Node 24
  * (docs/BENCHMARKS.md, issue 22).
  */
-export function createHttpServer(app: Express, limits: Partial<ServerTimeLimits> = {}, connections?: ConnectionLimits): Server {
+export function createHttpServer(app: RequestListener, limits: Partial<ServerTimeLimits> = {}, connections?: ConnectionLimits): Server {
   const { connectionsCheckingInterval, ...timeouts } = { ...SERVER_TIME_LIMITS, ...limits };
   const server = createServer({ connectionsCheckingInterval }, app);
   Object.assign(server, timeouts);
   if (connections) limitConnections(server, connections);
+  trackConnections(server);
   handleExpectations(server);
   answerClientErrors(server);
   return server;

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import { closeConnectionsAfterAnswers } from './http-server';
 import type { Logger } from './logger';
 import type { Store } from './store/store';
 
@@ -10,8 +11,8 @@ export interface Drain {
 
 /**
  * Graceful stop: readiness turns 503 at once, the listener stops taking new
- * connections, requests in flight finish, idle keep-alive connections are
- * closed as they become idle, then the store closes. Past the time limit the
+ * connections, requests in flight finish, each connection closes with its
+ * last answer (idle ones at once), then the store closes. Past the time limit the
  * remaining connections are cut and the exit code says so. The limit covers
  * closing the store too: a database that stopped answering must not hold the
  * exit past it.
@@ -23,13 +24,10 @@ export function createDrain(store: Store, logger: Logger, timeoutMs: number): Dr
   async function drain(server: Server, signal: string): Promise<number> {
     logger.info({ signal, timeoutMs }, 'shutting down');
     const deadline = Date.now() + timeoutMs;
+    closeConnectionsAfterAnswers(server);
     const closed = new Promise<'closed'>((resolve) => server.close(() => resolve('closed')));
     const timedOut = new Promise<'timed out'>((resolve) => setTimeout(() => resolve('timed out'), timeoutMs).unref());
-    // Keep-alive connections that finish their last request while draining are closed as soon as they idle.
-    const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
-    server.closeIdleConnections();
     const cutOff = (await Promise.race([closed, timedOut])) === 'timed out';
-    clearInterval(idleSweep);
     if (cutOff) {
       logger.error('requests still in flight at the shutdown time limit; cutting them off');
       server.closeAllConnections();

@@ -1,14 +1,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createHttpServer } from '../../src/http-server';
 import { createLogger } from '../../src/logger';
 import { createDrain } from '../../src/shutdown';
 import { MemoryStore } from '../../src/store/memory-store';
 import { waitFor } from '../helpers/wait';
 
-/** A server whose /slow requests answer only when the test says so. */
+/** A server as the service makes it, whose /slow requests answer only when the test says so. */
 function startServer() {
   const pending: Array<() => void> = [];
-  const server = http.createServer((req, res) => {
+  const server = createHttpServer((req, res) => {
     if (req.url === '/slow') pending.push(() => res.end('done'));
     else res.end('fast');
   });
@@ -24,15 +25,18 @@ function startServer() {
   );
 }
 
-function get(port: number, path: string) {
-  return new Promise<string>((resolve, reject) => {
+/** A GET on a keep-alive connection: the body and the Connection header of its answer. */
+function answerOf(port: number, path: string) {
+  return new Promise<{ body: string; connection: string | undefined }>((resolve, reject) => {
     http.get({ host: '127.0.0.1', port, path, agent: new http.Agent({ keepAlive: true }) }, (res) => {
       let body = '';
       res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => resolve(body));
+      res.on('end', () => resolve({ body, connection: res.headers.connection }));
     }).on('error', reject);
   });
 }
+
+const get = (port: number, path: string) => answerOf(port, path).then(({ body }) => body);
 
 describe('createDrain', () => {
   it('marks shutting down at once, lets the request in flight finish, closes the store and resolves 0', async () => {
@@ -50,6 +54,18 @@ describe('createDrain', () => {
     expect(await inFlight).toBe('done');
     expect(await stopped).toBe(0);
     await expect(store.ping()).rejects.toThrow('Service Unavailable');
+  });
+
+  it('the answer to a request in flight says Connection: close, so its client never sends on a connection being closed', async () => {
+    const { server, port, release, slowArrived } = await startServer();
+    // A limit no drain here reaches: only the connections closing with their answers end this one.
+    const drain = createDrain(new MemoryStore(), createLogger('silent'), 600_000);
+    const inFlight = answerOf(port, '/slow');
+    await slowArrived();
+    const stopped = drain.shutdown(server, 'SIGTERM');
+    release();
+    expect(await inFlight).toEqual({ body: 'done', connection: 'close' });
+    expect(await stopped).toBe(0);
   });
 
   it('a second signal joins the first drain', async () => {
