@@ -28,12 +28,14 @@ function isProxyAddress(entry: string): boolean {
   return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) >= WIDEST_PREFIX[version] && Number(prefix) <= (version === 4 ? 32 : 128));
 }
 
+/** One message for any value out of the range, a sign or a fraction included: `-5` is not "not a whole number". */
 function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
+  const range = max === Number.MAX_SAFE_INTEGER ? `must be a whole number, ${min} or more` : `must be a whole number from ${min} to ${max}`;
   return z
     .string()
-    .regex(/^\d+$/, 'must be a whole number')
+    .regex(/^\d+$/, range)
     .transform(Number)
-    .refine((value) => value >= min && value <= max, `must be from ${min} to ${max}`);
+    .refine((value) => value >= min && value <= max, range);
 }
 
 /** Every setting the service reads, documented in .env.example. */
@@ -160,7 +162,15 @@ export interface DatabaseConfig {
   connectTimeoutMs: number;
 }
 
-export class ConfigError extends Error {}
+/** Settings the service cannot start with: each problem names its setting, and goes on a log line of its own. */
+export class ConfigError extends Error {
+  readonly problems: readonly string[];
+
+  constructor(problems: readonly string[]) {
+    super(`Invalid configuration: ${problems.join('; ')}`);
+    this.problems = problems.map((problem) => `Invalid configuration: ${problem}`);
+  }
+}
 
 /**
  * Secrets published in this repository's documentation (.env.example, the README, docs/SIGNING.md): anyone can
@@ -176,7 +186,7 @@ export const PUBLISHED_SECRETS: ReadonlySet<string> = new Set([
 function refusePublishedSecrets(present: Record<string, string | undefined>): void {
   for (const name of ['ADMIN_TOKEN', 'WEBHOOK_SECRET']) {
     const published = (present[name] ?? '').split(/\s+/).some((value) => PUBLISHED_SECRETS.has(value));
-    if (published) throw new ConfigError(`Invalid configuration: ${name} is a value published in this repository's documentation; NODE_ENV=production needs a secret of your own`);
+    if (published) throw new ConfigError([`${name} is a value published in this repository's documentation; NODE_ENV=production needs a secret of your own`]);
   }
 }
 
@@ -186,7 +196,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
   const result = environmentSchema.safeParse(present);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
-    throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`);
+    throw new ConfigError(problems);
   }
   const settings = result.data;
   // Any case: NODE_ENV=Production must not serve the demo or skip production's checks.

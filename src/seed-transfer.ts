@@ -32,7 +32,8 @@ export interface TransferredSeed {
 }
 
 /** What the seed's thread answers: the seed, or why it could not be read. */
-export type SeedWorkerAnswer = { seed: TransferredSeed } | { error: string; seedFileError: boolean };
+/** The seed, or why not: a seed file's problems (the operator's to fix), or else a fault with its stack. */
+export type SeedWorkerAnswer = { seed: TransferredSeed } | { error: string; problems?: readonly string[] };
 
 export function toColumns(tokens: readonly Token[]): TokenColumns {
   const names: string[] = [];

@@ -16,8 +16,7 @@ try {
   moved = movedBuffers(columns);
   answer = { seed: { accounts, bookings, tokens: columns } };
 } catch (error) {
-  const seedFileError = error instanceof SeedFileError;
   // A seed problem is the operator's to fix and is shown as its message; anything else is a fault, with its stack.
-  answer = { error: seedFileError ? error.message : String((error as Error)?.stack ?? error), seedFileError };
+  answer = error instanceof SeedFileError ? { error: error.message, problems: error.problems } : { error: String((error as Error)?.stack ?? error) };
 }
 parentPort?.postMessage(answer, moved);

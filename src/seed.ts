@@ -16,7 +16,15 @@ export type SeedRecords = SeedData & { tokens: Token[] };
 /** Shipped with the service and served when SEED_FILE is unset, so the README's examples work as written. */
 export const DEMO_SEED_FILE = path.resolve(__dirname, '..', 'seed', 'demo.json');
 
-export class SeedFileError extends Error {}
+/** A seed file the service cannot start with: each problem (a bad entry) goes on a log line of its own. */
+export class SeedFileError extends Error {
+  readonly problems: readonly string[];
+
+  constructor(message: string, problems: readonly string[] = [message]) {
+    super(message);
+    this.problems = problems;
+  }
+}
 
 /** SEED_FILE=demo names the demo seed on purpose. */
 const DEMO_SEED_NAME = 'demo';
@@ -115,7 +123,7 @@ export function readSeedFile(file: string, loadedAt = new Date()): SeedRecords {
   const result = seedSchema.safeParse(parseSeedText(file));
   if (!result.success) {
     const problems = fieldProblems(result.error.issues).map((problem) => `${problem.field} ${problem.message}`);
-    throw new SeedFileError(`Seed file ${file} is invalid: ${problems.join('; ')}`);
+    throw new SeedFileError(`Seed file ${file} is invalid: ${problems.join('; ')}`, problems.map((problem) => `Seed file ${file} is invalid: ${problem}`));
   }
   return toSeedData(result.data, loadedAt);
 }
@@ -138,6 +146,6 @@ export async function readSeedFileApart(file: string): Promise<SeedData> {
     }),
     new Promise((resolve) => worker.once('exit', resolve)),
   ]);
-  if ('error' in answer) throw answer.seedFileError ? new SeedFileError(answer.error) : new Error(answer.error);
+  if ('error' in answer) throw answer.problems ? new SeedFileError(answer.error, answer.problems) : new Error(answer.error);
   return receivedSeed(answer.seed);
 }

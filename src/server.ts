@@ -75,9 +75,17 @@ async function main(): Promise<void> {
   }
 }
 
+/** What a failed start says: each problem of the settings or the seed, which are the operator's to fix, or the one message. */
+function problemsOf(error: Error): readonly string[] {
+  return error instanceof ConfigError || error instanceof SeedFileError ? error.problems : [error.message];
+}
+
 main().catch((error: unknown) => {
-  // Settings and seed problems are the operator's to fix: print the message, not a stack.
+  // JSON lines on stderr, as every other line is JSON: one per problem, without a stack where the operator has a
+  // setting, the seed or the database to fix; a fault nobody foresaw with its stack.
+  const startLog = createLogger('info', pino.destination({ dest: 2, sync: true }));
   const known = error instanceof ConfigError || error instanceof SeedFileError || error instanceof DatabaseStartError;
-  process.stderr.write(`${known ? (error as Error).message : String((error as Error)?.stack ?? error)}\n`);
+  if (known) for (const problem of problemsOf(error)) startLog.fatal(problem);
+  else startLog.fatal({ err: error }, 'the service could not start');
   process.exit(1);
 });
