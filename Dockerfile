@@ -21,7 +21,8 @@ COPY seed ./seed
 COPY migrations ./migrations
 # A numeric user: it needs no entry in the base image's /etc/passwd.
 USER 10001:10001
-EXPOSE 3000
+# The partners' port, and the metrics listener's (METRICS_PORT), for the operator's network only.
+EXPOSE 3000 9464
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 CMD ["node", "dist/server.js"]

@@ -60,7 +60,7 @@ printf '%s' "$refusal" | grep -q 'SEED_FILE' || fail "refused to start without n
 say "without SEED_FILE the image refuses to start: $(printf '%s' "$refusal" | grep SEED_FILE | head -1)"
 
 # The image has no tsx: the documented seed check is node dist/cli/seed-check.js.
-seed_check=$(podman run --rm --network host "$IMAGE" node dist/cli/seed-check.js seed/demo.json 2>&1) || fail "seed check in the image: $seed_check"
+seed_check=$(podman run --rm --network host "$IMAGE" node dist/cli/seed-check.js seed/demo.json 2>"$RUN_LOG") || { cat "$RUN_LOG"; fail "seed check in the image"; }
 say "seed check in the image: $seed_check"
 
 # The demo is run with the settings of the documented line (docs/OPERATIONS.md), so a line that cannot start fails here.
@@ -73,7 +73,7 @@ say "the documented line: $documented"
 # Host networking: no bridge or port forwarding to set up; the service listens on $PORT on loopback.
 # No systemd here to time the health check, so the script runs it itself.
 # (podman still complains on stderr that it cannot reach systemd; that is shown only if the start fails.)
-podman run -d --name "$CONTAINER" --network host --health-interval disable "${documented_stop[@]}" -e PORT="$PORT" -e HOST=127.0.0.1 "${documented_env[@]}" "$IMAGE" >/dev/null 2>"$RUN_LOG" \
+podman run -d --name "$CONTAINER" --network host --health-interval disable "${documented_stop[@]}" -e PORT="$PORT" -e METRICS_PORT=0 -e HOST=127.0.0.1 "${documented_env[@]}" "$IMAGE" >/dev/null 2>"$RUN_LOG" \
   || { cat "$RUN_LOG"; fail "the container does not start"; }
 
 # Up to two minutes: a few seconds on a quiet machine, ten times that on a loaded one.
@@ -103,6 +103,12 @@ booking=$(curl -s -w ' %{http_code}' -X PATCH "http://127.0.0.1:$PORT/v1/booking
   -d '{"share_secret":"sk_demo_PDR28_d41b8e60","booking_event":"modify","source_id":"PDR28","booking_id":"1396","guests_count":"3"}')
 booking_answer=$(printf '%s' "$booking" | sed -E 's/"updated_at":"[^"]+"/"updated_at":"…"/')
 expect "booking change" '{"success":true,"message":"Success","booking":{"source_id":"PDR28","booking_id":"1396","buyer_id":"","booking_date":"21-01-2024","booking_category":"hotel","supplier_id":"SUP-4471","property_name":"Hotel Aurora","property_country":"NL","guests_count":"3","room_count":"1","check_in":"14-02-2024","check_out":"17-02-2024","transaction_currency":"EUR","transaction_amount":"450.00","margin_category":"%","transaction_margin":"12.50","nonrefundable_amount":"150.00","refundable_amount":"300.00","firstnight_amount":"150.00","cancellation_days":"7","auth_code":"AUTH-77812","pre_auth":"true","status":"active","updated_at":"…"}} 200' "$booking_answer"
+
+# /metrics is on the metrics listener alone (a port the kernel picked here: host networking), a 404 on the partners' port.
+metrics_port=$(podman logs "$CONTAINER" 2>/dev/null | grep '"msg":"metrics listening"' | sed -E 's/.*"port":([0-9]+).*/\1/')
+expect "withdrawals on the metrics listener" 'receiver_operations_total{operation="withdraw",outcome="accepted",reason=""} 1' \
+  "$(curl -s "http://127.0.0.1:$metrics_port/metrics" | grep '^receiver_operations_total{operation="withdraw",outcome="accepted"')"
+expect "/metrics on the partners' port" 404 "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/metrics")"
 
 uid=$(podman exec "$CONTAINER" sh -c 'grep ^Uid: /proc/1/status' | awk '{print $2}')
 [ "$uid" != 0 ] || fail "the service runs as root"

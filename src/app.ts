@@ -77,14 +77,26 @@ export function createApp(deps: AppDeps): Express {
   // notification, by read_event): routes/operation.ts builds each chain.
   for (const route of operationRoutes()) app.use(operationRouter(route, operations));
 
-  // Health, metrics, documents and the admin API.
+  // Health, documents and the admin API (metrics are on a listener of their own: createMetricsApp).
   app.use(healthRouter(store, isShuttingDown));
-  app.use(metricsRouter(metrics));
   app.use(openApiRouter());
   app.use(docsRouter());
   if (config.adminToken) app.use(adminRouter({ store, events, adminToken: config.adminToken, limits: perAddress }));
 
   app.use(notFound);
+  app.use(errorHandler);
+  return app;
+}
+
+/**
+ * The metrics listener's app: GET /metrics and nothing else (contract section 8). Apart from the partners' port,
+ * so that a stranger's scrapes cannot slow an account's requests, and it can stay on the internal network.
+ */
+export function createMetricsApp(metrics: Metrics, clock?: () => number): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.use(beginRequestContext, metricsRouter(metrics, clock), notFound);
   app.use(errorHandler);
   return app;
 }

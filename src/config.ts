@@ -42,6 +42,9 @@ function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
 const environmentSchema = z.object({
   PORT: wholeNumber(0, 65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
+  // Contract section 8: /metrics on a listener of its own, never on the partners' port. 0: a port the kernel picks.
+  METRICS_PORT: wholeNumber(0, 65535).default(9464),
+  METRICS_HOST: z.string().optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   SEED_FILE: z.string().optional(),
   NODE_ENV: z.string().optional(),
@@ -117,6 +120,8 @@ const environmentSchema = z.object({
 export interface Config {
   port: number;
   host: string;
+  /** Where /metrics is served: its own listener (contract section 8). */
+  metrics: { port: number; host: string };
   logLevel: (typeof LOG_LEVELS)[number];
   /** Unset: the demo seed shipped in the repository, except in production (see seedFileToServe). */
   seedFile: string | undefined;
@@ -205,6 +210,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
   return Object.freeze({
     port: settings.PORT,
     host: settings.HOST,
+    metrics: { port: settings.METRICS_PORT, host: settings.METRICS_HOST ?? settings.HOST },
     logLevel: settings.LOG_LEVEL,
     seedFile: settings.SEED_FILE,
     production,

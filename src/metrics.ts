@@ -2,6 +2,8 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from '@prometheus
 
 export type Outcome = 'accepted' | 'replayed' | 'rejected';
 
+const STORE_ERROR_KINDS = ['unavailable', 'timeout', 'full'] as const;
+
 /** The series of one label set, as prom-client's children: looked up once, then used for every request that has it. */
 interface RequestSeries {
   count: () => void;
@@ -63,6 +65,8 @@ export class Metrics {
   /** With `processMetrics`, also Node's own: CPU, memory, event loop lag, handles, GC. */
   constructor({ processMetrics = false }: { processMetrics?: boolean } = {}) {
     if (processMetrics) collectDefaultMetrics({ register: this.registry });
+    // Each kind is a sample from the start, at 0: an alert on a rate sees nothing of a series without samples.
+    for (const kind of STORE_ERROR_KINDS) this.storeErrors.labels(kind).inc(0);
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
@@ -87,7 +91,7 @@ export class Metrics {
     count();
   }
 
-  countStoreError(kind: 'unavailable' | 'timeout' | 'full'): void {
+  countStoreError(kind: (typeof STORE_ERROR_KINDS)[number]): void {
     childOf(this.storeErrorSeries, kind, () => {
       const child = this.storeErrors.labels(kind);
       return () => child.inc();

@@ -239,7 +239,7 @@ A request must also be signed, following Standard Webhooks (the headers \`webhoo
 
 A Status Change may leave out \`share_public\` when it is signed with the account's own secret, or when the service runs with \`ALLOW_KEYLESS_STATUS_CHANGE=true\`.
 
-The admin routes exist only when the service runs with \`ADMIN_TOKEN\`, and take it as a bearer token. Health, readiness, metrics and this document are open.`;
+The admin routes exist only when the service runs with \`ADMIN_TOKEN\`, and take it as a bearer token. Health, readiness and this document are open. Prometheus metrics are not on this port: the service serves \`GET /metrics\` on a listener of its own, \`METRICS_PORT\` (default 9464), for the operator's network.`;
 
 /** The line each partner operation's description ends with. */
 const authenticationNote = (key: 'share_public' | 'share_secret') =>
@@ -250,7 +250,7 @@ const BOOKING_ERRORS = [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 5
 const ADMIN_ERRORS = [400, 401, 404, 405, 429, 500, 503, 504];
 const SUCCESS_EXAMPLE: ResponseExample<'Success'> = { success: true, message: 'Success' };
 
-/** A GET that answers something other than this API's JSON (metrics, this document), or 405. Open. */
+/** A GET that answers something other than this API's JSON (this document), or 405. Open. */
 function plainGet(operationId: string, summary: string, description: string, mediaType: string, schemaType: 'string' | 'object'): Json {
   return {
     get: {
@@ -277,7 +277,7 @@ function jsonBody(schemaName: string, examples: Record<string, unknown>): Json {
 const TAGS = {
   Tokens: 'Payment-token notifications from the issuing platform, one URL per event or all on /v1/events. share_public in the body.',
   Bookings: 'Booking creation, changes and cancellation, and Create Token, from partner platforms, each under an idempotency key in the path. share_secret in the body.',
-  Health: 'Liveness, readiness, Prometheus metrics and this document, for operators and load balancers. Open.',
+  Health: 'Liveness, readiness and this document, for operators and load balancers. Open.',
   Admin: 'Read-only inspection of tokens, bookings and recent requests, for ops and developers. Only with ADMIN_TOKEN, as a bearer token.',
 };
 
@@ -464,7 +464,6 @@ function documentOf(version: string): Json {
           responses: { '200': success('Ready', { status: 'ready' }, false), ...errorResponses([405, 503]) },
         },
       },
-      '/metrics': plainGet('metrics', 'Prometheus metrics', 'Prometheus text format', 'text/plain', 'string'),
       '/openapi.json': plainGet('openapi', 'This document', 'OpenAPI 3.1', 'application/json', 'object'),
       '/admin/tokens/{tokenId}': adminGet(
         { operationId: 'adminToken', summary: 'A token with its latest ledger rows (withdrawals, loads, unloads, credited schedules)', description: ADMIN_ONLY },

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { createApp } from './app';
+import { createApp, createMetricsApp } from './app';
 import { ConfigError, loadConfig, loadEnvFile, type DatabaseConfig } from './config';
 import { createHttpServer } from './http-server';
 import { createLogger, type Logger } from './logger';
@@ -53,6 +53,14 @@ async function main(): Promise<void> {
   });
   server.on('error', (error) => {
     logger.fatal({ err: error }, 'server error');
+    process.exit(1);
+  });
+  const metricsServer = createHttpServer(createMetricsApp(metrics), {}, config.connections).listen(config.metrics.port, config.metrics.host, () => {
+    const { port } = metricsServer.address() as AddressInfo;
+    logger.info({ host: config.metrics.host, port }, 'metrics listening');
+  });
+  metricsServer.on('error', (error) => {
+    logger.fatal({ err: error }, 'metrics server error');
     process.exit(1);
   });
 

@@ -114,6 +114,8 @@ let serversStarted = 0;
 interface Running {
   child: ChildProcess;
   port: number;
+  /** The receiver's metrics listener (METRICS_PORT). */
+  metricsPort: number;
   startMs: number;
   logFile: string;
 }
@@ -159,14 +161,15 @@ async function startServer(name: ServerName, env: Record<string, string> = {}): 
   const profile = process.env.BENCH_PROFILE && name === 'receiver' ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench-results', 'profile')}`] : [];
   const quiet = isReceiver(name) && process.env.BENCH_LOG_LEVEL !== undefined && process.env.BENCH_LOG_LEVEL !== 'info';
   const fixedPort = quiet ? await provenFreePort() : 0;
+  const metricsPort = await provenFreePort();
   const child = spawn(process.execPath, [...profile, SCRIPTS[name]], {
     cwd: ROOT,
     stdio: ['ignore', output, output],
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', PORT: String(fixedPort), HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', PORT: String(fixedPort), METRICS_PORT: String(metricsPort), HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', ...env },
   });
   closeSync(output);
   const port = quiet ? await waitUntilServing(fixedPort, child, logFile) : await listeningPort(child, logFile);
-  return { child, port, startMs: performance.now() - started, logFile };
+  return { child, port, metricsPort, startMs: performance.now() - started, logFile };
 }
 
 async function stop(server: Running): Promise<void> {
@@ -296,11 +299,11 @@ async function scale(directory: string) {
     const row: Record<string, number> = { tokens, startSeconds: round2(server.startMs / 1000), startRssMb, rps: result.rps, p99: result.p99, cpuUsPerRequest: result.cpuUsPerRequest, non200: result.non200 };
     if (tokens === SETTINGS.scaleTokens[SETTINGS.scaleTokens.length - 1]) {
       // Apply withdrawals until the ledger holds SETTINGS.appliedWithdrawals, counted by the receiver itself, then read the memory.
-      const remaining = SETTINGS.appliedWithdrawals - (await appliedWithdrawals(server.port));
+      const remaining = SETTINGS.appliedWithdrawals - (await appliedWithdrawals(server.metricsPort));
       if (remaining > 0) await load(server.port, request, { amount: remaining });
-      row.appliedWithdrawals = await appliedWithdrawals(server.port);
+      row.appliedWithdrawals = await appliedWithdrawals(server.metricsPort);
       row.rssAfterWithdrawalsMb = memoryMb(server.child.pid as number, 'VmRSS');
-      Object.assign(row, await heapMb(server.port));
+      Object.assign(row, await heapMb(server.metricsPort));
       // And once the collector has had a few idle seconds, as a service between bursts would.
       await new Promise((resolve) => setTimeout(resolve, SETTINGS.settleSeconds * 1000));
       row.rssSettledMb = memoryMb(server.child.pid as number, 'VmRSS');

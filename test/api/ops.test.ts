@@ -1,6 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { ServiceUnavailableError, StoreTimeoutError } from '../../src/errors';
+import { createMetricsApp } from '../../src/app';
+import { createHttpServer } from '../../src/http-server';
 import { Metrics } from '../../src/metrics';
 import { buildTestApp, describeOnEveryStore, FIXED_NOW } from '../helpers/app';
 import * as client from '../helpers/clients';
@@ -35,7 +37,7 @@ describe('GET /metrics', () => {
     await client.events(t, { read_event: 'token.unknown' }).expect(400);
     await client.cancelBooking(t, bookingCancellation(), 'key-cancel-01').expect(200);
 
-    const response = await request(t.server).get('/metrics');
+    const response = await request(t.metricsServer).get('/metrics');
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = response.text;
@@ -67,7 +69,7 @@ describe('GET /metrics', () => {
           expect(response.status).toBeGreaterThanOrEqual(400);
         }
       }
-      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      const text = (await request(t.metricsServer).get('/metrics')).text;
       const methods = new Set([...text.matchAll(/^receiver_http_requests_total\{method="([^"]*)"/gm)].map((match) => match[1]));
       expect([...methods].sort()).toEqual(['other']);
       const routes = new Set([...text.matchAll(/^receiver_http_requests_total\{[^}]*route="([^"]*)"/gm)].map((match) => match[1]));
@@ -86,16 +88,42 @@ describe('GET /metrics', () => {
     await client.withdraw(t, withdrawal()).expect(503);
     store.failure = new StoreTimeoutError();
     await client.withdraw(t, withdrawal()).expect(504);
-    const text = (await request(t.server).get('/metrics')).text;
+    const text = (await request(t.metricsServer).get('/metrics')).text;
     expect(sample(text, 'receiver_store_errors_total', 'kind="unavailable"')).toBe(1);
     expect(sample(text, 'receiver_store_errors_total', 'kind="timeout"')).toBe(1);
     expect(sample(text, 'receiver_operations_total', 'operation="withdraw",outcome="rejected",reason="store_timeout"')).toBe(1);
   });
 
+  it('is served on the metrics listener alone: the partners\' port answers 404 for it', async () => {
+    const t = await buildTestApp();
+    const response = await request(t.server).get('/metrics');
+    expect({ status: response.status, body: response.body }).toEqual({ status: 404, body: errorBody(404, 'Not Found') });
+    const elsewhere = await request(t.metricsServer).get('/v1/tokens/withdraw');
+    expect({ status: elsewhere.status, body: elsewhere.body }).toEqual({ status: 404, body: errorBody(404, 'Not Found') });
+  });
+
+  it('renders at most once a second: scrapes in between get the same page, the next second a new one', async () => {
+    const metrics = new Metrics();
+    let now = 0;
+    const server = createHttpServer(createMetricsApp(metrics, () => now));
+    const errorsOf = async () => sample((await request(server).get('/metrics').expect(200)).text, 'receiver_store_errors_total', 'kind="timeout"');
+    expect(await errorsOf()).toBe(0);
+    metrics.countStoreError('timeout');
+    now = 999;
+    expect(await errorsOf()).toBe(0);
+    now = 1_000;
+    expect(await errorsOf()).toBe(1);
+  });
+
+  it('has every store error kind from the start, at 0, so an alert on its rate sees the series', async () => {
+    const text = (await request((await buildTestApp()).metricsServer).get('/metrics')).text;
+    for (const kind of ['unavailable', 'timeout', 'full']) expect(sample(text, 'receiver_store_errors_total', `kind="${kind}"`)).toBe(0);
+  });
+
   it('includes the process metrics when asked, and is never rate limited', async () => {
     const t = await buildTestApp(undefined, { metrics: new Metrics({ processMetrics: true }), config: { rateLimitPerMinute: 1 } });
-    for (let i = 0; i < 5; i += 1) await request(t.server).get('/metrics').expect(200);
-    const text = (await request(t.server).get('/metrics')).text;
+    for (let i = 0; i < 5; i += 1) await request(t.metricsServer).get('/metrics').expect(200);
+    const text = (await request(t.metricsServer).get('/metrics')).text;
     expect(text).toContain('process_cpu_user_seconds_total');
     expect(text).toContain('nodejs_eventloop_lag_seconds');
   });

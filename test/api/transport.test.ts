@@ -355,7 +355,7 @@ describe('rate limit per account, after authentication', () => {
     for (let i = 0; i < 5; i += 1) {
       await request(t.server).get('/healthz').expect(200);
       await request(t.server).get('/readyz').expect(200);
-      await request(t.server).get('/metrics').expect(200);
+      await request(t.metricsServer).get('/metrics').expect(200);
     }
     expect((await readState(t.store)).tokens.find((token) => token?.tokenId === TOKENS.active.token_id)?.balance).toBe(100000);
   });

@@ -1,7 +1,8 @@
 import type { Server } from 'node:http';
-import { createApp, type AppDeps } from '../../src/app';
+import { createApp, createMetricsApp, type AppDeps } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config';
 import { createHttpServer, type ServerTimeLimits } from '../../src/http-server';
+import { Metrics } from '../../src/metrics';
 import { MemoryStore } from '../../src/store/memory-store';
 import type { Store } from '../../src/store/store';
 import { captureResponses, capturingLogger } from './capture';
@@ -29,6 +30,8 @@ export function storeKinds(): StoreKind[] {
 export interface TestApp {
   /** The server production runs (createHttpServer), not listening: supertest starts and stops it per request. */
   server: Server;
+  /** The metrics listener's server (GET /metrics), on the same metrics as the app. */
+  metricsServer: Server;
   store: Store;
 }
 
@@ -49,16 +52,17 @@ export interface TestAppOptions extends Partial<Omit<AppDeps, 'config'>> {
 export async function buildTestApp(kind: StoreKind = memoryStoreKind, options: TestAppOptions = {}): Promise<TestApp> {
   const store = options.store ?? (await kind.create());
   if (!options.store) await store.loadSeed(fixtureSeed());
+  const metrics = options.metrics ?? new Metrics();
   const app = createApp({
     logger: options.logger ?? capturingLogger(),
     now: options.now ?? (() => FIXED_NOW),
     isShuttingDown: options.isShuttingDown,
-    metrics: options.metrics,
+    metrics,
     redis: options.redis,
     store,
     config: testConfig(options.config),
   });
-  return { server: captureResponses(createHttpServer(app, options.limits)), store };
+  return { server: captureResponses(createHttpServer(app, options.limits)), metricsServer: createHttpServer(createMetricsApp(metrics)), store };
 }
 
 /**

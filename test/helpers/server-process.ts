@@ -7,6 +7,8 @@ const ROOT = path.resolve(__dirname, '..', '..');
 export interface ServerProcess {
   child: ChildProcessWithoutNullStreams;
   port: number;
+  /** The metrics listener's port (METRICS_PORT). */
+  metricsPort: number;
   stdout: string[];
   exited: Promise<{ code: number | null; stderr: string }>;
 }
@@ -42,7 +44,8 @@ export function runServer(
   captured.capturing = true;
   const child = spawn(command, args, {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
+    // Ports the kernel picks, the metrics listener's too: servers of parallel tests must not meet on 3000 or 9464.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', ...env },
     // A process group of its own, which the clean-up above kills whole.
     detached: true,
   });
@@ -60,16 +63,18 @@ export function runServer(
   return { child, exited, stdout };
 }
 
-/** Starts the server and resolves once it logs the port it listens on. */
+/** Starts the server and resolves once it logs the ports it listens on, the partners' and the metrics listener's. */
 export async function startServer(env: Record<string, string> = {}, command = SERVER_FROM_SOURCE): Promise<ServerProcess> {
   const started = runServer(env, command);
-  const port = await new Promise<number>((resolve, reject) => {
+  const [port, metricsPort] = await new Promise<[number, number]>((resolve, reject) => {
     const timer = setInterval(() => {
       // Log lines only: npm, when it runs the server, prints lines of its own.
-      const listening = started.stdout.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line)).find((entry) => entry.msg === 'listening');
-      if (listening) {
+      const entries = started.stdout.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+      const listening = entries.find((entry) => entry.msg === 'listening');
+      const metrics = entries.find((entry) => entry.msg === 'metrics listening');
+      if (listening && metrics) {
         clearInterval(timer);
-        resolve(listening.port);
+        resolve([listening.port, metrics.port]);
       }
     }, 50);
     void started.exited.then(({ code, stderr }) => {
@@ -77,5 +82,5 @@ export async function startServer(env: Record<string, string> = {}, command = SE
       reject(new Error(`server exited with ${code} before listening: ${stderr}`));
     });
   });
-  return { ...started, port };
+  return { ...started, port, metricsPort };
 }

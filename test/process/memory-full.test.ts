@@ -57,7 +57,7 @@ describe('the memory store near its heap limit', () => {
     const keys = await sendUntilRefused(port, (n) => ({ method: 'PATCH', path: `/v1/booking/PDR28/grow-${n}`, body: modifyBooking }));
     process.stdout.write(`memory full: ${keys.sent} Modify Bookings under new keys sent before the first refusal\n`);
     expect(keys.refused).toEqual({ status: 503, body: errorBody(503, 'Service Unavailable') });
-    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const metrics = await (await fetch(`http://127.0.0.1:${server.metricsPort}/metrics`)).text();
     expect(metrics).toMatch(/^receiver_store_errors_total\{kind="full"\} [1-9]/m);
     expect(server.stdout.some((line) => line.includes('memory store full'))).toBe(true);
     expect(server.child.exitCode).toBeNull();

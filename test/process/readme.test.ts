@@ -144,7 +144,7 @@ function signedExample(): { script: string; secret: string; answer: string } {
   });
 
   it.each(examples.map((example) => [example.file, example.number, example] as const))('%s example %i answers as written', (_file, _number, example) => {
-    const command = example.command.replaceAll('localhost:3000', `127.0.0.1:${server.port}`);
+    const command = example.command.replaceAll('localhost:3000', `127.0.0.1:${server.port}`).replaceAll('localhost:9464', `127.0.0.1:${server.metricsPort}`);
     const output = execFileSync('bash', ['-c', command], { encoding: 'utf8' }).replaceAll('\r\n', '\n').trim();
     expect(withoutRunParts(output)).toBe(withoutRunParts(example.answer.trim()));
   });

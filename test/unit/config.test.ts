@@ -7,6 +7,7 @@ describe('loadConfig', () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
       host: '0.0.0.0',
+      metrics: { port: 9464, host: '0.0.0.0' },
       logLevel: 'info',
       seedFile: undefined,
       bodyLimitBytes: 32 * 1024,
@@ -87,6 +88,11 @@ describe('loadConfig', () => {
     expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(trustProxy);
   });
 
+  it('serves metrics on METRICS_PORT, on METRICS_HOST or else HOST', () => {
+    expect(loadConfig({ HOST: '127.0.0.1', METRICS_PORT: '0' }).metrics).toEqual({ port: 0, host: '127.0.0.1' });
+    expect(loadConfig({ HOST: '127.0.0.1', METRICS_HOST: '10.0.0.5' }).metrics).toEqual({ port: 9464, host: '10.0.0.5' });
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ PORT: '', LOG_LEVEL: '' }).port).toBe(3000);
   });
@@ -98,6 +104,7 @@ describe('loadConfig', () => {
   it.each([
     ['PORT', 'eighty', 'PORT must be a whole number'],
     ['PORT', '70000', 'PORT must be a whole number from 0 to 65535'],
+    ['METRICS_PORT', '65536', 'METRICS_PORT must be a whole number from 0 to 65535'],
     ['LOG_LEVEL', 'loud', 'LOG_LEVEL'],
     ['BODY_LIMIT', 'huge', 'BODY_LIMIT must be a size such as 32kb or 65536'],
     ['BODY_LIMIT', '0', 'BODY_LIMIT must be a size'],
