@@ -4,6 +4,7 @@ import dotenv from 'dotenv';
 import type { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
 import { MAX_TOLERANCE_SECONDS, parseSecrets } from './webhooks';
+import { PUBLISHED_SECRETS } from './published-secrets';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -176,17 +177,6 @@ export class ConfigError extends Error {
     this.problems = problems.map((problem) => `Invalid configuration: ${problem}`);
   }
 }
-
-/**
- * Secrets published in this repository's documentation (.env.example, the README, docs/SIGNING.md): anyone can
- * read them, so production refuses them as it refuses the demo seed's keys.
- */
-export const PUBLISHED_SECRETS: ReadonlySet<string> = new Set([
-  'change-me-to-a-long-random-string',
-  'demo-admin-token-0001',
-  'whsec_c2VjcmV0LWZvci1zaWduaW5nLW5vdGlmaWNhdGlvbnM=',
-  'whsec_ZGVtby1zaWduaW5nLXNlY3JldC0wMDAwMDAwMDAx',
-]);
 
 function refusePublishedSecrets(present: Record<string, string | undefined>): void {
   for (const name of ['ADMIN_TOKEN', 'WEBHOOK_SECRET']) {

@@ -6,6 +6,7 @@ import { dayNumber } from './domain/calendar-days';
 import type { Token } from './domain/tokens';
 import { seedSchema, type SeedFile } from './schemas/seed';
 import { fieldProblems } from './schemas/validate';
+import { PUBLISHED_SECRETS } from './published-secrets';
 import { hashKey } from './secrets';
 import { receivedSeed, type SeedWorkerAnswer } from './seed-transfer';
 import type { SeedData } from './store/store';
@@ -49,8 +50,10 @@ export function seedFileToServe(seedFile: string | undefined, production: boolea
  * Contract section 11: the demo seed is recognised by its content, its keys, not by its file name. With
  * NODE_ENV=production a seed holding any of them, public or secret (a copy of the demo under another path, or
  * one demo account pasted into a real seed), stops the start, unless SEED_FILE=demo asks for the demo by name.
+ * So does an account with any other key or signing secret the documentation publishes (published-secrets.ts):
+ * anyone could sign or authenticate for it.
  */
-export function refuseDemoKeysInProduction(seed: SeedData, seedFile: string | undefined, production: boolean): void {
+export function refusePublishedKeysInProduction(seed: SeedData, seedFile: string | undefined, production: boolean): void {
   if (!production || seedFile === DEMO_SEED_NAME) return;
   // Public and secret keys alike: the demo's secret keys are as public as the rest of the file.
   const demoKeys = readSeedFile(DEMO_SEED_FILE).accounts.flatMap((account) => [account.publicKeyHash, account.secretKeyHash]);
@@ -60,6 +63,22 @@ export function refuseDemoKeysInProduction(seed: SeedData, seedFile: string | un
     throw new SeedFileError(
       `Seed file ${seedFile} holds a key of the demo seed (account ${demoAccount.sourceId}): NODE_ENV=production refuses the demo keys, which are public, under any file name; SEED_FILE=demo serves the demo seed on purpose`,
     );
+  }
+  const publishedHashes = [...PUBLISHED_SECRETS].map(hashKey);
+  const isPublished = (hash: Buffer) => publishedHashes.some((published) => published.equals(hash));
+  for (const account of seed.accounts) {
+    const field = isPublished(account.publicKeyHash)
+      ? 'share_public'
+      : isPublished(account.secretKeyHash)
+        ? 'share_secret'
+        : account.signingSecrets.some((secret) => PUBLISHED_SECRETS.has(secret))
+          ? 'signing_secrets'
+          : undefined;
+    if (field) {
+      throw new SeedFileError(
+        `Seed file ${seedFile}: account ${account.sourceId}'s ${field} holds a value published in this repository's documentation; NODE_ENV=production needs secrets of your own`,
+      );
+    }
   }
 }
 

@@ -6,7 +6,7 @@ import { createHttpServer } from './http-server';
 import { createLogger, type Logger } from './logger';
 import { Metrics } from './metrics';
 import { connectRedis } from './redis';
-import { DEMO_SEED_FILE, readSeedFileApart, refuseDemoKeysInProduction, SeedFileError, seedFileToServe } from './seed';
+import { DEMO_SEED_FILE, readSeedFileApart, refusePublishedKeysInProduction, SeedFileError, seedFileToServe } from './seed';
 import { createDrain } from './shutdown';
 import { MemoryStore } from './store/memory-store';
 import { PgStore } from './store/postgres/pg-store';
@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel, pino.destination({ dest: 1, sync: false }));
   const seedFile = seedFileToServe(config.seedFile, config.production);
   const seed = await readSeedFileApart(seedFile);
-  refuseDemoKeysInProduction(seed, config.seedFile, config.production);
+  refusePublishedKeysInProduction(seed, config.seedFile, config.production);
   const store = config.database ? await openDatabase(config.database, logger) : new MemoryStore({ logger });
   await store.loadSeed(seed);
   if (seedFile === DEMO_SEED_FILE) logger.warn({ seedFile }, 'serving the demo seed: its keys are public, never use it for real accounts');

@@ -1,7 +1,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DEMO_SEED_FILE, readSeedFile, refuseDemoKeysInProduction } from '../../src/seed';
+import { PUBLISHED_SECRETS } from '../../src/published-secrets';
+import { DEMO_SEED_FILE, readSeedFile, refusePublishedKeysInProduction } from '../../src/seed';
 import { keyMatches } from '../../src/secrets';
 import { FIXTURE } from '../helpers/fixtures';
 
@@ -79,15 +80,31 @@ describe('the demo seed in production (contract section 11)', () => {
   it('is recognised by a demo secret key alone: public keys changed, the public sk_demo_ keys kept, under another path', () => {
     const disguised = { ...demo, accounts: demo.accounts.map((account: { share_public: string }, i: number) => ({ ...account, share_public: `pk_changed_public_key_${i}` })) };
     const file = seedFile(disguised, 'disguised.json');
-    expect(() => refuseDemoKeysInProduction(readSeedFile(file), file, true)).toThrow(
+    expect(() => refusePublishedKeysInProduction(readSeedFile(file), file, true)).toThrow(
       `Seed file ${file} holds a key of the demo seed (account PDR28): NODE_ENV=production refuses the demo keys, which are public, under any file name; SEED_FILE=demo serves the demo seed on purpose`,
     );
   });
 
   it('a seed of its own keys starts in production; the demo by name (SEED_FILE=demo) too; outside production anything goes', () => {
     const own = seedFile({ accounts: [{ source_id: 'REAL1', share_public: 'pk_real_0001', share_secret: 'sk_real_0001', destinations: ['D1'] }] }, 'own.json');
-    expect(() => refuseDemoKeysInProduction(readSeedFile(own), own, true)).not.toThrow();
-    expect(() => refuseDemoKeysInProduction(readSeedFile(DEMO_SEED_FILE), 'demo', true)).not.toThrow();
-    expect(() => refuseDemoKeysInProduction(readSeedFile(DEMO_SEED_FILE), DEMO_SEED_FILE, false)).not.toThrow();
+    expect(() => refusePublishedKeysInProduction(readSeedFile(own), own, true)).not.toThrow();
+    expect(() => refusePublishedKeysInProduction(readSeedFile(DEMO_SEED_FILE), 'demo', true)).not.toThrow();
+    expect(() => refusePublishedKeysInProduction(readSeedFile(DEMO_SEED_FILE), DEMO_SEED_FILE, false)).not.toThrow();
+  });
+
+  // Each secret the documentation publishes, in each account field it could fill (a signing secret must be whsec_).
+  const placements = [...PUBLISHED_SECRETS].flatMap((secret): Array<[string, string]> =>
+    secret.startsWith('whsec_') ? [['signing_secrets', secret]] : [['share_public', secret], ['share_secret', secret]],
+  );
+
+  it.each(placements)("refuses a seed account whose %s is %p, a value the documentation publishes", (field, secret) => {
+    const account = { source_id: 'REAL1', share_public: 'pk_real_0001', share_secret: 'sk_real_0001', destinations: ['D1'] };
+    const published = { ...account, [field]: field === 'signing_secrets' ? ['whsec_b3duLXNlY3JldC1vZi1yZWFsMQ==', secret] : secret };
+    const file = seedFile({ accounts: [published] }, 'published.json');
+    const refusal = `Seed file ${file}: account REAL1's ${field} holds a value published in this repository's documentation; NODE_ENV=production needs secrets of your own`;
+    // The demo's own keys are refused by the demo check first, with its message.
+    const demoKey = /^(pk|sk)_demo_/.test(secret);
+    expect(() => refusePublishedKeysInProduction(readSeedFile(file), file, true)).toThrow(demoKey ? 'holds a key of the demo seed' : refusal);
+    expect(() => refusePublishedKeysInProduction(readSeedFile(file), file, false)).not.toThrow();
   });
 });
