@@ -116,6 +116,7 @@ const environmentSchema = z.object({
   MAX_CONNECTIONS_PER_ADDRESS: wholeNumber(0).default(256),
   MAX_TOKENS_PER_ACCOUNT: wholeNumber(0).default(1_000_000),
   MAX_BOOKINGS_PER_ACCOUNT: wholeNumber(0).default(1_000_000),
+  MAX_KEYS_PER_ACCOUNT: wholeNumber(0).default(100_000),
 });
 
 export interface Config {
@@ -152,8 +153,8 @@ export interface Config {
   allowKeylessStatusChange: boolean;
   /** Open connections per instance and per client address (MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS); 0 turns either off. */
   connections: { maxConnections: number; maxConnectionsPerAddress: number };
-  /** What one account may hold (MAX_TOKENS_PER_ACCOUNT, MAX_BOOKINGS_PER_ACCOUNT); 0 turns a quota off. */
-  quotas: { tokensPerAccount: number; bookingsPerAccount: number };
+  /** What one account may hold (MAX_TOKENS_PER_ACCOUNT, MAX_BOOKINGS_PER_ACCOUNT, MAX_KEYS_PER_ACCOUNT); 0 turns a quota off. */
+  quotas: { tokensPerAccount: number; bookingsPerAccount: number; keysPerAccount: number };
 }
 
 export interface WebhookConfig {
@@ -224,7 +225,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
     signatureToleranceSeconds: settings.WEBHOOK_TOLERANCE_SECONDS,
     allowKeylessStatusChange: settings.ALLOW_KEYLESS_STATUS_CHANGE === 'true',
     connections: { maxConnections: settings.MAX_CONNECTIONS, maxConnectionsPerAddress: settings.MAX_CONNECTIONS_PER_ADDRESS },
-    quotas: { tokensPerAccount: settings.MAX_TOKENS_PER_ACCOUNT, bookingsPerAccount: settings.MAX_BOOKINGS_PER_ACCOUNT },
+    quotas: { tokensPerAccount: settings.MAX_TOKENS_PER_ACCOUNT, bookingsPerAccount: settings.MAX_BOOKINGS_PER_ACCOUNT, keysPerAccount: settings.MAX_KEYS_PER_ACCOUNT },
   });
 }
 

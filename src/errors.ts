@@ -54,6 +54,16 @@ export class QuotaExceededError extends ForbiddenError {
   }
 }
 
+/** Contract section 11: an account keeps at most MAX_KEYS_PER_ACCOUNT request keys and deliveries at once. */
+export class KeyLimitError extends ForbiddenError {
+  constructor(limit: number) {
+    super(
+      `Key limit reached: the account already keeps ${limit} request keys and signed deliveries of their retention window, the most MAX_KEYS_PER_ACCOUNT allows; replays of kept keys are still answered`,
+      'key_limit',
+    );
+  }
+}
+
 export class NotFoundError extends DomainError {
   constructor(message = 'Not Found', reason?: string) {
     super(message, reason);

@@ -81,6 +81,13 @@ const ERROR_EXAMPLES: Record<number, Array<[string, ResponseExample<'ErrorEnvelo
   403: [
     ['partner', envelopeExample(403, 'partnerid in the path does not match source_id')],
     ['quota', envelopeExample(403, 'Quota exceeded: the account already holds 1000000 tokens, the most MAX_TOKENS_PER_ACCOUNT allows')],
+    [
+      'key limit',
+      envelopeExample(
+        403,
+        'Key limit reached: the account already keeps 100000 request keys and signed deliveries of their retention window, the most MAX_KEYS_PER_ACCOUNT allows; replays of kept keys are still answered',
+      ),
+    ],
   ],
   404: [['booking', envelopeExample(404, 'Booking not found')], ['version', envelopeExample(404, 'Unsupported API version')]],
   405: [['method', envelopeExample(405, 'Method Not Allowed: use POST')]],
@@ -107,7 +114,7 @@ const ERROR_EXAMPLES: Record<number, Array<[string, ResponseExample<'ErrorEnvelo
 
 /** What an error status means where its HTTP name alone does not say it. */
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  403: "Forbidden: {partnerid} is not the body's source_id, or (Create Token, Create Booking) the account already holds its quota of tokens (MAX_TOKENS_PER_ACCOUNT) or bookings (MAX_BOOKINGS_PER_ACCOUNT); nothing is created",
+  403: "Forbidden: {partnerid} is not the body's source_id, or (Create Token, Create Booking) the account already holds its quota of tokens (MAX_TOKENS_PER_ACCOUNT) or bookings (MAX_BOOKINGS_PER_ACCOUNT), or a request under a new {randomkey} or a signed notification under a new webhook-id would take the account past the request keys and deliveries it may keep (MAX_KEYS_PER_ACCOUNT; replays of kept ones are still answered); nothing is applied",
   503: 'Service Unavailable: the store is unreachable or cannot write (a database out of disk, memory or connections; a memory store past 85% of its heap limit refuses to create tokens, bookings, request keys and deliveries, and past 95% ledger rows), or the service is shutting down',
 };
 
@@ -245,7 +252,7 @@ The admin routes exist only when the service runs with \`ADMIN_TOKEN\`, and take
 const authenticationNote = (key: 'share_public' | 'share_secret') =>
   `Authentication: \`${key}\` and \`source_id\` in the body; the signature headers when the account or the service signs (see the API's description).`;
 
-const TOKEN_ERRORS = [400, 401, 405, 409, 413, 415, 422, 428, 429, 500, 503, 504];
+const TOKEN_ERRORS = [400, 401, 403, 405, 409, 413, 415, 422, 428, 429, 500, 503, 504];
 const BOOKING_ERRORS = [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 503, 504];
 const ADMIN_ERRORS = [400, 401, 404, 405, 429, 500, 503, 504];
 const SUCCESS_EXAMPLE: ResponseExample<'Success'> = { success: true, message: 'Success' };

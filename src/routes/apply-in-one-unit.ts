@@ -4,7 +4,8 @@ import { requestContext, type RequestContext } from '../middleware/request-conte
 import { sendJson } from '../middleware/send-json';
 import { applyOnce, type DeliveryKey, type KeysOfUnit } from '../services/apply-once';
 import type { KeyedOutcome } from '../services/keyed-requests';
-import type { Store, StoreTransaction } from '../store/store';
+import type { StoreTransaction } from '../store/store';
+import type { OperationRouterDeps } from './operation-deps';
 
 /** What an operation's handler reports: whether it repeated an applied request, and what the answer carries. */
 export interface Outcome {
@@ -38,12 +39,15 @@ function signedDelivery(context: RequestContext): DeliveryKey | undefined {
  * delivery, a {randomkey}, a ledger key), then the success answer, whose
  * bytes that unit keeps under the request's keys.
  */
-export function applyInOneUnit(store: Store, now: () => Date, serve: (tx: StoreTransaction, res: Response, keys: KeysOfUnit) => Promise<Outcome>): RequestHandler {
+export function applyInOneUnit(
+  { store, now, quotas }: Pick<OperationRouterDeps, 'store' | 'now' | 'quotas'>,
+  serve: (tx: StoreTransaction, res: Response, keys: KeysOfUnit) => Promise<Outcome>,
+): RequestHandler {
   return async function applyInOneUnit(_req, res) {
     const context = requestContext(res);
     const delivery = signedDelivery(context);
     const answer = await store.transaction((tx) =>
-      applyOnce(tx, now, delivery, async (keys) => {
+      applyOnce(tx, now, delivery, quotas.keysPerAccount, async (keys) => {
         const { replayed, extra, response } = await serve(tx, res, keys);
         return { replayed, body: response ?? (extra ? JSON.stringify({ ...SUCCESS, ...extra }) : SUCCESS_BODY) };
       }),

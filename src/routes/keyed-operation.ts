@@ -47,9 +47,10 @@ function refuseOtherOperation(otherOperation: (body: unknown) => FieldProblem | 
  * path's other methods, so OPTIONS and the 405 name them all.
  */
 export function keyedOperationChain<Schema extends z.ZodType<{ source_id: string; share_secret: string }>, Result>(
-  { store, now, receive, afterAuthentication, quotas }: OperationRouterDeps,
+  deps: OperationRouterDeps,
   { name, schema, otherOperation, service, view }: KeyedOperation<Schema, Result>,
 ): RequestHandler[] {
+  const { store, now, receive, afterAuthentication, quotas } = deps;
   const request = validate(schema, keyedPathSchema);
   return [
     operation(name),
@@ -59,7 +60,7 @@ export function keyedOperationChain<Schema extends z.ZodType<{ source_id: string
     request,
     authenticate(store, 'share_secret', (res) => request.input(res).body),
     ...afterAuthentication,
-    applyInOneUnit(store, now, async (tx, res, keys) => {
+    applyInOneUnit(deps, async (tx, res, keys) => {
       const { body, path: { partnerid, randomkey } } = request.input(res);
       const outcome = await service(tx, { partnerId: partnerid, key: randomkey, body, account: requestContext(res).account, now: now(), quotas, keys });
       return keyedAnswer(outcome, view);

@@ -14,7 +14,7 @@
  * other. Services say what their key is, where the contract's order of checks reaches it; they record nothing.
  */
 import type { LedgerEntry } from '../domain/ledger';
-import { UnprocessableError } from '../errors';
+import { KeyLimitError, UnprocessableError } from '../errors';
 import type { Delivery, KeyedRequest, StoreTransaction } from '../store/store';
 
 /** A `{randomkey}` as a keyed operation declares it: the account's key and the request by value. */
@@ -55,6 +55,15 @@ function randomKeyReused(): UnprocessableError {
   return new UnprocessableError('randomkey was already used for a different request', 'key_reused');
 }
 
+/**
+ * Contract section 11: what an account makes the service keep is bounded, request keys and deliveries too. Checked
+ * where the keys are recorded, against the account's count locked in the same unit, so two instances cannot both
+ * take the last slot; past it a 403 and nothing applies. A replay records nothing and is never refused here.
+ */
+async function requireRoomForKeys(tx: StoreTransaction, sourceId: string, newKeys: number, limit: number, now: Date): Promise<void> {
+  if ((await tx.holdingsForUpdate(sourceId, now)).keys + newKeys > limit) throw new KeyLimitError(limit);
+}
+
 /** The keys of one request's unit of work: what its services declared, to be recorded with its answer. */
 export class KeysOfUnit {
   #randomKey: RandomKey | undefined;
@@ -91,6 +100,7 @@ export async function applyOnce(
   tx: StoreTransaction,
   now: () => Date,
   delivery: DeliveryKey | undefined,
+  maxKeysPerAccount: number,
   apply: (keys: KeysOfUnit) => Promise<Answer>,
 ): Promise<Answer> {
   const earlier = delivery && (await tx.findDelivery(delivery.sourceId, delivery.webhookId));
@@ -103,6 +113,9 @@ export async function applyOnce(
   const keys = new KeysOfUnit(tx);
   const answer = await apply(keys);
   const randomKey = answer.replayed ? undefined : keys.randomKey;
+  const newKeys = (randomKey ? 1 : 0) + (delivery ? 1 : 0);
+  const sourceId = randomKey?.sourceId ?? delivery?.sourceId;
+  if (sourceId !== undefined && maxKeysPerAccount > 0) await requireRoomForKeys(tx, sourceId, newKeys, maxKeysPerAccount, now());
   if (randomKey) await tx.recordKeyedRequest({ ...randomKey, response: answer.body, createdAt: now() });
   if (delivery) await tx.recordDelivery({ ...delivery, response: answer.body, receivedAt: now() });
   return answer;

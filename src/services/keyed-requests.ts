@@ -23,10 +23,12 @@ export interface KeyedCall<Body> {
   keys: KeysOfUnit;
 }
 
-/** MAX_TOKENS_PER_ACCOUNT and MAX_BOOKINGS_PER_ACCOUNT; 0 turns a quota off. */
+/** MAX_TOKENS_PER_ACCOUNT, MAX_BOOKINGS_PER_ACCOUNT and MAX_KEYS_PER_ACCOUNT; 0 turns a quota off. */
 export interface Quotas {
   tokensPerAccount: number;
   bookingsPerAccount: number;
+  /** Request keys ({randomkey}) and signed deliveries an account keeps at once: each keeps its answer 24 hours. */
+  keysPerAccount: number;
 }
 
 /** Contract section 11: Create Token or Create Booking past the account's quota is a 403 and creates nothing. */

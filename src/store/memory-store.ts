@@ -20,15 +20,19 @@ const HEAP_LIMIT_BYTES = heapLimitBytes();
 
 function addHoldings(counts: Map<string, Holdings>, sourceId: string, what: keyof Holdings, n = 1): void {
   let held = counts.get(sourceId);
-  if (!held) counts.set(sourceId, (held = { tokens: 0, bookings: 0 }));
+  if (!held) counts.set(sourceId, (held = { tokens: 0, bookings: 0, keys: 0 }));
   held[what] += n;
 }
 
-/** Entries are inserted in time order, so the expired ones are at the front of the map. */
-function forgetOlderThan<Value>(entries: Map<string, Value>, cutoffMs: number, stampOf: (value: Value) => Date): void {
+/**
+ * Entries are inserted in time order, so the expired ones are at the front of the map; each forgotten one stops
+ * counting toward its account's keys.
+ */
+function forgetOlderThan<Value extends { sourceId: string }>(entries: Map<string, Value>, cutoffMs: number, stampOf: (value: Value) => Date, holdings: Map<string, Holdings>): void {
   for (const [key, value] of entries) {
     if (stampOf(value).getTime() >= cutoffMs) break;
     entries.delete(key);
+    addHoldings(holdings, value.sourceId, 'keys', -1);
   }
 }
 
@@ -56,7 +60,7 @@ interface MemoryTables {
   bookings: Map<string, Booking>;
   keyedRequests: Map<string, KeyedRequest>;
   deliveries: Map<string, Delivery>;
-  /** Tokens and bookings per account, for the quotas. */
+  /** Tokens, bookings and kept keys per account, for the quotas and the key limit. */
   holdings: Map<string, Holdings>;
 }
 
@@ -91,10 +95,23 @@ class MemoryTransaction implements StoreTransaction {
     private readonly refuseWhenFull: (limit: number) => void,
   ) {}
 
-  async holdingsForUpdate(sourceId: string): Promise<Holdings> {
+  async holdingsForUpdate(sourceId: string, now?: Date): Promise<Holdings> {
+    if (now) this.forgetExpired(now);
     const stored = this.tables.holdings.get(sourceId);
     const created = this.staged.holdings?.get(sourceId);
-    return { tokens: (stored?.tokens ?? 0) + (created?.tokens ?? 0), bookings: (stored?.bookings ?? 0) + (created?.bookings ?? 0) };
+    return {
+      tokens: (stored?.tokens ?? 0) + (created?.tokens ?? 0),
+      bookings: (stored?.bookings ?? 0) + (created?.bookings ?? 0),
+      keys: (stored?.keys ?? 0) + (created?.keys ?? 0),
+    };
+  }
+
+  /** Forgets the request keys and deliveries past their retention at `now`: no unit runs beside this one. */
+  private forgetExpired(now: Date): void {
+    const { keyedRequests, deliveries, holdings } = this.tables;
+    const cutoffMs = now.getTime() - this.retentionMs;
+    forgetOlderThan(keyedRequests, cutoffMs, (kept) => kept.createdAt, holdings);
+    forgetOlderThan(deliveries, cutoffMs, (kept) => kept.receivedAt, holdings);
   }
 
   /**
@@ -205,6 +222,7 @@ class MemoryTransaction implements StoreTransaction {
     if (this.holds('keyedRequests', key)) throw new Error(`key ${request.key} of ${request.sourceId} is already recorded`);
     this.refuseWhenFull(CREATE_LIMIT);
     this.stageRow('keyedRequests', key, request);
+    addHoldings((this.staged.holdings ??= new Map()), request.sourceId, 'keys');
   }
 
   async findDelivery(sourceId: string, webhookId: string) {
@@ -216,6 +234,7 @@ class MemoryTransaction implements StoreTransaction {
     if (this.holds('deliveries', key)) throw new Error(`delivery ${delivery.webhookId} is already recorded`);
     this.refuseWhenFull(CREATE_LIMIT);
     this.stageRow('deliveries', key, delivery);
+    addHoldings((this.staged.holdings ??= new Map()), delivery.sourceId, 'keys');
   }
 
   /** Whether the unit or the table holds the key: what a database's primary key would refuse to insert again. */
@@ -256,14 +275,15 @@ class MemoryTransaction implements StoreTransaction {
     for (const [sourceId, made] of created) {
       addHoldings(holdings, sourceId, 'tokens', made.tokens);
       addHoldings(holdings, sourceId, 'bookings', made.bookings);
+      addHoldings(holdings, sourceId, 'keys', made.keys);
     }
     for (const [key, request] of requests) {
       keyedRequests.set(key, request);
-      forgetOlderThan(keyedRequests, request.createdAt.getTime() - this.retentionMs, (kept) => kept.createdAt);
+      forgetOlderThan(keyedRequests, request.createdAt.getTime() - this.retentionMs, (kept) => kept.createdAt, holdings);
     }
     for (const [key, delivery] of stagedDeliveries) {
       deliveries.set(key, delivery);
-      forgetOlderThan(deliveries, delivery.receivedAt.getTime() - this.retentionMs, (kept) => kept.receivedAt);
+      forgetOlderThan(deliveries, delivery.receivedAt.getTime() - this.retentionMs, (kept) => kept.receivedAt, holdings);
     }
   }
 }

@@ -42,10 +42,12 @@ export interface Delivery {
   receivedAt: Date;
 }
 
-/** What an account holds, as the quotas count it (contract section 11). */
+/** What an account holds, as the quotas and the key limit count it (contract section 11). */
 export interface Holdings {
   tokens: number;
   bookings: number;
+  /** Request keys ({randomkey}) and signed deliveries kept: recorded, and not yet forgotten after their retention. */
+  keys: number;
 }
 
 export interface SeedData {
@@ -74,10 +76,12 @@ export interface StoreTransaction {
    */
   lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]>;
   /**
-   * How many tokens and bookings the account holds, seeded ones included; concurrent units that ask for the same
-   * account run one after the other from here, so a quota checked against it holds.
+   * How many tokens and bookings the account holds, seeded ones included, and how many request keys and
+   * deliveries it has kept; concurrent units that ask for the same account run one after the other from here, so
+   * a quota checked against it holds. Keys stop counting once the store forgets them after their retention (the
+   * memory store as of `now`, on the services' clock; PostgreSQL at its retention sweep).
    */
-  holdingsForUpdate(sourceId: string): Promise<Holdings>;
+  holdingsForUpdate(sourceId: string, now?: Date): Promise<Holdings>;
   /**
    * A token the store does not hold yet; its id taken meanwhile fails the unit (a database's unique key). A store
    * with no room left refuses it (ServiceUnavailableError storage_full) rather than run out of memory.

@@ -38,7 +38,7 @@ describe('the memory store near its heap limit', () => {
   });
 
   it('refuses Create Token and a Modify Booking under a new key with a 503, logged and counted, instead of running out of memory; operations on existing tokens go on', async () => {
-    server = await startServer({ NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}`, MAX_TOKENS_PER_ACCOUNT: '0', RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0' });
+    server = await startServer({ NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}`, MAX_TOKENS_PER_ACCOUNT: '0', MAX_KEYS_PER_ACCOUNT: '0', RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0' });
     const { port } = server;
     const createToken = JSON.stringify(tokenCreation({ share_secret: 'sk_demo_PDR28_d41b8e60', source_id: 'PDR28', destination_id: 'ID001', ...details }));
     const tokens = await sendUntilRefused(port, (n) => ({ method: 'POST', path: `/v1/token/PDR28/fill-${n}`, body: createToken }));

@@ -28,8 +28,8 @@ warnIfNoDatabase();
  */
 
 const NOW = new Date('2026-01-02T03:04:05.678Z');
-/** ACME starts with 9 tokens and 1 booking: two more of each fit, and the quota refuses the rest. */
-const QUOTAS: Quotas = { tokensPerAccount: 11, bookingsPerAccount: 3 };
+/** ACME starts with 9 tokens and 1 booking: two more of each fit, and the quota refuses the rest; six keys, then the key limit. */
+const QUOTAS: Quotas = { tokensPerAccount: 11, bookingsPerAccount: 3, keysPerAccount: 6 };
 const LEDGER_TOKENS = [TOKENS.active, TOKENS.atD2, TOKENS.small];
 const STATUSES = ['active', 'freezed', 'disputed', 'deleted'] as const;
 /** A key, booking id or webhook id drawn from a few, so that requests meet under them. */
@@ -88,7 +88,7 @@ type Request = { delivery?: DeliveryKey } & ({ notification: TokenNotification; 
 /** The request's unit of work, as the route runs it (routes/apply-in-one-unit.ts), the answer's body being what the service made. */
 function unitOf(request: Request, account: Account): (tx: StoreTransaction) => Promise<Answer> {
   return (tx) =>
-    applyOnce(tx, () => NOW, request.delivery, async (keys) => {
+    applyOnce(tx, () => NOW, request.delivery, QUOTAS.keysPerAccount, async (keys) => {
       if ('notification' in request) {
         const outcome = await request.notification.service(tx, request.input as never, account, NOW);
         return { replayed: outcome.replayed, body: 'applied' };

@@ -50,6 +50,24 @@ function appOn(store: PgStore) {
     process.stdout.write(`two instances, 50 copies: ${applied} applied, ${replayed} replayed, ${statuses.filter((s) => s === 409).length} answered 409\n`);
   });
 
+  it('MAX_KEYS_PER_ACCOUNT holds across both: 20 Modify Bookings under new keys at once with room for 5, exactly 5 apply', async () => {
+    const limited = (store: PgStore) =>
+      createHttpServer(createApp({ store, logger: createLogger('silent'), now: () => FIXED_NOW, config: testConfig({ quotas: { tokensPerAccount: 0, bookingsPerAccount: 0, keysPerAccount: 5 } }) }));
+    const apps = [limited(first), limited(second)];
+    const responses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        request(apps[i % 2])
+          .patch(`/v1/booking/ACME/keys-race-${String(i).padStart(4, '0')}`)
+          .send({ share_secret: 'sk_test_acme_1', booking_event: 'modify', source_id: 'ACME', booking_id: BOOKING.booking_id, guests_count: String(i + 1) }),
+      ),
+    );
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses.filter((status) => status === 200)).toHaveLength(5);
+    expect(statuses.filter((status) => status !== 200).every((status) => status === 403)).toBe(true);
+    expect((await sql("SELECT count(*)::int AS n FROM keyed_requests WHERE source_id = 'ACME'")).rows[0].n).toBe(5);
+    expect((await sql("SELECT keys::int AS n FROM account_holdings WHERE source_id = 'ACME'")).rows[0].n).toBe(5);
+  });
+
   it('50 distinct withdrawals across both leave the balance equal to the start less their sum', async () => {
     const apps = [appOn(first), appOn(second)];
     // Each states the balance it expects; racing requests that see another balance answer 409 and are retried.

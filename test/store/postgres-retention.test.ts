@@ -32,8 +32,12 @@ const at = (hours: number) => new Date(T0.getTime() + hours * HOUR_MS);
     await recordBoth('key-day-00002', at(23));
     await recordBoth('key-new-00003', at(24.5));
     expect(await kept('key-old-00001')).toEqual({ bookingKey: true, delivery: true });
+    const keysHeld = async () => (await store.transaction((tx) => tx.holdingsForUpdate('ACME'))).keys;
+    expect(await keysHeld()).toBe(6);
     expect(await store.sweep(new Date(at(24).getTime() + 1))).toBe(true);
     expect(await kept('key-old-00001')).toEqual({ bookingKey: false, delivery: false });
+    // The key limit's count loses what the sweep forgot, in the sweep's transaction (MAX_KEYS_PER_ACCOUNT).
+    expect(await keysHeld()).toBe(4);
     expect(await kept('key-day-00002')).toEqual({ bookingKey: true, delivery: true });
     expect(await kept('key-new-00003')).toEqual({ bookingKey: true, delivery: true });
   });

@@ -24,7 +24,7 @@ describe('loadConfig', () => {
       adminToken: undefined,
       eventLogSize: 1000,
       webhook: undefined,
-      quotas: { tokensPerAccount: 1_000_000, bookingsPerAccount: 1_000_000 },
+      quotas: { tokensPerAccount: 1_000_000, bookingsPerAccount: 1_000_000, keysPerAccount: 100_000 },
       connections: { maxConnections: 4096, maxConnectionsPerAddress: 256 },
     });
   });
@@ -47,6 +47,7 @@ describe('loadConfig', () => {
         EVENT_LOG_SIZE: '50',
         MAX_TOKENS_PER_ACCOUNT: '0',
         MAX_BOOKINGS_PER_ACCOUNT: '250',
+        MAX_KEYS_PER_ACCOUNT: '5000',
         MAX_CONNECTIONS: '100',
         MAX_CONNECTIONS_PER_ADDRESS: '0',
       }),
@@ -61,7 +62,7 @@ describe('loadConfig', () => {
       database: { url: 'postgres://receiver@db:5432/receiver', statementTimeoutMs: 800, poolSize: 4, connectTimeoutMs: 1500 },
       adminToken: 'admin-token-0123456789',
       eventLogSize: 50,
-      quotas: { tokensPerAccount: 0, bookingsPerAccount: 250 },
+      quotas: { tokensPerAccount: 0, bookingsPerAccount: 250, keysPerAccount: 5000 },
       connections: { maxConnections: 100, maxConnectionsPerAddress: 0 },
     });
   });
@@ -130,6 +131,7 @@ describe('loadConfig', () => {
     ['MAX_CONNECTIONS_PER_ADDRESS', '-3', 'MAX_CONNECTIONS_PER_ADDRESS must be a whole number, 0 or more'],
     ['MAX_TOKENS_PER_ACCOUNT', '-1', 'MAX_TOKENS_PER_ACCOUNT must be a whole number'],
     ['MAX_BOOKINGS_PER_ACCOUNT', 'many', 'MAX_BOOKINGS_PER_ACCOUNT must be a whole number'],
+    ['MAX_KEYS_PER_ACCOUNT', '-1', 'MAX_KEYS_PER_ACCOUNT must be a whole number, 0 or more'],
   ])('stops on a bad %s = %p with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(message);
   });

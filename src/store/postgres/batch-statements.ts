@@ -7,7 +7,21 @@ import type { LedgerEntry } from '../../domain/ledger';
 import type { Token } from '../../domain/tokens';
 import type { Delivery, Holdings, KeyedRequest } from '../store';
 import { statement, type Call } from './connection';
-import { toBooking, toDelivery, toLedgerEntry, toToken, LEDGER_COLUMNS, VALUES, TOKEN_COLUMNS, type BookingRow, type DeliveryRow, type LedgerRow, type TokenRow } from './rows';
+import {
+  toBooking,
+  toDelivery,
+  toHoldings,
+  toLedgerEntry,
+  toToken,
+  LEDGER_COLUMNS,
+  VALUES,
+  TOKEN_COLUMNS,
+  type BookingRow,
+  type DeliveryRow,
+  type HoldingsRow,
+  type LedgerRow,
+  type TokenRow,
+} from './rows';
 
 /**
  * The reads of a round trip, one statement per kind however many units ask. Rows are locked in key order, so
@@ -28,7 +42,10 @@ export const READ = {
     `SELECT l.* FROM unnest($1::text[], $2::text[]) AS k (source_id, transaction_id),
        LATERAL (SELECT ${LEDGER_COLUMNS} FROM ledger WHERE source_id = k.source_id AND transaction_id = k.transaction_id OFFSET 0) AS l`,
   ),
-  holdings: statement('batch_lock_holdings', 'SELECT source_id, tokens, bookings FROM account_holdings WHERE source_id = ANY($1::text[]) ORDER BY source_id FOR UPDATE'),
+  holdings: statement(
+    'batch_lock_holdings',
+    'SELECT source_id, tokens, bookings, keys FROM account_holdings WHERE source_id = ANY($1::text[]) ORDER BY source_id FOR UPDATE',
+  ),
   bookings: statement(
     'batch_lock_bookings',
     `SELECT b.* FROM unnest($1::text[], $2::text[]) AS k (source_id, booking_id),
@@ -70,8 +87,9 @@ const WRITE = {
   ),
   countHoldings: statement(
     'batch_count_holdings',
-    `UPDATE account_holdings SET tokens = account_holdings.tokens + h.tokens, bookings = account_holdings.bookings + h.bookings
-       FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS h (source_id, tokens, bookings)
+    `UPDATE account_holdings SET tokens = account_holdings.tokens + h.tokens, bookings = account_holdings.bookings + h.bookings,
+            keys = account_holdings.keys + h.keys
+       FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) AS h (source_id, tokens, bookings, keys)
       WHERE account_holdings.source_id = h.source_id`,
   ),
   createBookings: statement(
@@ -124,7 +142,7 @@ export function rowsByKey(kind: ReadKind, rows: Array<Record<string, unknown>>):
       return new Map((rows as unknown as LedgerRow[]).map((row) => [within(row.source_id, row.transaction_id), toLedgerEntry(row)]));
     case 'holdings':
       return new Map(
-        (rows as Array<{ source_id: string; tokens: string; bookings: string }>).map((row) => [row.source_id, { tokens: Number(row.tokens), bookings: Number(row.bookings) }]),
+        (rows as unknown as Array<{ source_id: string } & HoldingsRow>).map((row) => [row.source_id, toHoldings(row)]),
       );
     case 'bookings':
       return new Map((rows as unknown as BookingRow[]).map((row) => [within(row.source_id, row.booking_id), toBooking(row)]));
@@ -160,7 +178,7 @@ export function writeCalls(writes: BatchWrites): Call[] {
   add(WRITE.createTokens, writes.createdTokens.values(), VALUES.createdToken);
   add(WRITE.saveTokens, writes.savedTokens.values(), VALUES.savedToken);
   add(WRITE.recordLedgerEntries, writes.ledgerEntries, VALUES.ledgerEntry);
-  add(WRITE.countHoldings, writes.holdings.entries(), ([sourceId, added]) => [sourceId, added.tokens, added.bookings]);
+  add(WRITE.countHoldings, writes.holdings.entries(), ([sourceId, added]) => [sourceId, added.tokens, added.bookings, added.keys]);
   add(WRITE.createBookings, writes.createdBookings.values(), VALUES.booking);
   add(WRITE.saveBookings, writes.savedBookings.values(), VALUES.booking);
   add(WRITE.recordKeyedRequests, writes.keyedRequests, VALUES.keyedRequest);

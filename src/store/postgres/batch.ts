@@ -75,7 +75,11 @@ class StagedWrites implements BatchWrites {
 
 /** Counts held plus counts added; either may be missing (none). */
 function plus(held: Holdings | null | undefined, added: Holdings | undefined): Holdings {
-  return { tokens: (held?.tokens ?? 0) + (added?.tokens ?? 0), bookings: (held?.bookings ?? 0) + (added?.bookings ?? 0) };
+  return {
+    tokens: (held?.tokens ?? 0) + (added?.tokens ?? 0),
+    bookings: (held?.bookings ?? 0) + (added?.bookings ?? 0),
+    keys: (held?.keys ?? 0) + (added?.keys ?? 0),
+  };
 }
 
 /**
@@ -355,7 +359,7 @@ class UnitView implements StoreTransaction {
   }
 
   private count(sourceId: string, what: keyof Holdings): void {
-    this.staged.holdings.set(sourceId, plus(this.staged.holdings.get(sourceId), { tokens: 0, bookings: 0, [what]: 1 }));
+    this.staged.holdings.set(sourceId, plus(this.staged.holdings.get(sourceId), { tokens: 0, bookings: 0, keys: 0, [what]: 1 }));
   }
 
   async createToken(token: Token): Promise<void> {
@@ -398,6 +402,7 @@ class UnitView implements StoreTransaction {
   }
 
   async recordKeyedRequest(request: KeyedRequest): Promise<void> {
+    this.count(request.sourceId, 'keys');
     this.staged.keyedRequests.push(request);
   }
 
@@ -409,6 +414,7 @@ class UnitView implements StoreTransaction {
   }
 
   async recordDelivery(delivery: Delivery): Promise<void> {
+    this.count(delivery.sourceId, 'keys');
     this.staged.deliveries.push(delivery);
   }
 }

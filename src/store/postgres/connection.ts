@@ -9,8 +9,9 @@ export interface Statement {
   tag: string;
 }
 
-export function statement(name: string, text: string): Statement {
-  return { name, text, tag: (/^\s*(\w+)/.exec(text) as RegExpExecArray)[1].toUpperCase() };
+/** The tag is the statement's first word, unless given: a statement led by WITH answers with its main command's. */
+export function statement(name: string, text: string, tag = (/^\s*(\w+)/.exec(text) as RegExpExecArray)[1].toUpperCase()): Statement {
+  return { name, text, tag };
 }
 
 /** A statement with its values, which travel as bound parameters, never inside the SQL text. */

@@ -2,7 +2,7 @@
 import { BOOKING_FIELDS, type Booking, type BookingFields, type BookingStatus } from '../../domain/bookings';
 import type { LedgerEntry, LedgerKind } from '../../domain/ledger';
 import type { Token, TokenStatus } from '../../domain/tokens';
-import type { Delivery, KeyedRequest } from '../store';
+import type { Delivery, Holdings, KeyedRequest } from '../store';
 
 export interface TokenRow {
   token_id: string;
@@ -97,6 +97,17 @@ export function toLockedToken(row: LockedTokenRow): [Token | undefined, LedgerEn
 /** JSON objects come back in any key order; the booking's fields are put back in the specification's. */
 function bookingFields(stored: Record<string, string>): BookingFields {
   return Object.fromEntries(BOOKING_FIELDS.map((field) => [field, stored[field]])) as BookingFields;
+}
+
+/** An account's counts (bigint: pg gives them as strings); no row: nothing held. */
+export interface HoldingsRow {
+  tokens: string;
+  bookings: string;
+  keys: string;
+}
+
+export function toHoldings(row: HoldingsRow | undefined): Holdings {
+  return { tokens: Number(row?.tokens ?? 0), bookings: Number(row?.bookings ?? 0), keys: Number(row?.keys ?? 0) };
 }
 
 export function toBooking(row: BookingRow): Booking {

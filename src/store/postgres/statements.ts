@@ -9,9 +9,11 @@ export const UNIT = {
   lockToken: statement('lock_token', `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE token_id = $1 AND source_id = $2 FOR UPDATE`),
   tokenIdTaken: statement('token_id_taken', 'SELECT EXISTS (SELECT 1 FROM tokens WHERE token_id = $1) AS taken'),
   // migrations/011: the account's counts, locked until the unit ends (a seeded account always has its row).
-  lockHoldings: statement('lock_holdings', 'SELECT tokens, bookings FROM account_holdings WHERE source_id = $1 FOR UPDATE'),
+  lockHoldings: statement('lock_holdings', 'SELECT tokens, bookings, keys FROM account_holdings WHERE source_id = $1 FOR UPDATE'),
   countToken: statement('count_token', 'UPDATE account_holdings SET tokens = tokens + 1 WHERE source_id = $1'),
   countBooking: statement('count_booking', 'UPDATE account_holdings SET bookings = bookings + 1 WHERE source_id = $1'),
+  // migrations/012: request keys and deliveries kept, counted in the unit that records one.
+  countKey: statement('count_key', 'UPDATE account_holdings SET keys = keys + 1 WHERE source_id = $1'),
   // migrations/007: the lock, then the lookup, in one statement.
   lockTokenAndFindLedgerEntry: statement('lock_token_and_find_ledger_entry', 'SELECT * FROM lock_token_and_find_ledger_entry($1, $2, $3)'),
   createToken: statement(

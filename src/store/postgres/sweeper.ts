@@ -10,8 +10,27 @@ const SWEEP = {
   commit: UNIT.commit,
   // Keyed by schema too: instances on one schema are one deployment; another schema's sweep is not a rival.
   lock: statement('sweep_lock', 'SELECT pg_try_advisory_xact_lock($1, hashtext(current_schema())) AS locked'),
-  keyedRequests: statement('sweep_keyed_requests', 'DELETE FROM keyed_requests WHERE created_at < $1'),
-  deliveries: statement('sweep_deliveries', 'DELETE FROM deliveries WHERE received_at < $1'),
+  // The counts of the accounts whose keys go, locked first and in source_id order as a batch locks them
+  // (batch-statements.ts), so the sweep and a batch cannot deadlock on them.
+  lockHoldings: statement(
+    'sweep_lock_holdings',
+    `SELECT 1 FROM account_holdings
+      WHERE source_id IN (SELECT source_id FROM keyed_requests WHERE created_at < $1 UNION SELECT source_id FROM deliveries WHERE received_at < $1)
+      ORDER BY source_id FOR UPDATE`,
+  ),
+  // Each deletes its rows and takes them off their accounts' kept keys (migrations/012) in one statement.
+  keyedRequests: statement(
+    'sweep_keyed_requests',
+    `WITH gone AS (DELETE FROM keyed_requests WHERE created_at < $1 RETURNING source_id)
+     UPDATE account_holdings h SET keys = h.keys - g.n FROM (SELECT source_id, count(*) AS n FROM gone GROUP BY source_id) g WHERE h.source_id = g.source_id`,
+    'UPDATE',
+  ),
+  deliveries: statement(
+    'sweep_deliveries',
+    `WITH gone AS (DELETE FROM deliveries WHERE received_at < $1 RETURNING source_id)
+     UPDATE account_holdings h SET keys = h.keys - g.n FROM (SELECT source_id, count(*) AS n FROM gone GROUP BY source_id) g WHERE h.source_id = g.source_id`,
+    'UPDATE',
+  ),
 };
 
 /** Any fixed 32-bit number: the instance that holds it sweeps, the others skip that round. */
@@ -50,7 +69,13 @@ export class RetentionSweeper {
           const [, lock] = await roundTrip(client, [{ statement: SWEEP.begin }, { statement: SWEEP.lock, values: [SWEEP_LOCK] }]);
           const locked = (lock.rows[0] as { locked: boolean }).locked;
           await roundTrip(client, [
-            ...(locked ? [{ statement: SWEEP.keyedRequests, values: [cutoff] }, { statement: SWEEP.deliveries, values: [cutoff] }] : []),
+            ...(locked
+              ? [
+                  { statement: SWEEP.lockHoldings, values: [cutoff] },
+                  { statement: SWEEP.keyedRequests, values: [cutoff] },
+                  { statement: SWEEP.deliveries, values: [cutoff] },
+                ]
+              : []),
             { statement: SWEEP.commit },
           ]);
           return locked;

@@ -6,7 +6,7 @@ import type { Token } from '../../domain/tokens';
 import type { Delivery, KeyedRequest, StoreTransaction } from '../store';
 import { roundTrip, withClient, type Call, type Statement, type StatementResult } from './connection';
 import { isRetryable } from './errors';
-import { toBooking, toDelivery, toLockedToken, toToken, VALUES, type BookingRow, type DeliveryRow, type LockedTokenRow, type TokenRow } from './rows';
+import { toBooking, toDelivery, toHoldings, toLockedToken, toToken, VALUES, type BookingRow, type DeliveryRow, type HoldingsRow, type LockedTokenRow, type TokenRow } from './rows';
 import { UNIT } from './statements';
 
 /** A unit that lost a race on a unique key runs again and then sees the winner's row. */
@@ -115,8 +115,7 @@ class PgTransaction implements StoreTransaction {
   }
 
   async holdingsForUpdate(sourceId: string) {
-    const row = await this.readOne<{ tokens: string; bookings: string }>(UNIT.lockHoldings, [sourceId]);
-    return { tokens: Number(row?.tokens ?? 0), bookings: Number(row?.bookings ?? 0) };
+    return toHoldings(await this.readOne<HoldingsRow>(UNIT.lockHoldings, [sourceId]));
   }
 
   async createToken(t: Token) {
@@ -152,6 +151,7 @@ class PgTransaction implements StoreTransaction {
   }
 
   async recordKeyedRequest(r: KeyedRequest) {
+    this.write(UNIT.countKey, [r.sourceId]);
     this.write(UNIT.recordKeyedRequest, VALUES.keyedRequest(r));
   }
 
@@ -161,6 +161,7 @@ class PgTransaction implements StoreTransaction {
   }
 
   async recordDelivery(d: Delivery) {
+    this.write(UNIT.countKey, [d.sourceId]);
     this.write(UNIT.recordDelivery, VALUES.delivery(d));
   }
 }
