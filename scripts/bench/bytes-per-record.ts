@@ -1,0 +1,119 @@
+/**
+ * `npm run bench:storage`: the bytes each store keeps per request key, per ledger row and per token, as
+ * docs/OPERATIONS.md gives them for sizing MAX_KEYS_PER_ACCOUNT and the quotas. Memory: V8's heap in use after a
+ * full collection, before and after N records; PostgreSQL (with DATABASE_URL): the tables' total size, indexes and
+ * TOAST included, before and after N records, in a schema of its own that it drops afterwards.
+ */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { Token } from '../../src/domain/tokens';
+import type { LedgerEntry } from '../../src/domain/ledger';
+import { hashKey } from '../../src/secrets';
+import { MemoryStore } from '../../src/store/memory-store';
+import { PgStore } from '../../src/store/postgres/pg-store';
+import type { KeyedRequest, Store } from '../../src/store/store';
+
+setFlagsFromString('--expose-gc');
+const collect = runInNewContext('gc') as () => void;
+
+/** Enough that the columns' growth by doubling is amortised: what a record costs on average, not at a step. */
+const N = Number(process.env.BENCH_RECORDS ?? 100_000);
+const ACCOUNT = 'SIZING';
+const NOW = new Date('2026-01-02T03:04:05.678Z');
+
+/** A Modify Booking's answer, the largest a key keeps (about 730 bytes), different for each key as in real use. */
+function bookingAnswer(i: number): string {
+  const booking = {
+    source_id: ACCOUNT, booking_id: `B-${i}`, buyer_id: '', booking_date: '21-01-2024', booking_category: 'hotel', supplier_id: 'SUP-4471',
+    property_name: 'Hotel Aurora', property_country: 'NL', guests_count: '3', room_count: '1', check_in: '14-02-2024', check_out: '17-02-2024',
+    transaction_currency: 'EUR', transaction_amount: '450.00', margin_category: '%', transaction_margin: '12.50', nonrefundable_amount: '150.00',
+    refundable_amount: '300.00', firstnight_amount: '150.00', cancellation_days: '7', auth_code: 'AUTH-77812', pre_auth: 'true', status: 'active',
+    updated_at: new Date(NOW.getTime() + i).toISOString(),
+  };
+  return JSON.stringify({ success: true, message: 'Success', booking });
+}
+
+const keyedRequest = (i: number): KeyedRequest => ({
+  sourceId: ACCOUNT,
+  key: `sizing-key-${String(i).padStart(12, '0')}`,
+  fingerprint: JSON.stringify(['modify_booking', `B-${i}`, { guests_count: '3' }]),
+  response: bookingAnswer(i),
+  createdAt: NOW,
+});
+const token = (i: number): Token => ({ tokenId: String(4_000_000_000_000_000 + i), sourceId: ACCOUNT, destinationId: 'D1', status: 'active', balance: 100_000 });
+const ledgerEntry = (i: number): LedgerEntry => ({
+  kind: 'withdrawal', transactionId: String(90_000_000_000_000_000_000n + BigInt(i)), sourceId: ACCOUNT, destinationId: 'D1', tokenId: token(0).tokenId,
+  amount: 100, fee: 0, tokenBalance: 100_000 - 100, createdAt: NOW,
+});
+
+const SEED = {
+  accounts: [{ sourceId: ACCOUNT, publicKeyHash: hashKey('pk'), secretKeyHash: hashKey('sk'), destinations: new Set(['D1']), signingSecrets: [] }],
+  tokens: [token(0)],
+  bookings: [],
+};
+
+/** Writes N records of one kind, 500 to a unit, skipping the first token (the seed's). */
+async function write(store: Store, kind: 'keys' | 'ledger rows' | 'tokens'): Promise<void> {
+  for (let start = 0; start < N; start += 500) {
+    await store.transaction(async (tx) => {
+      for (let i = start; i < Math.min(N, start + 500); i += 1) {
+        if (kind === 'keys') await tx.recordKeyedRequest(keyedRequest(i));
+        else if (kind === 'ledger rows') await tx.recordLedgerEntry(ledgerEntry(i));
+        else await tx.createToken(token(i + 1));
+      }
+    });
+  }
+}
+
+async function memoryBytes(kind: 'keys' | 'ledger rows' | 'tokens'): Promise<number> {
+  const store = new MemoryStore({ heapShareInUse: () => 0 });
+  await store.loadSeed(SEED);
+  // The heap and the typed arrays outside it, where the ledger's and the tokens' columns live.
+  const used = () => {
+    collect();
+    const { heapUsed, arrayBuffers } = process.memoryUsage();
+    return heapUsed + arrayBuffers;
+  };
+  const before = used();
+  await write(store, kind);
+  const bytes = (used() - before) / N;
+  await store.close();
+  return bytes;
+}
+
+const TABLES = { keys: 'keyed_requests', 'ledger rows': 'ledger', tokens: 'tokens' } as const;
+
+async function postgresBytes(url: string, kind: 'keys' | 'ledger rows' | 'tokens'): Promise<number> {
+  const schema = `bytes_per_record_${process.pid}`;
+  const store = await PgStore.open({ connectionString: url, statementTimeoutMs: 60_000, poolSize: 2, schema, sweepIntervalMs: 0 });
+  const { Client } = await import('pg');
+  const client = new Client({ connectionString: url, options: `-c search_path=${schema}` });
+  await client.connect();
+  const size = async () => Number((await client.query(`SELECT pg_total_relation_size('${TABLES[kind]}') AS bytes`)).rows[0].bytes);
+  try {
+    await store.loadSeed(SEED);
+    await client.query(`VACUUM ${TABLES[kind]}`);
+    const before = await size();
+    await write(store, kind);
+    await client.query(`VACUUM ${TABLES[kind]}`);
+    return ((await size()) - before) / N;
+  } finally {
+    await store.close();
+    await client.query(`DROP SCHEMA ${schema} CASCADE`);
+    await client.end();
+  }
+}
+
+async function main(): Promise<void> {
+  const kinds = ['keys', 'ledger rows', 'tokens'] as const;
+  const one = (kind: string) => kind.replace(/s$/, '');
+  for (const kind of kinds) process.stdout.write(`memory store: ${Math.round(await memoryBytes(kind))} bytes per ${one(kind)} (${N} records)\n`);
+  const url = process.env.DATABASE_URL;
+  if (!url) {
+    process.stdout.write('PostgreSQL: SKIPPED (set DATABASE_URL)\n');
+    return;
+  }
+  for (const kind of kinds) process.stdout.write(`PostgreSQL: ${Math.round(await postgresBytes(url, kind))} bytes per ${one(kind)} (${N} records)\n`);
+}
+
+void main();
