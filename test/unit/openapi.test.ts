@@ -123,7 +123,7 @@ describe('the OpenAPI document', () => {
       ]),
     );
     expect(Object.keys(document.paths['/v1/tokens/withdraw'].post.responses)).toEqual(
-      ['200', '400', '401', '405', '409', '413', '415', '422', '428', '429', '500', '503', '504'],
+      ['200', '400', '401', '403', '405', '409', '413', '415', '422', '428', '429', '500', '503', '504'],
     );
     expect(Object.keys(document.paths['/{version}/booking/{partnerid}/{randomkey}'].patch.responses)).toEqual(
       ['200', '400', '401', '403', '404', '405', '409', '413', '415', '422', '429', '500', '503', '504'],
