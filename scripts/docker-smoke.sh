@@ -13,8 +13,11 @@ NODE_BIN=$(readlink -f node_modules/.bin/node 2>/dev/null) || true
 [ -x "$NODE_BIN" ] || { echo "[docker-smoke] FAILED: no node_modules/.bin/node: run npm ci first"; exit 1; }
 NODE_VERSION=$("$NODE_BIN" --version)
 BASE_IMAGE=localhost/receiver-base:node${NODE_VERSION#v}-bookworm
-IMAGE=localhost/receiver:smoke
-CONTAINER=receiver-smoke
+# Names of this run's own: several trees run CI on one machine, and a shared name would be taken or replaced by another's.
+IMAGE=localhost/receiver:smoke-$$
+CONTAINER=receiver-smoke-$$
+RUN_LOG=$(mktemp)
+trap 'podman rm -f "$CONTAINER" >/dev/null 2>&1 || true; podman rmi "$IMAGE" >/dev/null 2>&1 || true; rm -f "$RUN_LOG"' EXIT
 # A port the kernel just handed out (host networking: a fixed one could be taken by any socket on the machine).
 PORT=${SMOKE_PORT:-$("$NODE_BIN" -e "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })")}
 ROOTFS=/var/tmp/receiver-base-rootfs
@@ -61,20 +64,19 @@ documented=$(grep -m1 '^docker run --rm -p 3000:3000 .* receiver ' docs/OPERATIO
 read -r -a documented_env <<<"$(printf '%s' "$documented" | grep -oE -- '-e [A-Z_]+=[^ ]+' | tr '\n' ' ')"
 say "the documented line: $documented"
 
-podman rm -f "$CONTAINER" >/dev/null 2>&1 || true
-trap 'podman rm -f "$CONTAINER" >/dev/null 2>&1 || true' EXIT
 # Host networking: no bridge or port forwarding to set up; the service listens on $PORT on loopback.
 # No systemd here to time the health check, so the script runs it itself.
 # (podman still complains on stderr that it cannot reach systemd; that is shown only if the start fails.)
-podman run -d --name "$CONTAINER" --network host --health-interval disable -e PORT="$PORT" -e HOST=127.0.0.1 "${documented_env[@]}" "$IMAGE" >/dev/null 2>/tmp/receiver-smoke-run.log \
-  || { cat /tmp/receiver-smoke-run.log; fail "the container does not start"; }
+podman run -d --name "$CONTAINER" --network host --health-interval disable -e PORT="$PORT" -e HOST=127.0.0.1 "${documented_env[@]}" "$IMAGE" >/dev/null 2>"$RUN_LOG" \
+  || { cat "$RUN_LOG"; fail "the container does not start"; }
 
-for attempt in $(seq 1 40); do
+# Up to two minutes: a few seconds on a quiet machine, ten times that on a loaded one.
+for attempt in $(seq 1 240); do
   if podman healthcheck run "$CONTAINER" >/dev/null 2>&1; then
     say "health check passed after $attempt attempt(s)"
     break
   fi
-  [ "$attempt" = 40 ] && { podman logs "$CONTAINER" | tail -20; fail "the health check never passed"; }
+  [ "$attempt" = 240 ] && { podman logs "$CONTAINER" | tail -20; fail "the health check never passed"; }
   sleep 0.5
 done
 

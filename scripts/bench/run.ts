@@ -15,16 +15,17 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { measureStoreAlone, openBenchStore, withdrawals, type StoreAloneMeasurement } from './store-alone';
+import { measureUnauthorizedTiming, type UnauthorizedTiming } from './unauthorized-timing';
 import { BENCH_ACCOUNT, BOOKINGS, bookingIdOf, START_BALANCE_CENTS, tokenIdOf, writeBenchSeed } from './seed';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const SMOKE = process.argv.includes('--smoke');
 const SETTINGS = SMOKE
-  ? { rounds: 1, warmupSeconds: 1, seconds: 1, tokens: 20_000, scaleTokens: [1_000, 5_000], appliedWithdrawals: 2_000, settleSeconds: 1, pgSeconds: 1, pgTokens: 2_000 }
-  : { rounds: 3, warmupSeconds: 2, seconds: 8, tokens: 300_000, scaleTokens: [1_000, 100_000, 1_000_000], appliedWithdrawals: 1_000_000, settleSeconds: 10, pgSeconds: 10, pgTokens: 50_000 };
+  ? { rounds: 1, warmupSeconds: 1, seconds: 1, tokens: 20_000, scaleTokens: [1_000, 5_000], appliedWithdrawals: 2_000, settleSeconds: 1, pgSeconds: 1, pgTokens: 2_000, unauthorizedPairs: 200 }
+  : { rounds: 3, warmupSeconds: 2, seconds: 8, tokens: 300_000, scaleTokens: [1_000, 100_000, 1_000_000], appliedWithdrawals: 1_000_000, settleSeconds: 10, pgSeconds: 10, pgTokens: 50_000, unauthorizedPairs: 5_000 };
 /**
  * For quick iterations while profiling: BENCH_ROUNDS, BENCH_SECONDS, BENCH_WORKLOADS=withdraw,status (empty: none), BENCH_SERVERS=receiver,express,
- * BENCH_SKIP_SCALE=1, BENCH_SCALE_TOKENS=1000000; BENCH_LOG_LEVEL=warn to see what the per-request log line costs.
+ * BENCH_SKIP_SCALE=1, BENCH_SKIP_401=1, BENCH_SCALE_TOKENS=1000000; BENCH_LOG_LEVEL=warn to see what the per-request log line costs.
  * BENCH_BASELINE=DIR adds the receiver built in another tree (DIR/dist/server.js, with DIR's own node_modules), e.g.
  * a checkout of main, as `receiver-baseline`: a change's before and after, interleaved in one run.
  */
@@ -414,6 +415,27 @@ async function postgres(directory: string) {
   }
 }
 
+/** The 401 oracle, once per round on a fresh receiver: a known account's wrong key against an unknown account. */
+async function unauthorized(seedFile: string): Promise<UnauthorizedTiming[]> {
+  const rounds: UnauthorizedTiming[] = [];
+  for (let round = 0; round < SETTINGS.rounds; round += 1) {
+    const server = await startServer('receiver', { SEED_FILE: seedFile });
+    try {
+      rounds.push(await measureUnauthorizedTiming(server.port, SETTINGS.unauthorizedPairs));
+    } finally {
+      await stop(server);
+    }
+    write(`  401 timing, round ${round + 1} ${JSON.stringify(rounds[round])}`);
+  }
+  return rounds;
+}
+
+function unauthorizedTable(rounds: UnauthorizedTiming[]): string {
+  const lines = ['| 401 round | pairs | known account, wrong key: median µs | unknown account: median µs | medians apart % | P(known slower) % | non-401 |', '|---|---|---|---|---|---|---|'];
+  rounds.forEach((r, i) => lines.push(`| ${i + 1} | ${r.pairs} | ${r.knownMedianUs} | ${r.unknownMedianUs} | ${r.mediansApartPercent} | ${r.knownSlowerPercent} | ${r.non401} |`));
+  return lines.join('\n');
+}
+
 function table(summary: Awaited<ReturnType<typeof compareServers>>): string {
   const lines = ['| workload | server | req/s | p50 ms | p99 ms | CPU µs/req | peak RSS MB | × Express | × node:http | non-200 |', '|---|---|---|---|---|---|---|---|---|---|'];
   for (const [name, servers] of Object.entries(summary)) {
@@ -430,15 +452,16 @@ async function main() {
   write(`bench${SMOKE ? ' (smoke)' : ''}: Node ${process.version}, ${SETTINGS.rounds} round(s) of ${SETTINGS.seconds} s, ${CONNECTIONS} connections, seed of ${SETTINGS.tokens} tokens`);
   await writeBenchSeed(seedFile, SETTINGS.tokens);
   const summary = await compareServers(seedFile);
+  const unauthorizedRounds = process.env.BENCH_SKIP_401 ? [] : await unauthorized(seedFile);
   const scaleRows = process.env.BENCH_SKIP_SCALE ? [] : await scale(directory);
   const pg = await postgres(directory);
-  const result = { when: new Date().toISOString(), node: process.version, smoke: SMOKE, settings: SETTINGS, connections: CONNECTIONS, summary, scale: scaleRows, postgres: pg };
+  const result = { when: new Date().toISOString(), node: process.version, smoke: SMOKE, settings: SETTINGS, connections: CONNECTIONS, summary, unauthorizedTiming: unauthorizedRounds, scale: scaleRows, postgres: pg };
   mkdirSync(path.join(ROOT, 'bench-results'), { recursive: true });
   const file = path.join(ROOT, 'bench-results', SMOKE ? 'smoke.json' : 'latest.json');
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  write(`\n${table(summary)}\n\nwrote ${path.relative(ROOT, file)}`);
+  write(`\n${table(summary)}\n\n${unauthorizedTable(unauthorizedRounds)}\n\nwrote ${path.relative(ROOT, file)}`);
   const failures = Object.values(summary).flatMap((servers) => Object.values(servers)).filter((m) => m.non200 > 0 || m.rps === 0);
-  if (failures.length > 0 || scaleRows.some((row) => row.non200 > 0) || (pg?.non200 ?? 0) > 0 || (pg?.storeAlone.failures ?? 0) > 0 || (pg?.unitsAlone.failures ?? 0) > 0) {
+  if (failures.length > 0 || scaleRows.some((row) => row.non200 > 0) || (pg?.non200 ?? 0) > 0 || (pg?.storeAlone.failures ?? 0) > 0 || (pg?.unitsAlone.failures ?? 0) > 0 || unauthorizedRounds.some((r) => r.non401 > 0)) {
     write('FAILED: some runs answered other than 200');
     process.exit(1);
   }

@@ -4,8 +4,10 @@ import { describeOnEveryStore, type TestApp } from '../helpers/app';
 import * as client from '../helpers/clients';
 import { bookingChange, statusChange, withdrawal } from '../helpers/payloads';
 import { readState } from '../helpers/state';
+import { PROPERTY_TEST_TIMEOUT_MS, withinBudget } from '../helpers/property';
 
-jest.setTimeout(120_000);
+// Its tests run one long property each (test/helpers/property.ts), or one hostile body.
+jest.setTimeout(PROPERTY_TEST_TIMEOUT_MS);
 
 const ADMIN_TOKEN = 'admin-test-token-0123456789';
 
@@ -63,13 +65,13 @@ describeOnEveryStore(
       it('any JSON value as the body', async () => {
         await fc.assert(fc.asyncProperty(fc.jsonValue({ maxDepth: 4 }), async (value) => {
           await probe(current(), json(route, current(), JSON.stringify(value) ?? 'null'));
-        }), { numRuns: 40 });
+        }), withinBudget(40));
       });
 
       it('any bytes as the body', async () => {
         await fc.assert(fc.asyncProperty(fc.uint8Array({ minLength: 1, maxLength: 300 }), async (bytes) => {
           await probe(current(), () => route.send(current()).set('Content-Type', 'application/json').send(Buffer.from(bytes)));
-        }), { numRuns: 40 });
+        }), withinBudget(40));
       });
 
       it('awkward strings and values in every field of a valid request', async () => {
@@ -78,7 +80,7 @@ describeOnEveryStore(
         const value = fc.oneof(awkwardStrings, fc.constantFrom(null, true, [], {}, 0, -0, 1e308, -1, 2 ** 53 - 1, 2 ** 53, 2 ** 53 + 2, 1e-7, Number.MAX_VALUE));
         await fc.assert(fc.asyncProperty(fc.constantFrom(...fields), value, async (field, replacement) => {
           await probe(current(), json(route, current(), JSON.stringify({ ...valid, [field]: replacement })));
-        }), { numRuns: 50 });
+        }), withinBudget(50));
       });
 
       it('__proto__, constructor and prototype keys pollute nothing', async () => {
@@ -90,7 +92,7 @@ describeOnEveryStore(
           await probe(current(), json(route, current(), text));
           expect(({} as Record<string, unknown>).polluted).toBeUndefined();
           expect(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted')).toBe(false);
-        }), { numRuns: 25 });
+        }), withinBudget(25));
       });
 
       it.each([
@@ -117,7 +119,7 @@ describeOnEveryStore(
             route.send(current()).set('Content-Type', `application/json; charset=${name}`).send(JSON.stringify(route.valid())),
           );
           expect(response.status).toBe(415);
-        }), { numRuns: 15 });
+        }), withinBudget(15));
       });
     });
 
@@ -130,7 +132,7 @@ describeOnEveryStore(
           const response = await request(current().server).get(path).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
           if (response.status !== 200) expectClearAnswer(response);
         }
-      }), { numRuns: 30 });
+      }), withinBudget(30));
     });
 
     // Malformed paths, which no client builds.

@@ -6,6 +6,10 @@ import { buildTestApp, storeKinds, type TestApp } from '../helpers/app';
 import * as client from '../helpers/clients';
 import { ACME } from '../helpers/fixtures';
 import { tokenCreation } from '../helpers/payloads';
+import { PROPERTY_TEST_TIMEOUT_MS, withinBudget } from '../helpers/property';
+
+// Each test runs one long property (test/helpers/property.ts).
+jest.setTimeout(PROPERTY_TEST_TIMEOUT_MS);
 
 /**
  * Contract sections 4, 6 and 9: for any sequence of loads, unloads, credited schedules and withdrawals on a
@@ -175,7 +179,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('ledger in
         expect(stored).toBeLessThanOrEqual(MAX_BALANCE);
         expect(stored).toBe(balance);
       }),
-      { numRuns: storeName === 'memory' ? 150 : 40 },
+      withinBudget(storeName === 'memory' ? 150 : 40),
     );
   });
 });

@@ -5,6 +5,10 @@ import request from 'supertest';
 import { buildOpenApiDocument } from '../../src/openapi';
 import { buildTestApp, type TestApp } from '../helpers/app';
 import { ACME, TOKENS } from '../helpers/fixtures';
+import { PROPERTY_TEST_TIMEOUT_MS, withinBudget } from '../helpers/property';
+
+// Each test runs one long property (test/helpers/property.ts).
+jest.setTimeout(PROPERTY_TEST_TIMEOUT_MS);
 
 /**
  * The document and the service agree: bodies generated from the document's own request schemas, valid and
@@ -120,7 +124,7 @@ describe('the OpenAPI document and the service agree on every request body', () 
           answer: response.text,
         });
       }),
-      { numRuns: 60 },
+      withinBudget(60),
     );
   });
 });
@@ -150,7 +154,7 @@ describe('the OpenAPI document and the service agree on the admin events query',
           answer: schemaValid ? 200 : expect.any(String),
         });
       }),
-      { numRuns: 100 },
+      withinBudget(100),
     );
   });
 });

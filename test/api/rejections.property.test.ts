@@ -5,6 +5,10 @@ import * as client from '../helpers/clients';
 import { ACME, OTHER, TOKENS } from '../helpers/fixtures';
 import { bookingChange, statusChange, withdrawal } from '../helpers/payloads';
 import { readState } from '../helpers/state';
+import { PROPERTY_TEST_TIMEOUT_MS, withinBudget } from '../helpers/property';
+
+// Each test runs one long property (test/helpers/property.ts).
+jest.setTimeout(PROPERTY_TEST_TIMEOUT_MS);
 
 const tokenIds = Object.values(TOKENS).map((token) => token.token_id);
 
@@ -62,8 +66,15 @@ async function correctBalance(t: TestApp, tokenId: unknown, amountText: unknown)
 describe.each(storeKinds().map((kind) => [kind.name, kind] as const))(
   'property on the %s store: a rejected request leaves the store exactly as it was',
   (_name, kind) => {
+    // Closed after each test, passed or not: an open pool would keep the worker alive.
+    const opened: TestApp[] = [];
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((t) => t.store.close()));
+    });
+
     it('for withdrawals', async () => {
       const t = await buildTestApp(kind);
+      opened.push(t);
       await fc.assert(
         fc.asyncProperty(withdrawals, async (fields) => {
           const tokenBalance =
@@ -75,26 +86,26 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))(
           if (response.status !== 200) expect(await readState(t.store, ids)).toEqual(before);
           else expect(response.body).toEqual({ success: true, message: 'Success' });
         }),
-        { numRuns: 300 },
+        withinBudget(300),
       );
-      await t.store.close();
     });
 
     it('for status changes', async () => {
       const t = await buildTestApp(kind);
+      opened.push(t);
       await fc.assert(
         fc.asyncProperty(statusChanges, async (fields) => {
           const before = await readState(t.store);
           const response = await client.statusChange(t, statusChange(fields));
           if (response.status !== 200) expect(await readState(t.store)).toEqual(before);
         }),
-        { numRuns: 200 },
+        withinBudget(200),
       );
-      await t.store.close();
     });
 
     it('for booking changes', async () => {
       const t = await buildTestApp(kind);
+      opened.push(t);
       let counter = 0;
       await fc.assert(
         fc.asyncProperty(bookingChanges, fc.boolean(), async (fields, reuseKey) => {
@@ -104,9 +115,8 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))(
           const response = await client.modifyBooking(t, bookingChange(fields), key, String(fields.source_id));
           if (response.status !== 200) expect(await readState(t.store, [], [key])).toEqual(before);
         }),
-        { numRuns: 200 },
+        withinBudget(200),
       );
-      await t.store.close();
     });
   },
 );

@@ -4,8 +4,12 @@ import net from 'node:net';
 export class CuttableProxy {
   private readonly server: net.Server;
   private readonly sockets = new Set<net.Socket>();
+  /** The connections from the receiver's side, a subset of sockets. */
+  private readonly clients = new Set<net.Socket>();
   private open = true;
   private frozen = false;
+  /** What reached the database side while frozen (a new connection, or bytes on one it had): someone is waiting on it. */
+  private arrivedWhileFrozen = 0;
 
   private constructor(target: { host: string; port: number }) {
     this.server = net.createServer((client) => {
@@ -14,8 +18,11 @@ export class CuttableProxy {
         return;
       }
       this.track(client);
+      this.clients.add(client);
+      client.on('close', () => this.clients.delete(client));
       if (this.frozen) {
         // Accepted, never answered: a connection attempt to a hung database.
+        this.arrivedWhileFrozen += 1;
         client.pause();
         return;
       }
@@ -25,6 +32,11 @@ export class CuttableProxy {
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
+  }
+
+  /** Whether anything reached the database since it froze: a statement sent, or a connection asked for. */
+  reachedWhileFrozen(): boolean {
+    return this.arrivedWhileFrozen > 0;
   }
 
   private track(socket: net.Socket): void {
@@ -49,12 +61,22 @@ export class CuttableProxy {
     for (const socket of this.sockets) socket.destroy();
   }
 
-  /** Stops forwarding in both directions without closing anything: nothing sent arrives, nothing comes back, not even a goodbye. */
+  /**
+   * Stops forwarding in both directions without closing anything: nothing sent arrives, nothing comes back, not
+   * even a goodbye. What clients send is read and dropped (a hung server's socket buffer would take it as well),
+   * so that reachedWhileFrozen can tell a test that a statement was sent.
+   */
   freeze(): void {
     this.frozen = true;
     for (const socket of this.sockets) {
       socket.unpipe();
       socket.pause();
+    }
+    for (const client of this.clients) {
+      // Read to its end without answering its end: the goodbye of a closing client gets no goodbye back.
+      client.allowHalfOpen = true;
+      client.on('data', () => (this.arrivedWhileFrozen += 1));
+      client.resume();
     }
   }
 

@@ -11,6 +11,26 @@ export interface ServerProcess {
   exited: Promise<{ code: number | null; stderr: string }>;
 }
 
+/** Every server process a test file started that has not exited yet. */
+const running = new Set<ChildProcessWithoutNullStreams>();
+
+// A test that fails before it stops its server would leave it running, and its pipes would keep the jest
+// worker from exiting ("A worker process has failed to exit gracefully"): whatever is left is killed after
+// the file, with the processes it started (npm start runs the server as its grandchild).
+afterAll(async () => {
+  await Promise.all(
+    [...running].map((child) => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      try {
+        process.kill(-(child.pid as number), 'SIGKILL');
+      } catch {
+        // The group is gone already; its exit event is on its way.
+      }
+      return exited;
+    }),
+  );
+});
+
 /** src/server.ts run by tsx, on the Node running the tests. */
 const SERVER_FROM_SOURCE = [process.execPath, '--import', 'tsx', 'src/server.ts'];
 
@@ -23,7 +43,11 @@ export function runServer(
   const child = spawn(command, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
+    // A process group of its own, which the clean-up above kills whole.
+    detached: true,
   });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const stdout: string[] = [];
   let stderr = '';
   child.stdout.on('data', (chunk) => {

@@ -5,21 +5,22 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
+import { postgresBin, systemTool } from './system-tools';
 
 const run = promisify(execFile);
-const BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
+const BIN = postgresBin();
 const isRoot = process.getuid?.() === 0;
 
 /** PostgreSQL refuses to run as root: as root, its tools run as the postgres user. */
 function asPostgres(tool: string, args: string[]) {
   const binary = path.join(BIN, tool);
-  return isRoot ? run('runuser', ['-u', 'postgres', '--', binary, ...args]) : run(binary, args);
+  return isRoot ? run(systemTool('runuser'), ['-u', 'postgres', '--', binary, ...args]) : run(binary, args);
 }
 
 /** Why a throwaway cluster cannot be made on this machine, or undefined when it can. */
 export function clusterUnavailable(): string | undefined {
   if (!existsSync(path.join(BIN, 'initdb'))) return `initdb is not in ${BIN} (set PG_BIN)`;
-  if (isRoot && spawnSync('id', ['-u', 'postgres']).status !== 0) return 'running as root and there is no postgres user';
+  if (isRoot && spawnSync(systemTool('id'), ['-u', 'postgres']).status !== 0) return 'running as root and there is no postgres user';
   return undefined;
 }
 
@@ -61,8 +62,8 @@ export class ThrowawayCluster {
   static async start(): Promise<ThrowawayCluster> {
     const directory = mkdtempSync(path.join(tmpdir(), 'throwaway-pg-'));
     if (isRoot) {
-      const uid = Number((await run('id', ['-u', 'postgres'])).stdout);
-      const gid = Number((await run('id', ['-g', 'postgres'])).stdout);
+      const uid = Number((await run(systemTool('id'), ['-u', 'postgres'])).stdout);
+      const gid = Number((await run(systemTool('id'), ['-g', 'postgres'])).stdout);
       chownSync(directory, uid, gid);
     }
     const cluster = new ThrowawayCluster(directory, await freePort());

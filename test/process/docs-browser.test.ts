@@ -3,8 +3,6 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { startServer, type ServerProcess } from '../helpers/server-process';
 
-jest.setTimeout(60_000);
-
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SCREENSHOT = path.resolve(__dirname, '..', '..', 'test-results', 'docs-withdraw.png');
 const OTHER_HOST = 'receiver.test';

@@ -7,7 +7,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 describe('npm start under a supervisor', () => {
   beforeAll(() => {
     execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
-  }, 120_000);
+  });
 
   it('SIGTERM to the npm process drains and stops the service: npm exits 0 and nothing serves on the port any more', async () => {
     const server = await startServer({}, ['npm', 'start']);

@@ -7,6 +7,7 @@ import { errorBody, readinessWithin } from '../helpers/http';
 import { tokenCreation } from '../helpers/payloads';
 import { TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
 import { startServer, type ServerProcess } from '../helpers/server-process';
+import { systemTool } from '../helpers/system-tools';
 import { clusterUnavailable, ThrowawayCluster } from '../helpers/throwaway-cluster';
 
 warnIfNoDatabase();
@@ -40,7 +41,7 @@ async function statusOf(response: Promise<Response>): Promise<{ status: number; 
     server?.child.kill('SIGKILL');
     await cluster?.stop();
     if (disk) {
-      await run('umount', [disk]).catch(() => undefined);
+      await run(systemTool('umount'), [disk]).catch(() => undefined);
       rmSync(disk, { recursive: true, force: true });
     }
   });
@@ -48,8 +49,8 @@ async function statusOf(response: Promise<Response>): Promise<{ status: number; 
   it('answers 503 to what needs a new page and 503 on /readyz while it lasts, never ends the process, and recovers once space is back', async () => {
     cluster = await ThrowawayCluster.start();
     disk = mkdtempSync(path.join(tmpdir(), 'small-disk-'));
-    await run('mount', ['-t', 'tmpfs', '-o', 'size=32m', 'tmpfs', disk]);
-    await run('chown', ['postgres:postgres', disk]);
+    await run(systemTool('mount'), ['-t', 'tmpfs', '-o', 'size=32m', 'tmpfs', disk]);
+    await run(systemTool('chown'), ['postgres:postgres', disk]);
     await cluster.query(`CREATE TABLESPACE small_disk LOCATION '${disk}'`);
     await cluster.query('CREATE DATABASE receiver TABLESPACE small_disk');
     server = await startServer({ DATABASE_URL: cluster.url.replace(/\/postgres$/, '/receiver'), RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0' });
@@ -59,22 +60,22 @@ async function statusOf(response: Promise<Response>): Promise<{ status: number; 
     // Everything left on the small disk goes to one file: the next page the database needs is refused.
     const filler = path.join(disk, 'filler');
     const { bavail, bsize } = statfsSync(disk);
-    await run('fallocate', ['-l', String(bavail * bsize), filler]);
+    await run(systemTool('fallocate'), ['-l', String(bavail * bsize), filler]);
     // Not ready before any request has met the full disk: readiness tries a write of its own.
-    expect(await readinessWithin(() => fetch(`http://127.0.0.1:${port}/readyz`), 503, 10_000)).toBe(503);
+    expect(await readinessWithin(() => fetch(`http://127.0.0.1:${port}/readyz`), 503)).toBe(503);
     let refused: { status: number; body: unknown } | undefined;
     for (let i = 0; i < 2_000 && !refused; i += 1) {
       const answer = await statusOf(createToken(port, `while-full-${String(i).padStart(5, '0')}`));
       if (answer.status !== 200) refused = answer;
     }
     expect(refused).toEqual({ status: 503, body: errorBody(503, 'Service Unavailable') });
-    expect(await readinessWithin(() => fetch(`http://127.0.0.1:${port}/readyz`), 503, 10_000)).toBe(503);
+    expect(await readinessWithin(() => fetch(`http://127.0.0.1:${port}/readyz`), 503)).toBe(503);
     await sleep(1_500);
     expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(503);
     expect(server.child.exitCode).toBeNull();
 
     rmSync(filler);
-    expect(await readinessWithin(() => fetch(`http://127.0.0.1:${port}/readyz`), 200, 10_000)).toBe(200);
+    expect(await readinessWithin(() => fetch(`http://127.0.0.1:${port}/readyz`), 200)).toBe(200);
     expect((await statusOf(createToken(port, 'after-full-00001'))).status).toBe(200);
     expect(server.child.exitCode).toBeNull();
   });

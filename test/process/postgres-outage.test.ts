@@ -2,6 +2,7 @@ import { CuttableProxy } from '../helpers/cuttable-proxy';
 import { Lanes } from '../helpers/lanes';
 import { TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
 import { startServer, type ServerProcess } from '../helpers/server-process';
+import { waitFor } from '../helpers/wait';
 import { clusterUnavailable, ThrowawayCluster } from '../helpers/throwaway-cluster';
 
 warnIfNoDatabase();
@@ -116,7 +117,8 @@ if (unavailable) process.stderr.write(`no throwaway PostgreSQL cluster (${unavai
     await recovered(100);
     phase = 'link cut';
     proxy.cut();
-    await sleep(3_000);
+    // Cut until the service has answered 503 for it, however long a loaded machine takes to get there.
+    await waitFor(async () => (answers['link cut']?.['503'] ?? 0) > 0);
     proxy.restore();
     await recovered(100);
     phase = 'after';

@@ -4,8 +4,6 @@ import path from 'node:path';
 import { sql, TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
 import { startServer, type ServerProcess } from '../helpers/server-process';
 
-jest.setTimeout(60_000);
-
 const ROOT = path.resolve(__dirname, '..', '..');
 
 /**

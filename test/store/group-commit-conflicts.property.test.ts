@@ -10,6 +10,10 @@ import type { Account, Store, StoreTransaction } from '../../src/store/store';
 import { ACME, BOOKING, fixtureSeed, TOKENS } from '../helpers/fixtures';
 import { bookingCancellation, bookingChange, bookingCreation, tokenCreation } from '../helpers/payloads';
 import { emptyTables, openEmptyPgStore, TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
+import { PROPERTY_TEST_TIMEOUT_MS, withinBudget } from '../helpers/property';
+
+// Each test runs one long property (test/helpers/property.ts).
+jest.setTimeout(PROPERTY_TEST_TIMEOUT_MS);
 
 warnIfNoDatabase();
 
@@ -254,7 +258,7 @@ let cases = 0;
         expect(await holdings(batched)).toEqual(await holdings(memory));
         await memory.close();
       }),
-      { numRuns: 40 },
+      withinBudget(40),
     );
     // The rounds did share batches: a property of batches that never batched would prove nothing.
     expect(batched.batchSizes()?.largest).toBeGreaterThan(4);

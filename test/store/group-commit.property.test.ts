@@ -7,6 +7,10 @@ import * as client from '../helpers/clients';
 import { ACME } from '../helpers/fixtures';
 import { bookingChange, bookingCancellation, bookingCreation, tokenCreation } from '../helpers/payloads';
 import { TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
+import { PROPERTY_TEST_TIMEOUT_MS, withinBudget } from '../helpers/property';
+
+// Each test runs one long property (test/helpers/property.ts).
+jest.setTimeout(PROPERTY_TEST_TIMEOUT_MS);
 
 warnIfNoDatabase();
 
@@ -193,7 +197,7 @@ let transactions = 0;
           expect(await batched.store.findBooking('ACME', id)).toEqual(await memory.store.findBooking('ACME', id));
         }
       }),
-      { numRuns: 25 },
+      withinBudget(25),
     );
     // The rounds did share batches: a test of batches that never batched would prove nothing.
     expect((batched.store as PgStore).batchSizes()?.largest).toBeGreaterThan(1);

@@ -12,8 +12,6 @@ import { withdrawal } from '../helpers/payloads';
 import { openEmptyPgStore, sql, TEST_DATABASE_URL, warnIfNoDatabase, workerSchema } from '../helpers/postgres';
 
 warnIfNoDatabase();
-jest.setTimeout(60_000);
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Past the contract's 10 s, with room for a busy machine's timers. */

@@ -8,12 +8,11 @@ import { FIXED_NOW, testConfig } from '../helpers/app';
 import { CuttableProxy } from '../helpers/cuttable-proxy';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
 import { errorBody, readinessWithin } from '../helpers/http';
+import { waitFor } from '../helpers/wait';
 import { bookingChange, bookingPath, withdrawal } from '../helpers/payloads';
 import { openEmptyPgStore, sql, TEST_DATABASE_URL, warnIfNoDatabase, workerSchema } from '../helpers/postgres';
 
 warnIfNoDatabase();
-jest.setTimeout(20_000);
-
 function appOn(store: PgStore) {
   return createHttpServer(createApp({ store, logger: createLogger('silent'), now: () => FIXED_NOW, config: testConfig() }));
 }
@@ -24,10 +23,15 @@ async function lockToken(tokenId: string) {
   await client.connect();
   await client.query('BEGIN');
   await client.query('SELECT 1 FROM tokens WHERE token_id = $1 FOR UPDATE', [tokenId]);
-  return async () => {
+  const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  /** Resolves once some session waits for this lock: a request is inside its transaction, blocked on it. */
+  const blocking = () =>
+    waitFor(async () => (await sql('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [rows[0].pid], 'public')).rows[0].n > 0);
+  const release = async () => {
     await client.query('ROLLBACK');
     await client.end();
   };
+  return Object.assign(release, { blocking });
 }
 
 const ledgerRows = async (transactionId: unknown) =>
@@ -73,8 +77,9 @@ const balance = async () => Number((await sql('SELECT balance FROM tokens WHERE 
     const app = appOn(store);
     const release = await lockToken(TOKENS.active.token_id);
     const body = withdrawal();
-    const pending = request(app).post('/v1/tokens/withdraw').send(body);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // then() sends it: a supertest request is only sent once awaited.
+    const pending = request(app).post('/v1/tokens/withdraw').send(body).then((response) => response);
+    await release.blocking();
     proxy.cut();
     const response = await pending;
     expect({ status: response.status, body: response.body }).toEqual({ status: 503, body: errorBody(503, 'Service Unavailable') });

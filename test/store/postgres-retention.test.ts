@@ -3,10 +3,9 @@ import type { PgStore } from '../../src/store/postgres/pg-store';
 import { fixtureSeed } from '../helpers/fixtures';
 import { openEmptyPgStore, TEST_DATABASE_URL, warnIfNoDatabase, workerSchema } from '../helpers/postgres';
 import { readDelivery } from '../helpers/state';
+import { waitFor } from '../helpers/wait';
 
 warnIfNoDatabase();
-jest.setTimeout(20_000);
-
 const HOUR_MS = 60 * 60 * 1000;
 const T0 = new Date('2026-01-01T00:00:00.000Z');
 const at = (hours: number) => new Date(T0.getTime() + hours * HOUR_MS);
@@ -63,8 +62,7 @@ const at = (hours: number) => new Date(T0.getTime() + hours * HOUR_MS);
     await store.loadSeed(fixtureSeed());
     await recordBoth('key-old-00001', new Date(Date.now() - 5_000));
     await recordBoth('key-new-00002', new Date(Date.now() + 60_000));
-    const deadline = Date.now() + 10_000;
-    while ((await kept('key-old-00001')).delivery && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(async () => !(await kept('key-old-00001')).delivery);
     expect(await kept('key-old-00001')).toEqual({ bookingKey: false, delivery: false });
     expect(await kept('key-new-00002')).toEqual({ bookingKey: true, delivery: true });
   });

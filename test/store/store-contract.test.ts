@@ -7,6 +7,7 @@ import type { Store } from '../../src/store/store';
 import { storeKinds } from '../helpers/app';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
 import { readDelivery, readLedgerEntry } from '../helpers/state';
+import { PROPERTY_TEST_TIMEOUT_MS, withinBudget } from '../helpers/property';
 
 const ledgerRow = (transactionId: string, overrides: Partial<LedgerEntry> = {}): LedgerEntry => ({
   kind: 'withdrawal',
@@ -126,9 +127,9 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
         fc.string({ unit: 'binary' }),
       )
       .map((text) => text.replaceAll('\u0000', ''));
-    await fc.assert(fc.asyncProperty(awkward, awkward, roundTrip), { numRuns: 100 });
+    await fc.assert(fc.asyncProperty(awkward, awkward, roundTrip), withinBudget(100));
     await roundTrip("'\\".repeat(30_000), '\ud83d\ude00$$'.repeat(20_000));
-  }, 30_000);
+  }, PROPERTY_TEST_TIMEOUT_MS);
 
   it("keys ledger rows by account: the same transaction id of another account is another row", async () => {
     const id = '00000000000000000005';

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createLogger } from '../../src/logger';
 import { createDrain } from '../../src/shutdown';
 import { MemoryStore } from '../../src/store/memory-store';
+import { waitFor } from '../helpers/wait';
 
 /** A server whose /slow requests answer only when the test says so. */
 function startServer() {
@@ -11,9 +12,14 @@ function startServer() {
     if (req.url === '/slow') pending.push(() => res.end('done'));
     else res.end('fast');
   });
-  return new Promise<{ server: http.Server; port: number; release: () => void }>((resolve) =>
+  return new Promise<{ server: http.Server; port: number; release: () => void; slowArrived: () => Promise<void> }>((resolve) =>
     server.listen(0, '127.0.0.1', () =>
-      resolve({ server, port: (server.address() as AddressInfo).port, release: () => pending.splice(0).forEach((answer) => answer()) }),
+      resolve({
+        server,
+        port: (server.address() as AddressInfo).port,
+        release: () => pending.splice(0).forEach((answer) => answer()),
+        slowArrived: () => waitFor(async () => pending.length > 0),
+      }),
     ),
   );
 }
@@ -30,12 +36,12 @@ function get(port: number, path: string) {
 
 describe('createDrain', () => {
   it('marks shutting down at once, lets the request in flight finish, closes the store and resolves 0', async () => {
-    const { server, port, release } = await startServer();
+    const { server, port, release, slowArrived } = await startServer();
     const store = new MemoryStore();
     const drain = createDrain(store, createLogger('silent'), 5_000);
     await get(port, '/fast');
     const inFlight = get(port, '/slow');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await slowArrived();
     expect(drain.isShuttingDown()).toBe(false);
     const stopped = drain.shutdown(server, 'SIGTERM');
     expect(drain.isShuttingDown()).toBe(true);
@@ -55,10 +61,10 @@ describe('createDrain', () => {
   });
 
   it('cuts requests off at the time limit and resolves 1', async () => {
-    const { server, port } = await startServer();
+    const { server, port, slowArrived } = await startServer();
     const drain = createDrain(new MemoryStore(), createLogger('silent'), 200);
     const inFlight = get(port, '/slow');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await slowArrived();
     expect(await drain.shutdown(server, 'SIGTERM')).toBe(1);
     await expect(inFlight).rejects.toThrow();
   });
@@ -68,9 +74,7 @@ describe('createDrain', () => {
     const store = new MemoryStore();
     store.close = () => new Promise<void>(() => undefined);
     const drain = createDrain(store, createLogger('silent'), 300);
-    const started = Date.now();
+    // That it resolves at all is the point: the store's close never does, so only the time limit can end the wait.
     expect(await drain.shutdown(server, 'SIGTERM')).toBe(1);
-    // Generous: the point is that it ends at all, near the limit, on a busy machine.
-    expect(Date.now() - started).toBeLessThan(3_000);
   });
 });
