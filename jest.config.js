@@ -16,6 +16,11 @@ module.exports = {
   // Jest's default leaves a core idle (cores - 1: one worker on a two-core machine); the tests mostly wait on
   // PostgreSQL, child processes and sockets, so a worker per core halves the run (415 s -> 183 s here, CI's flags).
   maxWorkers: '100%',
+  // How long a worker may take to exit once the run is over before jest kills it and reports a leak. Jest's 500 ms
+  // is a quiet machine's: under load a worker that had nothing left open took longer (every file ended with only
+  // its own pipes open), and the report hid nothing. A handle really left open keeps a worker alive for good, so
+  // it is still reported, 10 s later.
+  workerGracefulExitTimeout: 10_000,
   projects: ['unit', 'api', 'store', 'process'].map((name) => ({
     ...shared,
     displayName: name,
