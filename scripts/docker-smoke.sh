@@ -17,7 +17,8 @@ BASE_IMAGE=localhost/receiver-base:node${NODE_VERSION#v}-bookworm
 IMAGE=localhost/receiver:smoke-$$
 CONTAINER=receiver-smoke-$$
 RUN_LOG=$(mktemp)
-trap 'podman rm -f "$CONTAINER" >/dev/null 2>&1 || true; podman rmi "$IMAGE" >/dev/null 2>&1 || true; rm -f "$RUN_LOG"' EXIT
+STACK_DATABASE=receiver_stack_$$
+trap 'podman rm -f "$CONTAINER" "$CONTAINER-a" "$CONTAINER-b" >/dev/null 2>&1 || true; podman rmi "$IMAGE" >/dev/null 2>&1 || true; rm -f "$RUN_LOG"; dropdb -h 127.0.0.1 -U postgres --if-exists "$STACK_DATABASE" >/dev/null 2>&1 || true' EXIT
 # A port the kernel just handed out (host networking: a fixed one could be taken by any socket on the machine).
 PORT=${SMOKE_PORT:-$("$NODE_BIN" -e "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })")}
 ROOTFS=/var/tmp/receiver-base-rootfs
@@ -26,10 +27,10 @@ export CONTAINERS_CONF="$PWD/scripts/podman/containers.conf"
 say() { printf '[docker-smoke] %s\n' "$*"; }
 fail() { say "FAILED: $*"; exit 1; }
 
-if ! command -v podman >/dev/null || ! command -v debootstrap >/dev/null; then
-  say "installing podman, buildah, runc and debootstrap from Debian's packages"
+if ! command -v podman >/dev/null || ! command -v debootstrap >/dev/null || ! command -v podman-compose >/dev/null; then
+  say "installing podman, buildah, runc, podman-compose and debootstrap from Debian's packages"
   apt-get update -q >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q podman buildah runc debootstrap >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q podman buildah runc podman-compose debootstrap >/dev/null
 fi
 
 if ! podman image exists "$BASE_IMAGE"; then
@@ -118,4 +119,44 @@ say "service process uid: $uid (not root)"
 podman stop "$CONTAINER" >/dev/null 2>&1
 code=$(podman inspect --format '{{.State.ExitCode}}' "$CONTAINER")
 expect "exit code after podman stop (SIGTERM)" 0 "$code"
+
+# The compose file's topology (docker-compose.yml): the migrations once, then two named receivers on one PostgreSQL
+# sharing their rate limits in Redis, each sent a withdrawal. PostgreSQL and Redis are this machine's, run as its
+# processes (their images cannot be pulled here), in a database of this run's own.
+free_port() { "$NODE_BIN" -e "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })"; }
+createdb -h 127.0.0.1 -U postgres "$STACK_DATABASE" || fail "cannot create the stack's database"
+STACK_DB_URL="postgres://postgres@127.0.0.1:5432/$STACK_DATABASE"
+migrated=$(podman run --rm --network host -e DATABASE_URL="$STACK_DB_URL" "$IMAGE" node dist/cli/migrate.js 2>"$RUN_LOG") || { cat "$RUN_LOG"; fail "the migrate service"; }
+say "migrate: $migrated"
+declare -A stack_port
+for name in a b; do
+  stack_port[$name]=$(free_port)
+  podman run -d --name "$CONTAINER-$name" --network host --health-interval disable --stop-timeout 15 \
+    -e PORT="${stack_port[$name]}" -e METRICS_PORT=0 -e HOST=127.0.0.1 -e DATABASE_URL="$STACK_DB_URL" -e REDIS_URL=redis://127.0.0.1:6379 \
+    -e REDIS_KEY_PREFIX="receiver-stack-$$:" -e SEED_FILE=demo -e INSTANCE_ID="receiver-$name" "$IMAGE" >/dev/null 2>"$RUN_LOG" \
+    || { cat "$RUN_LOG"; fail "receiver-$name does not start"; }
+done
+for name in a b; do
+  for attempt in $(seq 1 240); do
+    podman healthcheck run "$CONTAINER-$name" >/dev/null 2>&1 && break
+    [ "$attempt" = 240 ] && { podman logs "$CONTAINER-$name" | tail -20; fail "receiver-$name never became healthy"; }
+    sleep 0.5
+  done
+done
+stack_withdraw() {
+  curl -s -w ' %{http_code}' -X POST "http://127.0.0.1:$1/v1/tokens/withdraw" -H 'Content-Type: application/json' \
+    -d "{\"share_public\":\"pk_demo_PDR28_7f3a9c2e\",\"read_event\":\"token.withdrawn_created\",\"source_id\":\"PDR28\",\"destination_id\":\"ID001\",\"token_id\":\"2908926013012565\",\"transaction_id\":\"$2\",\"withdrawn_amount\":\"100.00\",\"token_balance\":\"$3\"}"
+}
+expect "withdrawal through receiver-a" '{"success":true,"message":"Success"} 200' "$(stack_withdraw "${stack_port[a]}" 20240121000000000001 900.00)"
+expect "withdrawal through receiver-b, on the balance receiver-a left" '{"success":true,"message":"Success"} 200' "$(stack_withdraw "${stack_port[b]}" 20240121000000000002 800.00)"
+expect "receiver-a's withdrawal again through receiver-b: a replay" 'true' \
+  "$(curl -s -D - -o /dev/null -X POST "http://127.0.0.1:${stack_port[b]}/v1/tokens/withdraw" -H 'Content-Type: application/json' \
+      -d '{"share_public":"pk_demo_PDR28_7f3a9c2e","read_event":"token.withdrawn_created","source_id":"PDR28","destination_id":"ID001","token_id":"2908926013012565","transaction_id":"20240121000000000001","withdrawn_amount":"100.00","token_balance":"900.00"}' \
+    | tr -d '\r' | sed -n 's/^[Ii]dempotent-[Rr]eplayed: //p')"
+for name in a b; do
+  expect "receiver-$name's log lines name it" "receiver-$name" \
+    "$(podman logs "$CONTAINER-$name" 2>/dev/null | grep '"msg":"listening"' | sed -E 's/.*"instance":"([^"]+)".*/\1/')"
+  podman stop "$CONTAINER-$name" >/dev/null 2>&1
+  expect "receiver-$name's exit code after podman stop" 0 "$(podman inspect --format '{{.State.ExitCode}}' "$CONTAINER-$name")"
+done
 say "passed"
