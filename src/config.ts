@@ -5,6 +5,7 @@ import type { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
 import { MAX_TOLERANCE_SECONDS, parseSecrets } from './webhooks';
 import { PUBLISHED_SECRETS } from './published-secrets';
+import { hostname } from 'node:os';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -47,6 +48,8 @@ const environmentSchema = z.object({
   METRICS_PORT: wholeNumber(0, 65535).default(9464),
   METRICS_HOST: z.string().optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  // Contract section 12: the instance every log line names; unset, the host name (a container's id under Docker).
+  INSTANCE_ID: z.string().max(128, 'must be at most 128 characters').optional(),
   SEED_FILE: z.string().optional(),
   NODE_ENV: z.string().optional(),
   BODY_LIMIT: z
@@ -125,6 +128,8 @@ export interface Config {
   /** Where /metrics is served: its own listener (contract section 8). */
   metrics: { port: number; host: string };
   logLevel: (typeof LOG_LEVELS)[number];
+  /** INSTANCE_ID, default the host name: on every log line. */
+  instanceId: string;
   /** Unset: the demo seed shipped in the repository, except in production (see seedFileToServe). */
   seedFile: string | undefined;
   /** NODE_ENV=production. */
@@ -203,6 +208,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
     host: settings.HOST,
     metrics: { port: settings.METRICS_PORT, host: settings.METRICS_HOST ?? settings.HOST },
     logLevel: settings.LOG_LEVEL,
+    instanceId: settings.INSTANCE_ID ?? hostname(),
     seedFile: settings.SEED_FILE,
     production,
     bodyLimitBytes: settings.BODY_LIMIT,

@@ -34,12 +34,18 @@ export function isoTimeNow(): string {
   return stamp;
 }
 
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+/**
+ * JSON lines at `level`. With `instance` (INSTANCE_ID), every line names the instance that wrote it (contract
+ * section 12), so the lines of several instances can be told apart once collected together.
+ */
+export function createLogger(level: string, destination?: pino.DestinationStream, instance?: string, mixin?: () => Record<string, string>): Logger {
   return pino(
     {
       level,
+      // With traces (tracing.ts): the trace_id of the request a line belongs to.
+      mixin,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-      base: undefined,
+      base: instance === undefined ? undefined : { instance },
       // As pino.stdTimeFunctions.isoTime, from the per-millisecond stamp.
       timestamp: () => `,"time":"${isoTimeNow()}"`,
     },

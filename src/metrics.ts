@@ -1,4 +1,6 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from '@prometheus-io/client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from '@prometheus-io/client';
+import type { StoreConnections } from './store/postgres/pg-store';
+import { SERVICE_VERSION } from './version';
 
 export type Outcome = 'accepted' | 'replayed' | 'rejected';
 
@@ -50,6 +52,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly batchUnits = new Histogram({
+    name: 'receiver_group_commit_batch_units',
+    help: 'Units of work per group-commit batch (PostgreSQL): how much concurrent requests share a transaction',
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+    registers: [this.registry],
+  });
+
   private readonly rateLimitStoreErrors = new Counter({
     name: 'receiver_rate_limit_store_errors_total',
     help: 'Rate-limit checks that could not reach the shared counts (Redis) and let the request through',
@@ -67,6 +76,49 @@ export class Metrics {
     if (processMetrics) collectDefaultMetrics({ register: this.registry });
     // Each kind is a sample from the start, at 0: an alert on a rate sees nothing of a series without samples.
     for (const kind of STORE_ERROR_KINDS) this.storeErrors.labels(kind).inc(0);
+    new Gauge({
+      name: 'receiver_build_info',
+      help: 'The running build: the service version and the Node version, always 1',
+      labelNames: ['version', 'node'] as const,
+      registers: [this.registry],
+    }).set({ version: SERVICE_VERSION, node: process.version }, 1);
+  }
+
+  /** A group-commit batch formed with this many units. */
+  observeBatch(units: number): void {
+    this.batchUnits.observe(units);
+  }
+
+  /** The database's connections, read when the page renders: the pool (in use, idle, waiting callers) and LISTEN. */
+  watchStoreConnections(connections: () => StoreConnections): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'receiver_db_pool_connections',
+      help: 'Pool connections to PostgreSQL, by state: in_use (running a unit of work) or idle',
+      labelNames: ['state'] as const,
+      registers,
+      collect() {
+        const { inUse, idle } = connections();
+        this.set({ state: 'in_use' }, inUse);
+        this.set({ state: 'idle' }, idle);
+      },
+    });
+    new Gauge({
+      name: 'receiver_db_pool_waiting',
+      help: 'Callers waiting for a pool connection: above 0 for long, the pool (DATABASE_POOL_SIZE) or the database is the limit',
+      registers,
+      collect() {
+        this.set(connections().waiting);
+      },
+    });
+    new Gauge({
+      name: 'receiver_db_listen_up',
+      help: '1 while the connection that LISTENs for account changes is up; 0: changes are seen at the 10 s re-read only',
+      registers,
+      collect() {
+        this.set(connections().listening ? 1 : 0);
+      },
+    });
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {

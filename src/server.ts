@@ -1,3 +1,6 @@
+// First: with OTEL_EXPORTER_OTLP_ENDPOINT set, the instrumentations must patch http, express and pg before they load.
+import { tracing } from './tracing';
+import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { createApp, createMetricsApp } from './app';
@@ -14,15 +17,19 @@ import { PgStore } from './store/postgres/pg-store';
 class DatabaseStartError extends Error {}
 
 /** The database must answer at start: failing fast lets the orchestrator restart the service once it does. */
-async function openDatabase(database: DatabaseConfig, logger: Logger): Promise<PgStore> {
+async function openDatabase(database: DatabaseConfig, logger: Logger, metrics: Metrics): Promise<PgStore> {
   try {
-    return await PgStore.open({
+    const store = await PgStore.open({
       connectionString: database.url,
       statementTimeoutMs: database.statementTimeoutMs,
       poolSize: database.poolSize,
       connectTimeoutMs: database.connectTimeoutMs,
       logger,
+      observeBatch: (units) => metrics.observeBatch(units),
+      tracing: tracing?.store,
     });
+    metrics.watchStoreConnections(() => store.connections());
+    return store;
   } catch (error) {
     throw new DatabaseStartError(`Cannot open the database named by DATABASE_URL: ${(error as Error).message}`, { cause: error });
   }
@@ -33,17 +40,17 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   // Asynchronous writes: lines that arrive while one write is in flight go out together with the next, so a busy
   // service makes far fewer write calls (docs/BENCHMARKS.md). pino flushes what is left when the process exits.
-  const logger = createLogger(config.logLevel, pino.destination({ dest: 1, sync: false }));
+  const logger = createLogger(config.logLevel, pino.destination({ dest: 1, sync: false }), config.instanceId, tracing?.logFields);
   const seedFile = seedFileToServe(config.seedFile, config.production);
   const seed = await readSeedFileApart(seedFile);
   refusePublishedKeysInProduction(seed, config.seedFile, config.production);
-  const store = config.database ? await openDatabase(config.database, logger) : new MemoryStore({ logger });
+  const metrics = new Metrics({ processMetrics: true });
+  const store = config.database ? await openDatabase(config.database, logger, metrics) : new MemoryStore({ logger });
   await store.loadSeed(seed);
   if (seedFile === DEMO_SEED_FILE) logger.warn({ seedFile }, 'serving the demo seed: its keys are public, never use it for real accounts');
   if (!config.database) logger.warn('memory store: nothing survives a restart; set DATABASE_URL for durable state');
 
   const drain = createDrain(store, logger, config.shutdownTimeoutMs);
-  const metrics = new Metrics({ processMetrics: true });
   const redis = config.redis && connectRedis(config.redis.url, logger);
   const sharedCounts = redis && config.redis && { sendCommand: redis.sendCommand, keyPrefix: config.redis.keyPrefix };
   const app = createApp({ config, store, logger, metrics, isShuttingDown: drain.isShuttingDown, redis: sharedCounts });
@@ -76,6 +83,7 @@ async function main(): Promise<void> {
         .shutdown(server, signal)
         .then(async (code) => {
           await redis?.close();
+          await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'traces not all exported'));
           return code;
         })
         .then((code) => process.exit(code));
@@ -91,7 +99,8 @@ function problemsOf(error: Error): readonly string[] {
 main().catch((error: unknown) => {
   // JSON lines on stderr, as every other line is JSON: one per problem, without a stack where the operator has a
   // setting, the seed or the database to fix; a fault nobody foresaw with its stack.
-  const startLog = createLogger('info', pino.destination({ dest: 2, sync: true }));
+  // The settings may be what failed: the instance as INSTANCE_ID names it, else the host name.
+  const startLog = createLogger('info', pino.destination({ dest: 2, sync: true }), process.env.INSTANCE_ID || hostname());
   const known = error instanceof ConfigError || error instanceof SeedFileError || error instanceof DatabaseStartError;
   if (known) for (const problem of problemsOf(error)) startLog.fatal(problem);
   else startLog.fatal({ err: error }, 'the service could not start');

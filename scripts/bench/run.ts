@@ -35,7 +35,7 @@ if (process.env.BENCH_SCALE_TOKENS) SETTINGS.scaleTokens = process.env.BENCH_SCA
 const CONNECTIONS = 10;
 const CLOCK_TICK_US = 1_000_000 / 100;
 
-type ServerName = 'receiver' | 'receiver-baseline' | 'express' | 'express-prototypes' | 'node';
+type ServerName = 'receiver' | 'receiver-baseline' | 'receiver-traced' | 'express' | 'express-prototypes' | 'node';
 type WorkloadName = 'withdraw' | 'status' | 'booking';
 
 const write = (text: string) => process.stdout.write(`${text}\n`);
@@ -100,13 +100,30 @@ const BASELINE = process.env.BENCH_BASELINE;
 const SCRIPTS: Record<ServerName, string> = {
   receiver: 'dist/server.js',
   'receiver-baseline': BASELINE ? path.join(path.resolve(BASELINE), 'dist', 'server.js') : '',
+  // The receiver with traces on, exported to traceSink(): what OpenTelemetry costs a request.
+  'receiver-traced': 'dist/server.js',
   express: 'scripts/bench/bare-express.js',
   'express-prototypes': 'scripts/bench/bare-express-prototypes.js',
   node: 'scripts/bench/raw-node.js',
 };
 
 /** Where each server's output goes: a file, so the harness spends nothing reading it, and a failed start can show it. */
-const isReceiver = (name: ServerName) => name === 'receiver' || name === 'receiver-baseline';
+const isReceiver = (name: ServerName) => name.startsWith('receiver');
+
+let sinkEndpoint: Promise<string> | undefined;
+/** A local OTLP/HTTP collector for receiver-traced, in this process: it takes every export and keeps nothing. */
+function traceSink(): Promise<string> {
+  sinkEndpoint ??= (async () => {
+    const sink = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}'));
+    }).unref();
+    sink.listen(0, '127.0.0.1');
+    await once(sink, 'listening');
+    return `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
+  })();
+  return sinkEndpoint;
+}
 
 const serverLogDirectory = mkdtempSync(path.join(tmpdir(), 'receiver-bench-logs-'));
 let serversStarted = 0;
@@ -230,7 +247,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 // ---------------------------------------------------------------- the runs
 
 async function compareServers(seedFile: string) {
-  const servers = (process.env.BENCH_SERVERS?.split(',') ?? ['receiver', ...(BASELINE ? ['receiver-baseline'] : []), 'express', 'express-prototypes', 'node']) as ServerName[];
+  const servers = (process.env.BENCH_SERVERS?.split(',') ?? ['receiver', ...(BASELINE ? ['receiver-baseline'] : []), 'receiver-traced', 'express', 'express-prototypes', 'node']) as ServerName[];
   const workloads = (process.env.BENCH_WORKLOADS?.split(',').filter(Boolean) ?? ['withdraw', 'status', 'booking']) as WorkloadName[];
   const samples: Record<string, Measurement[]> = {};
   let runId = 1;
@@ -239,7 +256,8 @@ async function compareServers(seedFile: string) {
       // Interleaved: the order of the servers turns every round, so drift on a shared machine spreads over all of them.
       const order = servers.map((_, i) => servers[(i + round) % servers.length]);
       for (const serverName of order) {
-        const server = await startServer(serverName, isReceiver(serverName) ? { SEED_FILE: seedFile } : {});
+        const traces: Record<string, string> = serverName === 'receiver-traced' ? { OTEL_EXPORTER_OTLP_ENDPOINT: await traceSink() } : {};
+        const server = await startServer(serverName, isReceiver(serverName) ? { SEED_FILE: seedFile, ...traces } : {});
         const request = workload(name, SETTINGS.tokens, runId++);
         await load(server.port, request, { seconds: SETTINGS.warmupSeconds });
         const result = await measure(server, request, SETTINGS.seconds);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler, Response } from 'express';
 import type { Account } from '../store/store';
 
@@ -103,6 +103,11 @@ export const beginRequestContext: RequestHandler = function beginRequestContext(
   contexts.set(res, new RequestContext(requestIdOf(req), performance.now()));
   next();
 };
+
+/** The request's context if it reached the app: for what observes every answer (tracing.ts names spans with it). */
+export function requestContextIfBegun(res: ServerResponse): RequestContext | undefined {
+  return contexts.get(res as Response);
+}
 
 /** The context beginRequestContext made for this request; a step mounted before it is a programming error. */
 export function requestContext(res: Response): RequestContext {

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,11 +9,25 @@ import { waitFor } from '../helpers/wait';
 /** A failed start's problems: stderr holds JSON lines only, each at level fatal (60), one per problem. */
 function startProblems(stderr: string): string[] {
   const lines = stderr.split('\n').filter(Boolean).map((line) => JSON.parse(line));
-  for (const line of lines) expect(line).toEqual({ level: 60, time: expect.any(String), msg: expect.any(String) });
+  for (const line of lines) expect(line).toEqual({ level: 60, time: expect.any(String), instance: hostname(), msg: expect.any(String) });
   return lines.map((line) => line.msg);
 }
 
 describe('the server process', () => {
+  it('names its instance on every log line: INSTANCE_ID, else the host name', async () => {
+    const named = await startServer({ INSTANCE_ID: 'receiver-a' });
+    await fetch(`http://127.0.0.1:${named.port}/healthz`);
+    named.child.kill('SIGTERM');
+    await named.exited;
+    const lines = named.stdout.map((line) => JSON.parse(line));
+    expect(lines.map((line) => line.msg)).toEqual(expect.arrayContaining(['listening', 'request completed', 'shutting down', 'stopped']));
+    for (const line of lines) expect(line.instance).toBe('receiver-a');
+    const unnamed = await startServer();
+    unnamed.child.kill('SIGTERM');
+    await unnamed.exited;
+    for (const line of unnamed.stdout.map((text) => JSON.parse(text))) expect(line.instance).toBe(hostname());
+  });
+
   it('serves the demo seed with no settings at all, saying that the demo keys are public and that memory is not kept', async () => {
     const server = await startServer();
     const warnings = server.stdout.map((line) => JSON.parse(line)).filter((entry) => entry.level === 40).map((entry) => entry.msg);

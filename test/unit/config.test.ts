@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { loadConfig } from '../../src/config';
 import { PUBLISHED_SECRETS_FILE, renderPublishedSecrets } from '../../src/cli/published-secrets';
@@ -10,6 +11,7 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       metrics: { port: 9464, host: '0.0.0.0' },
       logLevel: 'info',
+      instanceId: hostname(),
       seedFile: undefined,
       bodyLimitBytes: 32 * 1024,
       rateLimitPerMinute: 6000,

@@ -29,6 +29,7 @@ export class AccountCache {
   /** The connection that LISTENs for account changes, outside the pool; a timer while it reconnects. */
   private listener: Client | undefined;
   private listenerRetry: NodeJS.Timeout | undefined;
+  private listenerUp = false;
   /** Set once the store closes: the listener is not connected again. */
   private stopped = false;
 
@@ -62,6 +63,11 @@ export class AccountCache {
     this.reading = undefined;
   }
 
+  /** Whether the LISTEN connection is up: account changes are heard at once, not only at the 10 s re-read. */
+  get listening(): boolean {
+    return this.listenerUp;
+  }
+
   /**
    * A connection of its own LISTENs for migration 008's notifications and forgets the accounts on each, so a
    * change made by any instance is read here at once. Losing it never ends the process: it connects again by
@@ -76,6 +82,7 @@ export class AccountCache {
     const reconnect = (error?: unknown) => {
       if (lost) return;
       lost = true;
+      this.listenerUp = false;
       listener.end().catch(() => undefined);
       if (this.stopped) return;
       this.logger?.warn({ err: error }, 'not listening for account changes; accounts are read again at least every 10 s; reconnecting');
@@ -88,7 +95,10 @@ export class AccountCache {
     listener
       .connect()
       .then(() => listener.query(`LISTEN ${ACCOUNTS_CHANNEL}`))
-      .then(() => this.forget())
+      .then(() => {
+        if (!lost) this.listenerUp = true;
+        this.forget();
+      })
       .catch(reconnect);
   }
 

@@ -60,6 +60,11 @@ const parsedOn = new WeakMap<Connection, Set<string>>();
  */
 class Batch implements Submittable {
   callback: (error: Error | null, results?: StatementResult[]) => void;
+  /**
+   * What the round trip runs, by statement name (never values): node-postgres ignores it for a Submittable, but
+   * OpenTelemetry's pg instrumentation reads it, and then ends the round trip's span when callback is called.
+   */
+  readonly text: string;
   private readonly results: StatementResult[] = [];
   private parsers: Parser[] = [];
   private rows: Array<Record<string, unknown>> = [];
@@ -74,6 +79,7 @@ class Batch implements Submittable {
     callback: (error: Error | null, results?: StatementResult[]) => void,
   ) {
     this.callback = callback;
+    this.text = calls.map(({ statement }) => statement.name).join('; ');
   }
 
   private readonly onParseComplete = () => {

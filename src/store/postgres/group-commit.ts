@@ -22,6 +22,20 @@ interface QueuedUnit {
   work: (tx: StoreTransaction) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+  /** The trace of the request that queued it (StoreTracing.capture), for the batch's span to link to. */
+  trace: unknown;
+}
+
+/**
+ * Traces of the store, when the service exports them (tracing.ts): nothing of OpenTelemetry is loaded without it,
+ * so the store knows traces only through this. A batch serves many requests, so its span is a trace of its own,
+ * linked to each unit's request span, and its round trips are spans under it.
+ */
+export interface StoreTracing {
+  /** The current request's trace, as a link will name it; undefined outside a traced request. */
+  capture(): unknown;
+  /** Runs a batch in a span of its own, linked to the traces its units were queued from. */
+  inBatchSpan<T>(units: number, traces: unknown[], run: () => Promise<T>): Promise<T>;
 }
 
 /** How many units the batches held: for the benchmark and the operator. */
@@ -52,11 +66,14 @@ export class GroupCommit {
   constructor(
     private readonly pool: Pool,
     private readonly storeError: (error: unknown) => unknown,
+    /** Told each batch's number of units as it forms, for the metrics' histogram. */
+    private readonly observeBatch: (units: number) => void = () => undefined,
+    private readonly tracing: StoreTracing | undefined = undefined,
   ) {}
 
   run<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject, trace: this.tracing?.capture() });
       if (!this.inFlight) void this.drain();
     });
   }
@@ -75,7 +92,15 @@ export class GroupCommit {
     while (this.queue.length > 0) {
       const units = this.queue.splice(0, MAX_BATCH);
       this.count(units.length);
-      await this.runBatch(units);
+      if (this.tracing) {
+        await this.tracing.inBatchSpan(
+          units.length,
+          units.map((unit) => unit.trace),
+          () => this.runBatch(units),
+        );
+      } else {
+        await this.runBatch(units);
+      }
       // One turn of the event loop: the callers just answered send their next units in it, and join the next batch
       // rather than leave it to whoever came first (without it, batches of 15 and of 1 took turns).
       await new Promise((resolve) => setImmediate(resolve));
@@ -84,6 +109,7 @@ export class GroupCommit {
   }
 
   private count(size: number): void {
+    this.observeBatch(size);
     const { sizes } = this;
     sizes.batches += 1;
     sizes.units += size;

@@ -8,7 +8,7 @@ import { AccountCache } from './accounts';
 import { migrate } from './migrate';
 import { writeSeed } from './seed';
 import { RetentionSweeper } from './sweeper';
-import { GroupCommit, type BatchSizes } from './group-commit';
+import { GroupCommit, type BatchSizes, type StoreTracing } from './group-commit';
 import { inTransaction, inUnitOfWork } from './transaction';
 import { LEDGER_COLUMNS, TOKEN_COLUMNS, toBooking, toLedgerEntry, toToken, type BookingRow, type LedgerRow, type TokenRow } from './rows';
 
@@ -32,6 +32,20 @@ export interface PgStoreOptions {
   logger?: Logger;
   /** Units of work that arrive together share one transaction (group-commit.ts). Default: true; false runs each alone, for comparison. */
   groupCommit?: boolean;
+  /** Told the number of units of each batch of group commit as it forms (the metrics' histogram). */
+  observeBatch?: (units: number) => void;
+  /** Spans for group commit's batches, when the service exports traces (tracing.ts). */
+  tracing?: StoreTracing;
+}
+
+/** What an operator watches of the store's connections (contract section 12): read when /metrics renders. */
+export interface StoreConnections {
+  /** Pool connections running a statement, idle, and callers waiting for one. */
+  inUse: number;
+  idle: number;
+  waiting: number;
+  /** The connection that LISTENs for account changes is up. */
+  listening: boolean;
 }
 
 /**
@@ -75,7 +89,7 @@ export class PgStore implements Store {
     this.pool.on('error', (error) => this.logger?.warn({ err: error }, 'idle database connection failed'));
     this.pool.on('connect', (client) => this.clients.add(client));
     this.pool.on('remove', (client) => this.clients.delete(client));
-    this.groupCommit = options.groupCommit === false ? undefined : new GroupCommit(this.pool, (error) => this.storeError(error));
+    this.groupCommit = options.groupCommit === false ? undefined : new GroupCommit(this.pool, (error) => this.storeError(error), options.observeBatch, options.tracing);
     this.sweeper = new RetentionSweeper(this.pool, options.retentionMs ?? DAY_MS, options.sweepIntervalMs ?? 60_000, this.logger);
   }
 
@@ -120,6 +134,11 @@ export class PgStore implements Store {
   async transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     if (this.groupCommit) return this.groupCommit.run(work);
     return inUnitOfWork(this.pool, work, (error) => this.storeError(error));
+  }
+
+  connections(): StoreConnections {
+    const { totalCount, idleCount, waitingCount } = this.pool;
+    return { inUse: totalCount - idleCount, idle: idleCount, waiting: waitingCount, listening: this.accounts.listening };
   }
 
   /** How many units the batches of group commit held so far; undefined without group commit. */

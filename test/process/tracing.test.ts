@@ -1,0 +1,110 @@
+import { execFileSync } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import path from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { sql, TEST_DATABASE_URL } from '../helpers/postgres';
+import { startServer, type ServerProcess } from '../helpers/server-process';
+import { waitFor } from '../helpers/wait';
+
+/** A span as OTLP/HTTP's JSON encoding carries it (ids in hex). */
+interface ExportedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  links?: Array<{ traceId: string; spanId: string }>;
+}
+
+/** A local OTLP/HTTP receiver: records every span it is sent at /v1/traces. */
+async function traceReceiver(): Promise<{ server: Server; endpoint: string; spans: ExportedSpan[] }> {
+  const spans: ExportedSpan[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      if (req.url === '/v1/traces') {
+        const sent = JSON.parse(body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: ExportedSpan[] }> }> };
+        for (const resource of sent.resourceSpans) for (const scope of resource.scopeSpans) spans.push(...scope.spans);
+      }
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans };
+}
+
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const PARENT_SPAN_ID = '00f067aa0ba902b7';
+const WITHDRAWAL = {
+  share_public: 'pk_demo_PDR28_7f3a9c2e', read_event: 'token.withdrawn_created', source_id: 'PDR28', destination_id: 'ID001',
+  token_id: '2908926013012565', transaction_id: '20240121000000000001', withdrawn_amount: '100.00', token_balance: '900.00',
+};
+
+/** How many of OpenTelemetry's modules the process has loaded once src/tracing.ts ran, with the environment given. */
+function openTelemetryModulesLoaded(env: Record<string, string>): number {
+  const script = "require('./src/tracing'); console.log(Object.keys(require.cache).filter((file) => file.includes('@opentelemetry')).length)";
+  const output = execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: path.resolve(__dirname, '..', '..'), env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' });
+  return Number(output.trim());
+}
+
+describe('without OTEL_EXPORTER_OTLP_ENDPOINT', () => {
+  it('nothing of OpenTelemetry is loaded (with it, the SDK is)', () => {
+    expect(openTelemetryModulesLoaded({})).toBe(0);
+    expect(openTelemetryModulesLoaded({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' })).toBeGreaterThan(10);
+  });
+});
+
+/** Contract section 12: with OTEL_EXPORTER_OTLP_ENDPOINT set, traces continue the caller's and reach the collector. */
+describe('traces (OpenTelemetry), exported over OTLP/HTTP', () => {
+  let receiver: Awaited<ReturnType<typeof traceReceiver>>;
+  let server: ServerProcess | undefined;
+  beforeEach(async () => {
+    receiver = await traceReceiver();
+  });
+  afterEach(async () => {
+    server?.child.kill('SIGTERM');
+    await server?.exited;
+    await new Promise((resolve) => receiver.server.close(resolve));
+  });
+
+  const withdraw = (port: number) =>
+    fetch(`http://127.0.0.1:${port}/v1/tokens/withdraw`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', traceparent: `00-${TRACE_ID}-${PARENT_SPAN_ID}-01` },
+      body: JSON.stringify(WITHDRAWAL),
+    });
+
+  it("continues the caller's traceparent: the request's span is named after its operation, and its log line carries the trace id", async () => {
+    server = await startServer({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '100' });
+    expect((await withdraw(server.port)).status).toBe(200);
+    await waitFor(async () => receiver.spans.some((span) => span.traceId === TRACE_ID && span.name === 'withdraw'));
+    const requestSpan = receiver.spans.find((span) => span.traceId === TRACE_ID && span.name === 'withdraw') as ExportedSpan;
+    expect(requestSpan.parentSpanId).toBe(PARENT_SPAN_ID);
+    const line = server.stdout.map((text) => JSON.parse(text)).find((entry) => entry.msg === 'request completed' && entry.req.url === '/v1/tokens/withdraw');
+    expect(line).toMatchObject({ trace_id: TRACE_ID, span_id: expect.stringMatching(/^[0-9a-f]{16}$/) });
+  });
+
+  (TEST_DATABASE_URL ? it : it.skip)("on PostgreSQL, group commit's batch is a span linked to the request's, its round trips spans under it", async () => {
+    const schema = 'tracing_test';
+    await sql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await sql(`CREATE SCHEMA ${schema}`);
+    const url = new URL(TEST_DATABASE_URL as string);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    try {
+      server = await startServer({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '100', DATABASE_URL: url.toString(), SEED_FILE: '' });
+      expect((await withdraw(server.port)).status).toBe(200);
+      const linked = () => receiver.spans.find((span) => span.name === 'group commit batch' && span.links?.some((link) => link.traceId === TRACE_ID));
+      await waitFor(async () => linked() !== undefined && receiver.spans.some((span) => span.parentSpanId === linked()?.spanId));
+      const batch = linked() as ExportedSpan;
+      expect(batch.traceId).not.toBe(TRACE_ID);
+      const roundTrips = receiver.spans.filter((span) => span.parentSpanId === batch.spanId);
+      expect(roundTrips.length).toBeGreaterThanOrEqual(1);
+    } finally {
+      server?.child.kill('SIGTERM');
+      await server?.exited;
+      server = undefined;
+      await sql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    }
+  });
+});
