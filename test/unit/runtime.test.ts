@@ -22,12 +22,18 @@ describe('one Node everywhere: 24 LTS', () => {
 });
 
 describe('docker-compose.yml', () => {
-  it('gives the receiver a stop grace period longer than SHUTDOWN_TIMEOUT_MS, so a drain is never cut by SIGKILL', () => {
+  it('gives every receiver a stop grace period longer than SHUTDOWN_TIMEOUT_MS, so a drain is never cut by SIGKILL', () => {
     const compose = read('docker-compose.yml');
-    const receiver = compose.slice(compose.indexOf('\n  receiver:'));
-    const graceSeconds = Number(/^\s+stop_grace_period: (\d+)s$/m.exec(receiver)?.[1]);
-    const shutdownMs = Number(/^\s+SHUTDOWN_TIMEOUT_MS: "(\d+)"$/m.exec(receiver)?.[1]);
+    // The receivers share one definition (x-receiver, merged into each with <<: *receiver), which sets both.
+    const shared = compose.slice(compose.indexOf('\nx-receiver:'), compose.indexOf('\nservices:'));
+    const graceSeconds = Number(/^\s+stop_grace_period: (\d+)s$/m.exec(shared)?.[1]);
+    const shutdownMs = Number(/^\s+SHUTDOWN_TIMEOUT_MS: "(\d+)"$/m.exec(shared)?.[1]);
     expect(shutdownMs).toBeGreaterThan(0);
     expect(graceSeconds * 1000).toBeGreaterThan(shutdownMs);
+    const services = compose.slice(compose.indexOf('\nservices:'));
+    for (const receiver of ['receiver-a', 'receiver-b']) {
+      const service = services.slice(services.indexOf(`\n  ${receiver}:`)).split(/\n  (?=\S)/)[1];
+      expect([receiver, /^\s+<<: \*receiver$/m.test(service), /stop_grace_period|SHUTDOWN_TIMEOUT_MS/.test(service)]).toEqual([receiver, true, false]);
+    }
   });
 });
