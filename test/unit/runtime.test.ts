@@ -32,7 +32,7 @@ describe('docker-compose.yml', () => {
     expect(graceSeconds * 1000).toBeGreaterThan(shutdownMs);
     const services = compose.slice(compose.indexOf('\nservices:'));
     for (const receiver of ['receiver-a', 'receiver-b']) {
-      const service = services.slice(services.indexOf(`\n  ${receiver}:`)).split(/\n  (?=\S)/)[1];
+      const service = services.slice(services.indexOf(`\n  ${receiver}:`)).split(/\n {2}(?=\S)/)[1];
       expect([receiver, /^\s+<<: \*receiver$/m.test(service), /stop_grace_period|SHUTDOWN_TIMEOUT_MS/.test(service)]).toEqual([receiver, true, false]);
     }
   });
