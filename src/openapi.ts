@@ -17,7 +17,7 @@
 import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
 import { DEMO_BOOKING } from './demo-examples';
-import { OPERATIONS, operationRoutes, type Method, type Operation, type TokenNotification } from './operations';
+import { OPERATIONS, operationRoutes, tokenChangesByEvent, type KeyedOperation, type Method, type Operation, type TokenNotification } from './operations';
 import { eventQuerySchema } from './schemas/admin';
 import { keyedPathSchema } from './schemas/booking';
 import {
@@ -29,6 +29,7 @@ import {
   healthSchema,
   readySchema,
   successSchema,
+  tokenMovementSuccessSchema,
   tokenSuccessSchema,
 } from './schemas/responses';
 import { ruleClause } from './schemas/fields';
@@ -43,7 +44,7 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
 
 /** Request bodies, described as sent (zod's input side): each operation's schema of the catalogue, under its component name. */
 const REQUEST_SCHEMAS: Record<string, z.ZodType> = Object.fromEntries(
-  OPERATIONS.flatMap((entry) => (entry.kind === 'dispatch' ? [] : [[entry.openapi.component, entry.schema]])),
+  OPERATIONS.flatMap((entry) => (entry.kind === 'dispatch' || entry.kind === 'token change dispatch' ? [] : [[entry.openapi.component, entry.schema]])),
 );
 
 /** Answers, described as sent back (zod's output side). */
@@ -51,6 +52,7 @@ const RESPONSE_SCHEMAS = {
   Success: successSchema,
   BookingSuccess: bookingSuccessSchema,
   TokenSuccess: tokenSuccessSchema,
+  TokenMovementSuccess: tokenMovementSuccessSchema,
   ErrorEnvelope: errorEnvelopeSchema,
   Health: healthSchema,
   Ready: readySchema,
@@ -254,6 +256,8 @@ const authenticationNote = (key: 'share_public' | 'share_secret') =>
 
 const TOKEN_ERRORS = [400, 401, 403, 405, 409, 413, 415, 422, 428, 429, 500, 503, 504];
 const BOOKING_ERRORS = [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 503, 504];
+/** Modify, Load and Unload Token name a token the caller must have (428). */
+const TOKEN_CHANGE_ERRORS = [...BOOKING_ERRORS, 428].sort((a, b) => a - b);
 const ADMIN_ERRORS = [400, 401, 404, 405, 429, 500, 503, 504];
 const SUCCESS_EXAMPLE: ResponseExample<'Success'> = { success: true, message: 'Success' };
 
@@ -309,32 +313,74 @@ function tokenNotification({ operationId, summary, description }: OperationText,
 }
 
 const partnerPathSchema = jsonSchema(keyedPathSchema, 'input') as { properties: Record<string, Json> };
-/** The path of the operations keyed by {randomkey}: /{version}/booking/... and /{version}/token/.... */
-const PARTNER_PATH_PARAMETERS = [
+/**
+ * The path of the operations keyed by {randomkey}: /{version}/booking/... and /{version}/token/...; each operation's
+ * example key is its own, as they share one key space.
+ */
+const partnerPathParameters = (randomkey: string) => [
   { name: 'version', in: 'path', required: true, description: 'Only v1 exists; anything else is a 404', schema: { type: 'string', enum: ['v1'] } },
-  { name: 'partnerid', in: 'path', required: true, description: "Must equal the body's source_id", schema: partnerPathSchema.properties.partnerid },
-  { name: 'randomkey', in: 'path', required: true, description: 'The idempotency key', schema: partnerPathSchema.properties.randomkey, example: '3f9c1a7e-change-01' },
+  { name: 'partnerid', in: 'path', required: true, description: "Must equal the body's source_id", schema: partnerPathSchema.properties.partnerid, example: 'PDR28' },
+  { name: 'randomkey', in: 'path', required: true, description: 'The idempotency key', schema: partnerPathSchema.properties.randomkey, example: randomkey },
 ];
 
 const KEYED_DESCRIPTION = '{randomkey} is the idempotency key: the same request again replays the first answer byte for byte; another request with the same key is a 422.';
 
 /** An operation keyed by {randomkey}: share_secret in the body, signed or not, answered with what it made or changed. */
-function keyedOperation({ operationId, summary, description }: OperationText, requestBody: Json, answer: Json): Json {
+function keyedOperation({ operationId, summary, description }: OperationText, requestBody: Json, answer: Json, randomkey: string, errors = BOOKING_ERRORS): Json {
   return {
     operationId,
     tags: ['Bookings'],
     summary,
     description: `${description} ${KEYED_DESCRIPTION}\n\n${authenticationNote('share_secret')}`,
     security: SIGNED_OR_UNSIGNED,
-    parameters: PARTNER_PATH_PARAMETERS,
+    parameters: partnerPathParameters(randomkey),
     requestBody,
-    responses: { '200': answer, ...errorResponses(BOOKING_ERRORS) },
+    responses: { '200': answer, ...errorResponses(errors) },
   };
 }
 
-/** A booking operation, answered with the whole booking. */
-function bookingOperation(text: OperationText, requestBody: Json, booking: ResponseExample<'BookingSuccess'>['booking']): Json {
-  return keyedOperation(text, requestBody, success('BookingSuccess', { success: true, message: 'Success', booking }, true));
+type KeyedAnswerName = 'TokenSuccess' | 'BookingSuccess' | 'TokenMovementSuccess';
+
+/** A keyed operation's answer as its example shows it, by the kind of what it made or changed. */
+function answerExample(entry: KeyedOperation): [KeyedAnswerName, ResponseExample<KeyedAnswerName>] {
+  const SUCCESS = { success: true, message: 'Success' } as const;
+  const example = entry.openapi.answerExample;
+  switch (entry.answer) {
+    case 'token':
+      return ['TokenSuccess', { ...SUCCESS, token: example as ResponseExample<'TokenSuccess'>['token'] }];
+    case 'booking':
+      return ['BookingSuccess', { ...SUCCESS, booking: example as ResponseExample<'BookingSuccess'>['booking'] }];
+    case 'movement':
+      return ['TokenMovementSuccess', { ...SUCCESS, ...(example as Pick<ResponseExample<'TokenMovementSuccess'>, 'token' | 'transaction'>) }];
+  }
+}
+
+/**
+ * PATCH on the token path: any token change's body and answer, each with its example; the body's token_event says
+ * which it is.
+ */
+function tokenChangeDocument(text: OperationText): Json {
+  const changes = [...tokenChangesByEvent().values()];
+  const requestBody = {
+    required: true,
+    content: {
+      'application/json': {
+        schema: { oneOf: changes.map((change) => ref(change.openapi.component)) },
+        examples: Object.fromEntries(changes.map(({ openapi: { examples } }) => Object.entries(examples)[0]).map(([name, value]) => [name, { value }])),
+      },
+    },
+  };
+  const answers = changes.map(answerExample);
+  const answer = {
+    ...success(...answers[0], true),
+    content: {
+      'application/json': {
+        schema: { oneOf: [...new Set(answers.map(([name]) => name))].map(ref) },
+        examples: Object.fromEntries(changes.map((change, i) => [change.openapi.operationId, { value: answers[i][1] }])),
+      },
+    },
+  };
+  return keyedOperation(text, requestBody, answer, 'openapi-change-token-01', TOKEN_CHANGE_ERRORS);
 }
 
 /** A read-only admin GET: the bearer ADMIN_TOKEN. */
@@ -375,11 +421,11 @@ function operationDocument(entry: Operation, method: Method): Json {
       return tokenNotification({ ...entry.openapi, ...entry.openapi.byMethod?.[method] }, jsonBody(entry.openapi.component, entry.openapi.examples));
     case 'keyed': {
       const text = { ...entry.openapi, ...entry.openapi.byMethod?.[method] };
-      const requestBody = jsonBody(entry.openapi.component, entry.openapi.examples);
-      return entry.answer === 'token'
-        ? keyedOperation(text, requestBody, success('TokenSuccess', { success: true, message: 'Success', token: entry.openapi.answerExample }, true))
-        : bookingOperation(text, requestBody, entry.openapi.answerExample);
+      const errors = entry.tokenEvent === undefined ? BOOKING_ERRORS : TOKEN_CHANGE_ERRORS;
+      return keyedOperation(text, jsonBody(entry.openapi.component, entry.openapi.examples), success(...answerExample(entry), true), entry.openapi.randomkey, errors);
     }
+    case 'token change dispatch':
+      return tokenChangeDocument(entry.openapi);
   }
 }
 

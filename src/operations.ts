@@ -11,23 +11,26 @@
  */
 import type { z } from 'zod';
 import type { Booking } from './domain/bookings';
+import type { LedgerEntry } from './domain/ledger';
 import type { FieldProblem } from './domain/field-problem';
 import type { Token } from './domain/tokens';
 import { DEMO_BOOKING, DEMO_NOTIFICATION, DEMO_PUBLIC_KEY, DEMO_SECRET_KEY } from './demo-examples';
 import { bookingChangeSchema, cancelBookingSchema, createBookingSchema, otherBookingOperation } from './schemas/booking';
-import type { bookingSuccessSchema, tokenSuccessSchema } from './schemas/responses';
+import type { bookingSuccessSchema, tokenMovementSuccessSchema, tokenSuccessSchema } from './schemas/responses';
 import { statusChangeSchema } from './schemas/status-change';
 import { availableDateSchema, expiryDateSchema } from './schemas/token-dates';
 import { createTokenSchema } from './schemas/token-creation';
 import { ROUTE_OF_EVENT, TOKEN_EVENTS, type TokenEvent } from './schemas/token-event';
-import { loadedSchema, loadScheduleSchema, unloadedSchema, withdrawSchema } from './schemas/token-ledger';
+import { loadTokenSchema, modifyTokenSchema, otherTokenOperation, pathEventProblem, unloadTokenSchema, type TokenChangeEvent } from './schemas/token-change';
+import { loadedSchema, loadScheduleSchema, refundSchema, unloadedSchema, withdrawSchema } from './schemas/token-ledger';
 import type { OperationOutcome } from './services/apply-once';
 import { cancelBooking, createBooking, modifyBooking } from './services/booking-changes';
 import type { KeyedCall, KeyedOutcome } from './services/keyed-requests';
 import { changeTokenStatus } from './services/status-change';
 import { createToken } from './services/token-creation';
 import { changeAvailableDate, changeExpiryDate } from './services/token-dates';
-import { load, settleLoadSchedule, unload, withdraw } from './services/token-ledger';
+import { loadToken, modifyToken, unloadToken } from './services/token-changes';
+import { load, refund, settleLoadSchedule, unload, withdraw } from './services/token-ledger';
 import type { Account, StoreTransaction } from './store/store';
 
 /** The methods an operation is served on, as Express names its route methods. */
@@ -46,7 +49,7 @@ export interface OperationDocs<Example = unknown> {
   /** Complete request bodies, by name; the compiler checks them against the schema (z.input). */
   examples: Record<string, Example>;
   /** A method documented as an operation of its own (Withdraw's GET). */
-  byMethod?: Partial<Record<Method, { operationId: string; summary: string }>>;
+  byMethod?: Partial<Record<Method, { operationId: string; summary: string; description?: string }>>;
 }
 
 /**
@@ -79,12 +82,15 @@ export interface TokenNotification<Schema extends NotificationSchema = Notificat
 export interface KeyedResults {
   token: Token;
   booking: Booking;
+  /** Load and Unload Token: the token after the move, and its ledger row. */
+  movement: { token: Token; entry: LedgerEntry };
 }
 
-/** The same, as the answer shows it: an example for the OpenAPI document. */
+/** The same, as the answer shows it besides success and message: an example for the OpenAPI document. */
 interface AnswerExamples {
   token: z.output<typeof tokenSuccessSchema>['token'];
   booking: z.output<typeof bookingSuccessSchema>['booking'];
+  movement: Pick<z.output<typeof tokenMovementSuccessSchema>, 'token' | 'transaction'>;
 }
 
 /**
@@ -100,9 +106,12 @@ export interface KeyedOperation<Schema extends KeyedSchema = KeyedSchema, Answer
   /** A body meant for another operation of the same path, told which method takes it before its fields are checked. */
   otherOperation?: (body: unknown) => FieldProblem | undefined;
   service(tx: StoreTransaction, call: KeyedCall<z.output<Schema>>): Promise<KeyedOutcome<KeyedResults[Answer]>>;
-  /** What the answer carries besides success and message: `{ token }` or `{ booking }`. */
+  /** What the answer carries besides success and message: `{ token }`, `{ booking }` or `{ token, transaction }`. */
   answer: Answer;
-  openapi: OperationDocs<z.input<Schema>> & { answerExample: AnswerExamples[Answer] };
+  /** The token_event that picks it on PATCH of the token path (the token change dispatch), beside its own published path. */
+  tokenEvent?: TokenChangeEvent;
+  /** Each keyed operation's example {randomkey} is its own: they share one key space, so a partner copying them gets 200s. */
+  openapi: OperationDocs<z.input<Schema>> & { answerExample: AnswerExamples[Answer]; randomkey: string };
 }
 
 /** POST /v1/events: one URL for every token notification, dispatched on read_event to the entry of that event. */
@@ -114,7 +123,25 @@ export interface EventDispatch {
   openapi: Pick<OperationDocs, 'operationId' | 'summary' | 'description'>;
 }
 
-export type Operation = TokenNotification | KeyedOperation<KeyedSchema, 'token'> | KeyedOperation<KeyedSchema, 'booking'> | EventDispatch;
+/**
+ * PATCH on the token path: Modify, Load or Unload Token, dispatched on token_event to the entry that names it, whose
+ * chain runs from the schema on (as on its own published path, `.../{randomkey}/load`).
+ */
+export interface TokenChangeDispatch {
+  kind: 'token change dispatch';
+  name: string;
+  path: string;
+  methods: readonly ['patch'];
+  openapi: Pick<OperationDocs, 'operationId' | 'summary' | 'description'>;
+}
+
+export type Operation =
+  | TokenNotification
+  | KeyedOperation<KeyedSchema, 'token'>
+  | KeyedOperation<KeyedSchema, 'booking'>
+  | KeyedOperation<KeyedSchema, 'movement'>
+  | EventDispatch
+  | TokenChangeDispatch;
 
 /** A token notification's entry, its path taken from its event; the compiler checks the service and examples against the schema. */
 function tokenNotification<Schema extends NotificationSchema>(entry: Omit<TokenNotification<Schema>, 'kind' | 'path' | 'answer'>): TokenNotification {
@@ -128,6 +155,30 @@ function keyedOperation<Schema extends KeyedSchema, Answer extends keyof KeyedRe
 
 /** The booking operations' path: POST creates, PATCH modifies, DELETE cancels. */
 const BOOKING_PATH = '/:version/booking/:partnerid/:randomkey';
+/** The token operations' path: POST creates; PATCH modifies, loads or unloads, by token_event. */
+const TOKEN_PATH = '/:version/token/:partnerid/:randomkey';
+
+/** The published form of a token change's path, its event after the key; the body's token_event must be that event (400). */
+function tokenChangePath(event: TokenChangeEvent): Pick<KeyedOperation, 'path' | 'tokenEvent' | 'otherOperation'> {
+  return {
+    path: `${TOKEN_PATH}/${event}`,
+    tokenEvent: event,
+    otherOperation: (body) => {
+      const sent = typeof body === 'object' && body !== null ? (body as { token_event?: unknown }).token_event : undefined;
+      return typeof sent === 'string' ? pathEventProblem(event, sent) : undefined;
+    },
+  };
+}
+
+const DEMO_TOKEN_CHANGE = { share_secret: DEMO_SECRET_KEY, source_id: 'PDR28', token_id: '2908926013012565' } as const;
+const DEMO_TOKEN_VIEW = {
+  token_id: '2908926013012565',
+  source_id: 'PDR28',
+  destination_id: 'ID001',
+  status: 'active',
+  available_date: '01-01-2024',
+  expiry_date: '31-12-2027',
+} as const;
 
 const WITHDRAW_DESCRIPTION =
   'An amount was withdrawn from a token. Idempotent by transaction_id: the same request again answers 200 with Idempotent-Replayed and applies nothing; the same transaction_id with other fields is a 422.';
@@ -182,7 +233,13 @@ export const OPERATIONS: readonly Operation[] = [
       summary: 'Withdraw',
       description: WITHDRAW_DESCRIPTION,
       examples: { withdrawal: DEMO_WITHDRAWAL },
-      byMethod: { get: { operationId: 'withdrawWithGet', summary: 'Withdraw (GET with a JSON body, as the published samples send it)' } },
+      byMethod: {
+        get: {
+          operationId: 'withdrawWithGet',
+          summary: 'Withdraw (GET with a JSON body, as the published samples send it)',
+          description: `${WITHDRAW_DESCRIPTION} Served for senders that follow the published code samples. Fetch-based clients (browsers, fetch in Node, clients generated on it) cannot send a body with GET: use POST /v1/tokens/withdraw, which takes the same body.`,
+        },
+      },
     },
   }),
   {
@@ -194,7 +251,7 @@ export const OPERATIONS: readonly Operation[] = [
       operationId: 'tokenEvent',
       summary: 'One URL for every token notification',
       description:
-        "Dispatches on read_event to the operation of that event: token.status_changed, token.withdrawn_created, token.loaded_created (always Loaded here, though the Unloaded route also takes that name), token.unloaded_created, token.load_schedule, token.expiry_updated, token.available_updated. An unknown read_event is a 400 that lists the known ones; the rest of the body is then checked as on the operation's own route.",
+        "Dispatches on read_event to the operation of that event: token.status_changed, token.withdrawn_created, token.loaded_created (always Loaded here, though the Unloaded route also takes that name), token.unloaded_created, token.load_schedule, token.expiry_updated, token.available_updated, token.refund_available. An unknown read_event is a 400 that lists the known ones; the rest of the body is then checked as on the operation's own route.",
     },
   },
   tokenNotification({
@@ -276,11 +333,29 @@ export const OPERATIONS: readonly Operation[] = [
       examples: { availableDate: { ...DEMO_NOTIFICATION, read_event: 'token.available_updated', available_date: '01-02-2024' } },
     },
   }),
+  tokenNotification({
+    name: 'refund',
+    event: TOKEN_EVENTS.refund,
+    methods: ['post'],
+    schema: refundSchema,
+    service: refund,
+    openapi: {
+      component: 'RefundRequest',
+      operationId: 'refund',
+      summary: 'Refund',
+      description:
+        'Money the recipient had collected from the token comes back to it: the balance goes up by refund_amount, and token_balance must equal the result (409). A token gets back at most what was withdrawn from it less what was refunded to it before: more is a 422 stating the most. A balance over 9999999999.99 is a 422. Allowed unless the token is deleted (409): a frozen, disputed or expired token can be refunded. A ledger row under transaction_id, idempotent as Withdraw.',
+      examples: {
+        refund: { ...DEMO_NOTIFICATION, read_event: 'token.refund_available', transaction_id: '20240121000000000005', refund_amount: '40.00', token_balance: '1240.00' },
+      },
+    },
+  }),
   keyedOperation({
     name: 'create_token',
-    path: '/:version/token/:partnerid/:randomkey',
+    path: TOKEN_PATH,
     methods: ['post'],
     schema: createTokenSchema,
+    otherOperation: otherTokenOperation,
     service: createToken,
     answer: 'token',
     openapi: {
@@ -303,6 +378,7 @@ export const OPERATIONS: readonly Operation[] = [
           booking_reference: '1396',
         },
       },
+      randomkey: '7d2e-new-token-01',
       answerExample: {
         token_id: '5293042871100385',
         source_id: 'PDR28',
@@ -314,6 +390,80 @@ export const OPERATIONS: readonly Operation[] = [
         expiry_date: '31-03-2025',
         token_name: 'Guest card 1396',
         booking_reference: '1396',
+      },
+    },
+  }),
+  {
+    kind: 'token change dispatch',
+    name: 'token_change',
+    path: TOKEN_PATH,
+    methods: ['patch'],
+    openapi: {
+      operationId: 'changeToken',
+      summary: 'Modify, Load or Unload Token',
+      description:
+        'Dispatches on token_event to Modify Token (modify), Load Token (load) or Unload Token (unload), each also served on its own published path with the event after the key (PATCH .../{randomkey}/load), where the rules are described. A missing or unknown token_event is a 400 that lists the three; "create" is told to use POST.',
+    },
+  },
+  keyedOperation({
+    name: 'modify_token',
+    ...tokenChangePath('modify'),
+    methods: ['patch'],
+    schema: modifyTokenSchema,
+    service: modifyToken,
+    answer: 'token',
+    openapi: {
+      component: 'ModifyTokenRequest',
+      operationId: 'modifyToken',
+      summary: 'Modify Token',
+      description:
+        "Changes the fields the body carries, at least one of token_status, available_date, expiry_date, token_name, token_reference, customer_name, booking_reference, check_in, check_out, room_count. token_status is active or freezed only: disputed and deleted are the platform's (Status Change). The token must be the caller's and at destination_id (428); a deleted token cannot be modified (409). The rules hold on the token as it would be after the change: expiry_date not before available_date, check_out not before check_in (400). email_token and email_settings are accepted and ignored: the service sends no e-mail. Answered with the token after the change; a body that changes nothing is a 200 that changes nothing. Also served as PATCH on the token path with token_event modify.",
+      examples: {
+        modifyToken: { ...DEMO_TOKEN_CHANGE, token_event: 'modify', destination_id: 'ID001', expiry_date: '31-12-2028', token_name: 'Guest card 1396' },
+      },
+      randomkey: 'openapi-modify-token-01',
+      answerExample: { ...DEMO_TOKEN_VIEW, balance: '1240.00', expiry_date: '31-12-2028', token_name: 'Guest card 1396' },
+    },
+  }),
+  keyedOperation({
+    name: 'load_token',
+    ...tokenChangePath('load'),
+    methods: ['patch'],
+    schema: loadTokenSchema,
+    service: loadToken,
+    answer: 'movement',
+    openapi: {
+      component: 'LoadTokenRequest',
+      operationId: 'loadToken',
+      summary: 'Load Token',
+      description:
+        "The partner adds money to its token: the balance goes up by load_amount. destination_id is optional; when sent it must be the token's (428). A deleted token, or one outside its available and expiry dates, cannot be loaded (409); a balance over 9999999999.99 is a 422. check_in, check_out and room_count, when sent, are stored on the token. The service makes the ledger row's 20-digit transaction_id, in the account's one key space of ledger rows; a retry under the same {randomkey} gets the same answer and the same transaction_id: money moves once. Also served as PATCH on the token path with token_event load.",
+      examples: { loadToken: { ...DEMO_TOKEN_CHANGE, token_event: 'load', load_amount: '60.00', destination_id: 'ID001' } },
+      randomkey: 'openapi-load-token-01',
+      answerExample: {
+        token: { ...DEMO_TOKEN_VIEW, balance: '1300.00', expiry_date: '31-12-2028', token_name: 'Guest card 1396' },
+        transaction: { transaction_id: '48201937465019283746', kind: 'load', amount: '60.00', token_balance: '1300.00' },
+      },
+    },
+  }),
+  keyedOperation({
+    name: 'unload_token',
+    ...tokenChangePath('unload'),
+    methods: ['patch'],
+    schema: unloadTokenSchema,
+    service: unloadToken,
+    answer: 'movement',
+    openapi: {
+      component: 'UnloadTokenRequest',
+      operationId: 'unloadToken',
+      summary: 'Unload Token',
+      description:
+        "The partner takes money back from its token: the balance goes down by unload_amount, which must not exceed it (422). Allowed unless the token is deleted (409): a frozen, disputed or expired token can be unloaded. destination_id, check_in, check_out and room_count as in Load Token, and the transaction_id too. Also served as PATCH on the token path with token_event unload.",
+      examples: { unloadToken: { ...DEMO_TOKEN_CHANGE, token_event: 'unload', unload_amount: '25.00' } },
+      randomkey: 'openapi-unload-token-01',
+      answerExample: {
+        token: { ...DEMO_TOKEN_VIEW, balance: '1275.00', expiry_date: '31-12-2028', token_name: 'Guest card 1396' },
+        transaction: { transaction_id: '93017264518203947561', kind: 'unload', amount: '25.00', token_balance: '1275.00' },
       },
     },
   }),
@@ -338,6 +488,7 @@ export const OPERATIONS: readonly Operation[] = [
           return { share_secret: DEMO_SECRET_KEY, booking_event: 'new', source_id: sourceId, booking_id: '1400', ...fields, margin_category: '%', pre_auth: 'false' } as const;
         })(),
       },
+      randomkey: '3f9c1a7e-new-booking-01',
       answerExample: { ...DEMO_BOOKING, booking_id: '1400', guests_count: '3', updated_at: '2024-01-21T10:15:00.000Z' },
     },
   }),
@@ -356,6 +507,7 @@ export const OPERATIONS: readonly Operation[] = [
       description:
         'Changes the fields the body carries, at least one besides the four that name the booking. A cancelled booking cannot be modified (409). The rules across fields hold on the booking as it would be after the change, whichever of the fields the body carries, so they need the stored booking and the schema cannot state them: check_out not before check_in, and a transaction_margin of at most 100 when margin_category is % (400).',
       examples: { bookingChange: { share_secret: DEMO_SECRET_KEY, booking_event: 'modify', source_id: 'PDR28', booking_id: '1396', guests_count: '3', check_out: '18-02-2024' } },
+      randomkey: '3f9c1a7e-change-01',
       answerExample: DEMO_BOOKING,
     },
   }),
@@ -373,6 +525,7 @@ export const OPERATIONS: readonly Operation[] = [
       summary: 'Cancel Booking',
       description: 'The booking becomes cancelled; cancelling a cancelled booking is a 200 that changes nothing.',
       examples: { cancelBooking: { share_secret: DEMO_SECRET_KEY, booking_event: 'cancel', source_id: 'PDR28', booking_id: '1396' } },
+      randomkey: '3f9c1a7e-cancel-01',
       answerExample: { ...DEMO_BOOKING, status: 'cancelled', updated_at: '2024-01-22T08:00:00.000Z' },
     },
   }),
@@ -389,6 +542,11 @@ export function operationRoutes(operations: readonly Operation[] = OPERATIONS): 
   const routes = new Map<string, Operation[]>();
   for (const entry of operations) routes.set(entry.path, [...(routes.get(entry.path) ?? []), entry]);
   return [...routes].map(([path, entries]) => ({ path, operations: entries }));
+}
+
+/** The token changes, by token_event: PATCH on the token path serves each event's operation. */
+export function tokenChangesByEvent(operations: readonly Operation[] = OPERATIONS): ReadonlyMap<TokenChangeEvent, KeyedOperation> {
+  return new Map(operations.flatMap((entry) => (entry.kind === 'keyed' && entry.tokenEvent !== undefined ? [[entry.tokenEvent, entry as KeyedOperation] as const] : [])));
 }
 
 /** The token notifications, by read_event: POST /v1/events serves each event's operation. */

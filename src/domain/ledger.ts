@@ -1,8 +1,11 @@
 /** The ledger: one row per movement of money on a token, so a balance is always explained and no request applies twice. */
 import type { MinorUnits } from './money';
 
-/** What moved money on a token: a withdrawal, a load (with its fee), an unload, a credited load schedule. */
-export const LEDGER_KINDS = ['withdrawal', 'load', 'unload', 'schedule'] as const;
+/**
+ * What moved money on a token: a withdrawal, a load (with its fee), an unload, a credited load schedule, a refund
+ * of money withdrawn. Load Token and Unload Token file theirs as a load and an unload.
+ */
+export const LEDGER_KINDS = ['withdrawal', 'load', 'unload', 'schedule', 'refund'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 /** One ledger row, keyed by its account and transaction id across every kind. */

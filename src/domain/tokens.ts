@@ -18,6 +18,12 @@ export interface Token extends TokenDetails {
   destinationId: string;
   status: TokenStatus;
   balance: MinorUnits;
+  /**
+   * What Refund may still give back (contract section 9.10): what was withdrawn from the token less what was
+   * refunded to it. Kept on the token, so the cap is read with the token's lock and written with its ledger row;
+   * unset: zero.
+   */
+  refundable?: MinorUnits;
   /** UTC calendar days since 1970-01-01 (see dayNumber); unset: no such limit. */
   availableDay?: number;
   expiryDay?: number;

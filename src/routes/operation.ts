@@ -1,13 +1,13 @@
 import { Router, type RequestHandler } from 'express';
 import { methodNotAllowed } from '../middleware/errors';
-import type { Operation, OperationRoute } from '../operations';
+import { tokenChangesByEvent, type KeyedOperation, type Operation, type OperationRoute } from '../operations';
 import { bookingView } from './booking-view';
 import { dispatchOnReadEvent } from './events';
-import { keyedOperationChain } from './keyed-operation';
+import { dispatchOnTokenEvent, keyedOperationChain, receivedKeyedChain, type KeyedOperation as KeyedChainEntry } from './keyed-operation';
 import type { OperationRouterDeps } from './operation-deps';
 import { operation } from './apply-in-one-unit';
 import { tokenNotificationChain } from './token-notification';
-import { tokenView } from './token-view';
+import { tokenMovementView, tokenView } from './token-view';
 
 /**
  * An operation's whole chain: a token notification is named for metrics before anything can refuse it, then
@@ -22,9 +22,23 @@ function chainOf(entry: Operation, deps: OperationRouterDeps): RequestHandler[] 
     case 'dispatch':
       return [operation(entry.name), ...deps.receive, dispatchOnReadEvent(deps)];
     case 'keyed':
-      return entry.answer === 'token'
-        ? keyedOperationChain(deps, { ...entry, view: (token) => ({ token: tokenView(token) }) })
-        : keyedOperationChain(deps, { ...entry, view: (booking) => ({ booking: bookingView(booking) }) });
+      return keyedOperationChain(deps, withView(entry));
+    case 'token change dispatch': {
+      const chains = [...tokenChangesByEvent()].map(([event, change]) => [event, { name: change.name, chain: receivedKeyedChain(deps, withView(change)) }] as const);
+      return [operation(entry.name), ...dispatchOnTokenEvent(deps, new Map(chains))];
+    }
+  }
+}
+
+/** A keyed entry with the view of its kind of answer: what the answer carries besides success and message. */
+function withView(entry: KeyedOperation): KeyedChainEntry<KeyedOperation['schema'], never> {
+  switch (entry.answer) {
+    case 'token':
+      return { ...entry, view: (token) => ({ token: tokenView(token) }) } as KeyedChainEntry<KeyedOperation['schema'], never>;
+    case 'booking':
+      return { ...entry, view: (booking) => ({ booking: bookingView(booking) }) } as KeyedChainEntry<KeyedOperation['schema'], never>;
+    case 'movement':
+      return { ...entry, view: tokenMovementView } as KeyedChainEntry<KeyedOperation['schema'], never>;
   }
 }
 

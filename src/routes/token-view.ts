@@ -1,5 +1,6 @@
 import { formatDay } from '../domain/calendar-days';
 import { formatAmount } from '../domain/money';
+import type { LedgerEntry } from '../domain/ledger';
 import type { Token } from '../domain/tokens';
 import { TOKEN_DETAIL_FIELDS } from '../schemas/token-creation';
 
@@ -20,4 +21,12 @@ export function tokenView(token: Token): Record<string, string> {
     if (value !== undefined) view[field] = value;
   }
   return view;
+}
+
+/** Load Token's and Unload Token's answer: the token after the move, and the row filed under the id the service made. */
+export function tokenMovementView({ token, entry }: { token: Token; entry: LedgerEntry }): { token: Record<string, string>; transaction: Record<string, string> } {
+  return {
+    token: tokenView(token),
+    transaction: { transaction_id: entry.transactionId, kind: entry.kind, amount: formatAmount(entry.amount), token_balance: formatAmount(entry.tokenBalance) },
+  };
 }

@@ -106,8 +106,17 @@ export const bookingChangeSchema = z
     if (!BOOKING_FIELDS.some((field) => body[field] !== undefined)) {
       ctx.addIssue({ code: 'custom', path: [], message: `must carry at least one field to change: ${BOOKING_FIELDS.join(', ')}` });
     }
+    // The margin rule where the body sets both fields, as the document states it; against the stored booking's
+    // fields, the service checks it after the booking is found.
+    if (ctx.issues.length > 0 || body.margin_category !== '%' || body.transaction_margin === undefined) return;
+    const { margin_category: category, transaction_margin: margin } = body;
+    for (const problem of bookingRuleProblems({ margin_category: category, transaction_margin: margin } as BookingFields)) {
+      ctx.addIssue({ code: 'custom', path: [problem.field], message: problem.message });
+    }
   })
-  .meta({ anyOf: BOOKING_FIELDS.map((field) => ({ required: [field] })) })
+  // At least one field; and the margin rule where the body itself sets margin_category to % (against a stored %,
+  // only the service can check it).
+  .meta({ anyOf: BOOKING_FIELDS.map((field) => ({ required: [field] })), ...PERCENT_MARGIN_RULE })
   .transform((body) => ({ share_secret: body.share_secret, source_id: body.source_id, booking_id: body.booking_id, changes: bookingFieldsOf(body) }));
 
 export type BookingChangeRequest = z.output<typeof bookingChangeSchema>;

@@ -91,7 +91,7 @@ export const TRANSACTION_ID_PATTERN = /^\d{20}$/;
 export const transactionId = z
   .string({ error: typeError('a string of 20 digits') })
   .regex(TRANSACTION_ID_PATTERN, 'must be exactly 20 digits')
-  .meta({ description: "20 digits, the account's idempotency key of a ledger row (withdrawal, load, unload or credited schedule)", examples: ['20240121000000000001'] });
+  .meta({ description: "20 digits, the account's idempotency key of a ledger row (withdrawal, load, unload, credited schedule or refund)", examples: ['20240121000000000001'] });
 
 /** A decimal amount string, read as integer minor units. */
 /** An amount sent as a JSON number is the commonest mistake: the message says what to send instead. */
@@ -107,10 +107,14 @@ const amountString = z.string({ error: amountTypeError }).regex(AMOUNT_PATTERN, 
 
 export const amount = amountString.meta({ description: AMOUNT_DESCRIPTION, examples: ['100.00'] }).transform(parseAmount);
 
-/** An amount moved: a digit other than 0 somewhere, as a pattern, so the JSON Schema states it too. */
+/**
+ * An amount moved: a digit other than 0 somewhere. The JSON Schema states both rules as one pattern of a string:
+ * as two, zod writes them as allOf branches without a type, which client generators (@hey-api/openapi-ts) read as
+ * `unknown`.
+ */
 export const positiveAmount = amountString
   .regex(/[1-9]/, 'must be above zero')
-  .meta({ description: `${AMOUNT_DESCRIPTION}; above zero`, examples: ['100.00'] })
+  .meta({ description: `${AMOUNT_DESCRIPTION}; above zero`, examples: ['100.00'], allOf: undefined, pattern: `^(?=[^1-9]*[1-9])${AMOUNT_PATTERN.source.slice(1)}` })
   .transform(parseAmount);
 
 /** A decimal amount kept as text, written back with two decimals ("90" -> "90.00"). */

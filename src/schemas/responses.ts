@@ -54,6 +54,19 @@ export const tokenSuccessSchema = z.strictObject({
   token: tokenViewSchema,
 });
 
+/** Load Token's and Unload Token's answer: the token after the move, and the ledger row the service filed. */
+export const tokenMovementSuccessSchema = z.strictObject({
+  success: z.literal(true),
+  message: z.literal('Success'),
+  token: tokenViewSchema,
+  transaction: z.strictObject({
+    transaction_id: z.string().regex(/^\d{20}$/).meta({ description: "The ledger row's id, made by the service: 20 digits, unique in the account's ledger key space" }),
+    kind: z.enum(['load', 'unload']),
+    amount: z.string(),
+    token_balance: z.string().meta({ description: 'The balance after the move' }),
+  }),
+});
+
 export const adminTokenSchema = tokenViewSchema.extend({
   last_ledger_entries: z.array(
     z.strictObject({

@@ -9,6 +9,7 @@ export const TOKEN_EVENTS = {
   loadSchedule: 'token.load_schedule',
   expiryUpdated: 'token.expiry_updated',
   availableUpdated: 'token.available_updated',
+  refund: 'token.refund_available',
 } as const;
 
 export type TokenEvent = (typeof TOKEN_EVENTS)[keyof typeof TOKEN_EVENTS];
@@ -22,6 +23,7 @@ export const ROUTE_OF_EVENT: Readonly<Record<TokenEvent, string>> = {
   [TOKEN_EVENTS.loadSchedule]: '/v1/tokens/load-schedule',
   [TOKEN_EVENTS.expiryUpdated]: '/v1/tokens/expiry-date',
   [TOKEN_EVENTS.availableUpdated]: '/v1/tokens/available-date',
+  [TOKEN_EVENTS.refund]: '/v1/tokens/refund',
 };
 
 const EVENTS_ROUTE = '/v1/events';

@@ -1,4 +1,4 @@
-/** The notifications that move money on a token: Withdraw, Loaded, Unloaded and Load Schedule. */
+/** The notifications that move money on a token: Withdraw, Loaded, Unloaded, Load Schedule and Refund. */
 import { z } from 'zod';
 import { amount, oneOf, positiveAmount, ruleClause, TRANSACTION_ID_PATTERN, transactionId } from './fields';
 import { tokenNotificationFields } from './token-notification';
@@ -34,6 +34,16 @@ export const unloadedSchema = z.object({
 });
 
 export type UnloadedRequest = z.output<typeof unloadedSchema>;
+
+/** Refund: money the recipient had collected from the token comes back to it (contract section 9.10). */
+export const refundSchema = z.object({
+  ...tokenNotificationFields(readEvent([TOKEN_EVENTS.refund])),
+  transaction_id: transactionId,
+  refund_amount: positiveAmount,
+  token_balance: amount,
+});
+
+export type RefundRequest = z.output<typeof refundSchema>;
 
 export const SCHEDULE_STATUSES = ['credited', 'deleted', 'failure'] as const;
 

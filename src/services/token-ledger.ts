@@ -1,5 +1,5 @@
 /**
- * The notifications that move money on a token: Withdraw, Loaded, Unloaded and a credited Load Schedule. Each
+ * The notifications that move money on a token: Withdraw, Loaded, Unloaded, a credited Load Schedule and Refund. Each
  * is one ledger row, keyed by the account and its transaction_id across every kind, so a retry applies nothing
  * again and a key reused for anything else is refused without revealing what it was used for.
  */
@@ -7,7 +7,7 @@ import type { LedgerEntry, LedgerKind } from '../domain/ledger';
 import { formatAmount, type MinorUnits } from '../domain/money';
 import type { Token } from '../domain/tokens';
 import { ConflictError, UnprocessableError } from '../errors';
-import type { LoadedRequest, LoadScheduleRequest, UnloadedRequest, WithdrawRequest } from '../schemas/token-ledger';
+import type { LoadedRequest, LoadScheduleRequest, RefundRequest, UnloadedRequest, WithdrawRequest } from '../schemas/token-ledger';
 import type { Account, StoreTransaction } from '../store/store';
 import { APPLIED, ledgerReplay, type OperationOutcome } from './apply-once';
 import { lockCallerToken, requireCallerToken, requireDestination, requireNotDeleted, requireWithinDates } from './token-checks';
@@ -27,7 +27,7 @@ interface LedgerRequest {
 }
 
 /** The balance the sender states must be the ledger's (409), which the message states. */
-function requireStatedBalance(stated: MinorUnits, expected: MinorUnits): void {
+export function requireStatedBalance(stated: MinorUnits, expected: MinorUnits): void {
   if (stated !== expected) {
     throw new ConflictError(`token_balance ${formatAmount(stated)} does not match the ledger: expected ${formatAmount(expected)}`, 'balance_mismatch');
   }
@@ -64,24 +64,51 @@ async function applyLedgerRequest(
   if (replay) return replay;
   const after = balanceAfter(token);
   requireStatedBalance(request.tokenBalance, after);
-  await tx.saveToken({ ...token, balance: after });
-  // The token's own strings, equal to the request's: a million ledger rows then share them.
-  await tx.recordLedgerEntry({
-    kind: request.kind,
-    transactionId: request.transactionId,
-    sourceId: token.sourceId,
-    destinationId: token.destinationId,
-    tokenId: token.tokenId,
-    amount: Math.abs(after - token.balance),
-    fee: request.fee,
-    tokenBalance: request.tokenBalance,
-    createdAt: now,
-  });
+  await recordMovement(tx, token, { kind: request.kind, transactionId: request.transactionId, balance: after, fee: request.fee }, now);
   return APPLIED;
 }
 
+/** Refund gives back what withdrawals took, no more: each withdrawal adds to what it may give, each refund takes off. */
+function refundableAfter(token: Token, kind: LedgerKind, moved: MinorUnits): MinorUnits {
+  const refundable = token.refundable ?? 0;
+  if (kind === 'withdrawal') return refundable + moved;
+  if (kind === 'refund') return refundable - moved;
+  return refundable;
+}
+
+/** A movement of money as its ledger row states it: what kind, under which key, the balance after it and the fee. */
+interface Movement {
+  kind: LedgerKind;
+  transactionId: string;
+  balance: MinorUnits;
+  fee: MinorUnits;
+}
+
+/**
+ * The token with its new balance (and what Refund may still give back), and the ledger row that explains it, in the
+ * caller's unit; the row as written.
+ */
+export async function recordMovement(tx: StoreTransaction, token: Token, movement: Movement, now: Date, changes: Partial<Token> = {}): Promise<LedgerEntry> {
+  const moved = Math.abs(movement.balance - token.balance);
+  await tx.saveToken({ ...token, ...changes, balance: movement.balance, refundable: refundableAfter(token, movement.kind, moved) });
+  // The token's own strings, equal to the request's: a million ledger rows then share them.
+  const entry: LedgerEntry = {
+    kind: movement.kind,
+    transactionId: movement.transactionId,
+    sourceId: token.sourceId,
+    destinationId: token.destinationId,
+    tokenId: token.tokenId,
+    amount: moved,
+    fee: movement.fee,
+    tokenBalance: movement.balance,
+    createdAt: now,
+  };
+  await tx.recordLedgerEntry(entry);
+  return entry;
+}
+
 /** An amount taken off the balance must be there (422). */
-function takenOff(token: Token, amount: MinorUnits, field: string): MinorUnits {
+export function takenOff(token: Token, amount: MinorUnits, field: string): MinorUnits {
   if (amount > token.balance) {
     throw new UnprocessableError(`${field} ${formatAmount(amount)} is more than the token balance ${formatAmount(token.balance)}`, 'over_balance');
   }
@@ -108,7 +135,7 @@ export function withdraw(tx: StoreTransaction, request: WithdrawRequest, account
 }
 
 /** A load may not take the balance past what an amount can state (422). */
-function addedTo(token: Token, amount: MinorUnits, field: string): MinorUnits {
+export function addedTo(token: Token, amount: MinorUnits, field: string): MinorUnits {
   if (token.balance + amount > MAX_BALANCE) {
     throw new UnprocessableError(
       `${field} ${formatAmount(amount)} would take the token balance ${formatAmount(token.balance)} over ${formatAmount(MAX_BALANCE)}`,
@@ -182,5 +209,33 @@ export async function settleLoadSchedule(tx: StoreTransaction, request: LoadSche
       );
     }
     return request.token_balance;
+  });
+}
+
+/**
+ * Money the recipient had collected comes back to the token: allowed unless it is deleted (a frozen, disputed or
+ * expired token can be refunded); never more than withdrawals took from it less what was refunded before (422,
+ * stating the most), nor past the largest balance (422).
+ */
+export function refund(tx: StoreTransaction, request: RefundRequest, account: Account, now: Date): Promise<OperationOutcome> {
+  const ledgerRequest: LedgerRequest = {
+    kind: 'refund',
+    destinationId: request.destination_id,
+    tokenId: request.token_id,
+    transactionId: request.transaction_id,
+    amount: request.refund_amount,
+    fee: 0,
+    tokenBalance: request.token_balance,
+  };
+  return applyLedgerRequest(tx, ledgerRequest, account, now, (token) => {
+    requireNotDeleted(token, 'cannot be refunded');
+    const refundable = token.refundable ?? 0;
+    if (request.refund_amount > refundable) {
+      throw new UnprocessableError(
+        `refund_amount ${formatAmount(request.refund_amount)} is more than can be refunded: at most ${formatAmount(refundable)} (withdrawn from the token less refunded to it)`,
+        'over_refundable',
+      );
+    }
+    return addedTo(token, request.refund_amount, 'refund_amount');
   });
 }

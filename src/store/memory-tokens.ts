@@ -16,7 +16,7 @@ export function statusCode(status: TokenStatus): number {
 /**
  * The memory store's tokens, in columns: a million tokens as objects were
  * about 140 MB of V8 heap and a million objects for every full collection to
- * trace; here a token is its id string, a Map entry and 25 bytes of typed
+ * trace; here a token is its id string, a Map entry and 33 bytes of typed
  * arrays (docs/BENCHMARKS.md). Reads hand out new Token objects.
  */
 export class MemoryTokenTable {
@@ -25,6 +25,8 @@ export class MemoryTokenTable {
   private capacity = FIRST_CAPACITY;
   private statuses = new Uint8Array(FIRST_CAPACITY);
   private balances = new Float64Array(FIRST_CAPACITY);
+  /** Token.refundable: what Refund may still give back. */
+  private refundables = new Float64Array(FIRST_CAPACITY);
   private sourceRefs = new Int32Array(FIRST_CAPACITY);
   private destinationRefs = new Int32Array(FIRST_CAPACITY);
   private availableDays = new Int32Array(FIRST_CAPACITY);
@@ -50,6 +52,7 @@ export class MemoryTokenTable {
       status: TOKEN_STATUSES[this.statuses[row]],
       balance: this.balances[row],
     };
+    if (this.refundables[row] !== 0) token.refundable = this.refundables[row];
     if (this.availableDays[row] !== NO_DAY) token.availableDay = this.availableDays[row];
     if (this.expiryDays[row] !== NO_DAY) token.expiryDay = this.expiryDays[row];
     const details = this.detailsOfRow.get(row);
@@ -69,6 +72,7 @@ export class MemoryTokenTable {
     }
     this.statuses[row] = status;
     this.balances[row] = token.balance;
+    this.refundables[row] = token.refundable ?? 0;
     this.sourceRefs[row] = this.names.refOf(token.sourceId);
     this.destinationRefs[row] = this.names.refOf(token.destinationId);
     this.availableDays[row] = token.availableDay ?? NO_DAY;
@@ -82,6 +86,7 @@ export class MemoryTokenTable {
     this.capacity *= 2;
     this.statuses = grown(this.statuses, this.capacity);
     this.balances = grown(this.balances, this.capacity);
+    this.refundables = grown(this.refundables, this.capacity);
     this.sourceRefs = grown(this.sourceRefs, this.capacity);
     this.destinationRefs = grown(this.destinationRefs, this.capacity);
     this.availableDays = grown(this.availableDays, this.capacity);

@@ -196,6 +196,14 @@ describeOnEveryStore('Modify Booking', (current) => {
       await client.modifyBooking(current(), bookingChange({ transaction_margin: '100.00' })).expect(200);
     });
 
+    it('400 at the schema, before the booking is looked up, when the body itself sets a percent margin above 100', async () => {
+      await expectRejected(
+        bookingChange({ booking_id: 'nope', margin_category: '%', transaction_margin: '150' }),
+        400,
+        errorBody(400, 'Invalid field: transaction_margin', [{ field: 'transaction_margin', message: 'must be at most 100 when margin_category is "%"' }]),
+      );
+    });
+
     it('400 when there is no field to change', async () => {
       await expectRejected(
         bookingChange({ guests_count: undefined }),

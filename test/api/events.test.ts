@@ -58,9 +58,9 @@ describeOnEveryStore('POST /v1/events', (current) => {
   });
 
   it.each([
-    ['unknown', 'token.created', 'must be one of "token.status_changed", "token.withdrawn_created", "token.loaded_created", "token.unloaded_created", "token.load_schedule", "token.expiry_updated", "token.available_updated"'],
+    ['unknown', 'token.created', 'must be one of "token.status_changed", "token.withdrawn_created", "token.loaded_created", "token.unloaded_created", "token.load_schedule", "token.expiry_updated", "token.available_updated", "token.refund_available"'],
     ['missing', undefined, 'is required'],
-    ['not a string', 5, 'must be one of "token.status_changed", "token.withdrawn_created", "token.loaded_created", "token.unloaded_created", "token.load_schedule", "token.expiry_updated", "token.available_updated"'],
+    ['not a string', 5, 'must be one of "token.status_changed", "token.withdrawn_created", "token.loaded_created", "token.unloaded_created", "token.load_schedule", "token.expiry_updated", "token.available_updated", "token.refund_available"'],
   ])('400 when read_event is %s, and nothing changes', async (_situation, readEvent, message) => {
     const before = await readState(current().store);
     const response = await client.events(current(), withdrawal({ read_event: readEvent }));

@@ -12,13 +12,14 @@ import { PROPERTY_TEST_TIMEOUT_MS, withinBudget } from '../helpers/property';
 jest.setTimeout(PROPERTY_TEST_TIMEOUT_MS);
 
 /**
- * Contract sections 4, 6 and 9: for any sequence of loads, unloads, credited schedules and withdrawals on a
- * token, with retries, concurrent copies and reused keys, the balance is always the opening balance plus loads
- * and credited schedules less withdrawals and unloads, within 0 and 9999999999.99; a rejected request changes
- * nothing; a repeat applies nothing. Each case runs on a token of its own, made by Create Token.
+ * Contract sections 4, 6 and 9: for any sequence of loads, unloads, credited schedules, withdrawals and refunds
+ * on a token, with retries, concurrent copies and reused keys, the balance is always the opening balance plus
+ * loads, credited schedules and refunds less withdrawals and unloads, within 0 and 9999999999.99; refunds never
+ * give back more than withdrawals took (section 9.10); a rejected request changes nothing; a repeat applies
+ * nothing. Each case runs on a token of its own, made by Create Token.
  */
 
-type Move = 'withdrawal' | 'load' | 'unload' | 'schedule';
+type Move = 'withdrawal' | 'load' | 'unload' | 'schedule' | 'refund';
 
 interface Step {
   move: Move;
@@ -38,6 +39,7 @@ const CLIENT: Record<Move, client.NotificationClient> = {
   load: client.loaded,
   unload: client.unloaded,
   schedule: client.loadSchedule,
+  refund: client.refund,
 };
 
 const EVENT: Record<Move, string> = {
@@ -45,11 +47,12 @@ const EVENT: Record<Move, string> = {
   load: 'token.loaded_created',
   unload: 'token.unloaded_created',
   schedule: 'token.load_schedule',
+  refund: 'token.refund_available',
 };
 
 const steps = fc.array(
   fc.record<Step>({
-    move: fc.constantFrom<Move>('withdrawal', 'load', 'unload', 'schedule'),
+    move: fc.constantFrom<Move>('withdrawal', 'load', 'unload', 'schedule', 'refund'),
     amount: fc.oneof(fc.integer({ min: 1, max: 5_000 }), fc.integer({ min: 1, max: 200_000 }), fc.constant(MAX_BALANCE)),
     fee: fc.integer({ min: 0, max: 300 }),
     stated: fc.constantFrom<Step['stated']>('right', 'right', 'right', 'off by one'),
@@ -74,7 +77,7 @@ interface Sent {
   applied: boolean;
 }
 
-const SIGN: Record<LedgerKind, number> = { withdrawal: -1, load: 1, unload: -1, schedule: 1 };
+const SIGN: Record<LedgerKind, number> = { withdrawal: -1, load: 1, unload: -1, schedule: 1, refund: 1 };
 
 const outcomes: Record<string, number> = {};
 const tally = (store: string, label: string) => {
@@ -102,13 +105,18 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('ledger in
     if (move === 'withdrawal') return { ...common, withdrawn_amount: formatAmount(amount), token_balance: balance };
     if (move === 'load') return { ...common, load_amount: formatAmount(amount), fee_amount: formatAmount(fee), token_balance: balance };
     if (move === 'unload') return { ...common, unload_amount: formatAmount(amount), token_balance: balance };
+    if (move === 'refund') return { ...common, refund_amount: formatAmount(amount), token_balance: balance };
     return { ...common, schedule_status: 'credited', token_balance: balance };
   }
 
-  /** What a new request leads to on this balance, in the contract's order of checks: amount (422), then token_balance (409). */
-  function judge(move: Move, balance: number, amount: number, stated: number): Expected {
+  /**
+   * What a new request leads to on this balance and what refunds may still give back, in the contract's order of
+   * checks: amount (422), then token_balance (409).
+   */
+  function judge(move: Move, balance: number, refundable: number, amount: number, stated: number): Expected {
     if (move === 'schedule') return stated < balance ? { outcome: 'rejected', status: 409 } : { outcome: 'accepted', after: stated };
-    const after = move === 'load' ? balance + amount : balance - amount;
+    if (move === 'refund' && amount > refundable) return { outcome: 'rejected', status: 422 };
+    const after = move === 'load' || move === 'refund' ? balance + amount : balance - amount;
     if (after < 0 || after > MAX_BALANCE) return { outcome: 'rejected', status: 422 };
     return stated === after ? { outcome: 'accepted', after } : { outcome: 'rejected', status: 409 };
   }
@@ -121,6 +129,8 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('ledger in
         expect(created.status).toBe(200);
         const tokenId = created.body.token.token_id as string;
         let balance = opening;
+        /** Withdrawn less refunded: the most a refund may give back. */
+        let refundable = 0;
         const sent: Sent[] = [];
         for (const step of plan) {
           const earlier = sent.length > 0 && step.repeat !== 'no' ? sent[(step.amount + step.fee) % sent.length] : undefined;
@@ -134,15 +144,17 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('ledger in
           } else if (earlier && step.repeat === 'same') {
             // Applied: a replay. Refused: it recorded nothing, so it is judged again on today's balance.
             sending = earlier;
-            expected = earlier.applied ? { outcome: 'replayed' } : judge(earlier.move, balance, earlier.amount, earlier.stated);
+            expected = earlier.applied ? { outcome: 'replayed' } : judge(earlier.move, balance, refundable, earlier.amount, earlier.stated);
           } else {
             transactionCounter += 1;
             const transactionId = `7${String(transactionCounter).padStart(19, '0')}`;
-            const right = step.move === 'withdrawal' || step.move === 'unload' ? balance - step.amount : balance + step.amount;
+            // A refund of at most what was withdrawn, half the time, so that refunds apply as well as fail.
+            const amount = step.move === 'refund' && step.fee % 2 === 0 && refundable > 0 ? 1 + (step.amount % refundable) : step.amount;
+            const right = step.move === 'withdrawal' || step.move === 'unload' ? balance - amount : balance + amount;
             const stated = Math.min(Math.max(step.stated === 'right' ? right : right + 1, 0), MAX_BALANCE);
-            sending = { body: bodyOf(step.move, tokenId, transactionId, step.amount, step.fee, stated), move: step.move, amount: step.amount, stated, applied: false };
+            sending = { body: bodyOf(step.move, tokenId, transactionId, amount, step.fee, stated), move: step.move, amount, stated, applied: false };
             sent.push(sending);
-            expected = judge(step.move, balance, step.amount, stated);
+            expected = judge(step.move, balance, refundable, amount, stated);
           }
           const ledgerBefore = (await t.store.recentLedgerEntries(tokenId, 1000)).length;
           const balanceBefore = balance;
@@ -165,6 +177,8 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('ledger in
             // Concurrent copies: exactly one applies, the others are its replays.
             expect(statuses.every((s) => s === 200)).toBe(true);
             expect(responses.filter((response) => response.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+            if (sending.move === 'withdrawal') refundable += balance - expected.after;
+            if (sending.move === 'refund') refundable -= expected.after - balance;
             balance = expected.after;
             sending.applied = true;
             expect(await balanceOf(tokenId)).toBe(balance);
@@ -178,6 +192,10 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('ledger in
         expect(stored).toBeGreaterThanOrEqual(0);
         expect(stored).toBeLessThanOrEqual(MAX_BALANCE);
         expect(stored).toBe(balance);
+        // Refunds gave back no more than withdrawals took, and the token's cap is what is left.
+        const total = (kind: LedgerKind) => ledger.filter((entry) => entry.kind === kind).reduce((sum, entry) => sum + entry.amount, 0);
+        expect(total('withdrawal') - total('refund')).toBe(refundable);
+        expect((await t.store.findToken(tokenId))?.refundable ?? 0).toBe(refundable);
       }),
       withinBudget(storeName === 'memory' ? 150 : 40),
     );

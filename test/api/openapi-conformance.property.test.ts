@@ -26,7 +26,8 @@ const validatorOf = (schema: Schema) => ajv.compile({ ...schema, components: { s
 
 /** The rules the descriptions state in words: two dates compared, and Modify's margin rule on the stored booking. */
 const DATES_COMPARED = [/^must not be before /, /^must not be after the token's expiry date/];
-const RULES_IN_WORDS: Record<string, RegExp[]> = { patch: [...DATES_COMPARED, /^must be at most 100 when margin_category is "%"$/] };
+const MARGIN_RULE = /^must be at most 100 when margin_category is "%"$/;
+const RULES_IN_WORDS: Record<string, RegExp[]> = { patch: [...DATES_COMPARED, MARGIN_RULE] };
 
 const resolve = (schema: Schema): Schema => (schema.$ref ? components[String(schema.$ref).split('/').pop() as string] : schema);
 
@@ -44,7 +45,9 @@ function valuesOf(schema: Schema): fc.Arbitrary<unknown> {
   if (schema.const !== undefined) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...schema.enum);
   if (schema.type === 'integer') return fc.integer({ min: schema.minimum, max: schema.maximum });
-  const pattern = schema.pattern ?? schema.allOf?.[0]?.pattern;
+  // fast-check cannot generate from a lookahead (a positive amount's pattern starts with one): values from the
+  // pattern without it, some of which the schema refuses, as the property allows.
+  const pattern = (schema.pattern ?? schema.allOf?.[0]?.pattern)?.replace(/^\^\(\?=[^()]*\)/, '^');
   if (schema.type === 'string' && pattern && schema.maxLength === undefined) return fc.stringMatching(new RegExp(pattern));
   return fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 12, 12) });
 }
@@ -114,7 +117,11 @@ describe('the OpenAPI document and the service agree on every request body', () 
         const path = template.replace('{version}', 'v1').replace('{partnerid}', ACME.source_id).replace('{randomkey}', `conformance-${key}`);
         const response = await request(t.server)[method as 'post'](path).send(body);
         const details: Array<{ message: string }> = response.body.errors?.details ?? [];
-        const ruleInWords = response.status === 400 && details.length > 0 && details.every(({ message }) => (RULES_IN_WORDS[method] ?? DATES_COMPARED).some((rule) => rule.test(message)));
+        // The margin rule is the schema's own where the body sets both of its fields (if/then); only against a stored
+        // booking's is it a rule in words.
+        const marginInBody = body.margin_category === '%' && body.transaction_margin !== undefined;
+        const inWords = (RULES_IN_WORDS[method] ?? DATES_COMPARED).filter((rule) => !(marginInBody && rule === MARGIN_RULE));
+        const ruleInWords = response.status === 400 && details.length > 0 && details.every(({ message }) => inWords.some((rule) => rule.test(message)));
         const refused = response.status === 400 && !ruleInWords;
         const schemaValid = validate(body);
         expect({ body, schema: schemaValid ? 'valid' : ajv.errorsText(validate.errors), refused, answer: response.text }).toEqual({

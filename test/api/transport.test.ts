@@ -21,8 +21,13 @@ const OPERATIONS: ReadonlyArray<readonly [string, (t: TestApp) => request.Test]>
   ['POST /v1/tokens/load-schedule', client.loadSchedule],
   ['POST /v1/tokens/expiry-date', client.expiryDate],
   ['POST /v1/tokens/available-date', client.availableDate],
+  ['POST /v1/tokens/refund', client.refund],
   ['POST /v1/events', client.events],
   [`POST ${tokenPath()}`, client.createToken],
+  [`PATCH ${tokenPath()}`, (t) => client.changeToken(t)],
+  [`PATCH ${tokenPath()}/modify`, (t) => client.changeToken(t, undefined, undefined, 'modify')],
+  [`PATCH ${tokenPath()}/load`, (t) => client.changeToken(t, undefined, undefined, 'load')],
+  [`PATCH ${tokenPath()}/unload`, (t) => client.changeToken(t, undefined, undefined, 'unload')],
   [`POST ${bookingPath()}`, client.createBooking],
   [`PATCH ${bookingPath()}`, client.modifyBooking],
   [`DELETE ${bookingPath()}`, client.cancelBooking],
@@ -157,7 +162,8 @@ describe('transport rules, the same on every operation route', () => {
   it.each([
     ['GET', '/'],
     ['GET', '/v1/tokens'],
-    ['POST', '/v1/tokens/refund'],
+    ['POST', '/v1/tokens/refunded'],
+    ['PATCH', `${tokenPath()}/create`],
     ['PATCH', '/v1/booking/ACME'],
     ['PATCH', '/v1/booking/ACME/key-00000001/extra'],
   ])('404 JSON for an unknown route: %s %s', async (method, path) => {
@@ -175,7 +181,8 @@ describe('transport rules, the same on every operation route', () => {
     ['PATCH', '/v1/events', 'POST'],
     ['PUT', bookingPath(), 'POST, PATCH, DELETE'],
     ['GET', bookingPath('key-00000001', 'ACME', 'v2'), 'POST, PATCH, DELETE'],
-    ['PATCH', tokenPath(), 'POST'],
+    ['PUT', tokenPath(), 'POST, PATCH'],
+    ['POST', `${tokenPath()}/load`, 'PATCH'],
     ['GET', '/v1/tokens/loaded', 'POST'],
     ['POST', '/healthz', 'GET, HEAD'],
     ['DELETE', '/readyz', 'GET, HEAD'],
@@ -194,7 +201,8 @@ describe('transport rules, the same on every operation route', () => {
     ['/v1/tokens/status-change', 'POST'],
     [bookingPath(), 'POST, PATCH, DELETE'],
     [bookingPath('key-00000001', 'ACME', 'v2'), 'POST, PATCH, DELETE'],
-    [tokenPath(), 'POST'],
+    [tokenPath(), 'POST, PATCH'],
+    [`${tokenPath()}/unload`, 'PATCH'],
   ])('OPTIONS %s is a 204 that lists every allowed method, with the API headers', async (path, allow) => {
     // OPTIONS, which no client sends.
     const response = await request(t.server).options(path);

@@ -27,10 +27,16 @@ export const unloaded = tokenNotification('/v1/tokens/unloaded');
 export const loadSchedule = tokenNotification('/v1/tokens/load-schedule');
 export const expiryDate = tokenNotification('/v1/tokens/expiry-date');
 export const availableDate = tokenNotification('/v1/tokens/available-date');
+export const refund = tokenNotification('/v1/tokens/refund');
 export const events = tokenNotification('/v1/events');
 
 export function createToken(target: Target, body?: Body, key?: string, partnerId?: string, version?: string): request.Test {
   return send(request(serverOf(target)).post(tokenPath(key, partnerId, version)), body);
+}
+
+/** PATCH on the token path: Modify, Load or Unload Token by the body's token_event; with `event`, the published form (.../{randomkey}/load). */
+export function changeToken(target: Target, body?: Body, key?: string, event?: string, partnerId?: string, version?: string): request.Test {
+  return send(request(serverOf(target)).patch(`${tokenPath(key, partnerId, version)}${event === undefined ? '' : `/${event}`}`), body);
 }
 
 export function createBooking(target: Target, body?: Body, key?: string, partnerId?: string, version?: string): request.Test {

@@ -96,6 +96,32 @@ export function tokenCreation(overrides: Overrides = {}): Overrides {
   );
 }
 
+/** A valid refund of 40.00 onto the 1000.00 active token (which needs a withdrawal of at least that first). */
+export function refund(overrides: Overrides = {}): Overrides {
+  return withOverrides(
+    { ...notification('token.refund_available'), transaction_id: newTransactionId(), refund_amount: '40.00', token_balance: '1040.00' },
+    overrides,
+  );
+}
+
+/** A valid Modify Token of the 1000.00 active token: its name. */
+export function tokenModification(overrides: Overrides = {}): Overrides {
+  return withOverrides(
+    { share_secret: ACME.share_secret, token_event: 'modify', source_id: ACME.source_id, destination_id: TOKENS.active.destination_id, token_id: TOKENS.active.token_id, token_name: 'Guest card 7' },
+    overrides,
+  );
+}
+
+/** A valid Load Token of 100.00 onto the 1000.00 active token. */
+export function tokenLoad(overrides: Overrides = {}): Overrides {
+  return withOverrides({ share_secret: ACME.share_secret, token_event: 'load', source_id: ACME.source_id, token_id: TOKENS.active.token_id, load_amount: '100.00' }, overrides);
+}
+
+/** A valid Unload Token of 100.00 from the 1000.00 active token. */
+export function tokenUnload(overrides: Overrides = {}): Overrides {
+  return withOverrides({ share_secret: ACME.share_secret, token_event: 'unload', source_id: ACME.source_id, token_id: TOKENS.active.token_id, unload_amount: '100.00' }, overrides);
+}
+
 /** A valid Create Booking of a booking ACME does not have: the fixture booking's fields under another id. */
 export function bookingCreation(overrides: Overrides = {}): Overrides {
   const { updated_at: _updatedAt, ...fields } = BOOKING;

@@ -15,7 +15,7 @@ jest.setTimeout(PROPERTY_TEST_TIMEOUT_MS);
 warnIfNoDatabase();
 
 /**
- * Issue 22: random rounds of every operation, each round sent at once to the PostgreSQL store, where the
+ * Issues 22 and 28: random rounds of every operation, each round sent at once to the PostgreSQL store, where the
  * requests share batches, and one after the other to the memory store. Within a round each request names a
  * token or booking of its own (or makes a new one), so every order of a round gives the same answers: the
  * answers, and then every token's balance, status, dates and ledger and every booking, must be the same.
@@ -28,7 +28,9 @@ const STATUSES = ['active', 'freezed', 'disputed', 'deleted'] as const;
 type Op =
   | { kind: 'withdraw' | 'unload'; token: number; amount: number; off: boolean }
   | { kind: 'load'; token: number; amount: number; fee: number; off: boolean }
-  | { kind: 'schedule'; token: number; amount: number; off: boolean }
+  | { kind: 'schedule' | 'refund'; token: number; amount: number; off: boolean }
+  | { kind: 'load token' | 'unload token'; token: number; amount: number }
+  | { kind: 'modify token'; token: number; status: 'active' | 'freezed'; day: number }
   | { kind: 'status'; token: number; status: (typeof STATUSES)[number] }
   | { kind: 'expiry' | 'available'; token: number; day: number }
   | { kind: 'modify'; booking: number; guests: number }
@@ -42,7 +44,9 @@ const amount = fc.oneof(fc.integer({ min: 1, max: 2_000 }), fc.integer({ min: 1,
 const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constantFrom('withdraw' as const, 'unload' as const), token, amount, off: fc.boolean() }),
   fc.record({ kind: fc.constant('load' as const), token, amount, fee: fc.integer({ min: 0, max: 300 }), off: fc.boolean() }),
-  fc.record({ kind: fc.constant('schedule' as const), token, amount, off: fc.boolean() }),
+  fc.record({ kind: fc.constantFrom('schedule' as const, 'refund' as const), token, amount, off: fc.boolean() }),
+  fc.record({ kind: fc.constantFrom('load token' as const, 'unload token' as const), token, amount }),
+  fc.record({ kind: fc.constant('modify token' as const), token, status: fc.constantFrom('active' as const, 'freezed' as const), day: fc.integer({ min: 1, max: 28 }) }),
   fc.record({ kind: fc.constant('status' as const), token, status: fc.constantFrom(...STATUSES) }),
   fc.record({ kind: fc.constantFrom('expiry' as const, 'available' as const), token, day: fc.integer({ min: 1, max: 28 }) }),
   fc.record({ kind: fc.constant('modify' as const), booking: fc.integer({ min: 0, max: BOOKINGS - 1 }), guests: fc.integer({ min: 1, max: 9 }) }),
@@ -86,7 +90,7 @@ let transactions = 0;
   /** The request of `op`, stating balances as the memory store holds them now (both stores hold the same before a round). */
   async function requestOf(op: Exclude<Op, { kind: 'repeat' }>, caseId: number): Promise<Request> {
     const balanceOf = async (tokenIds: string[], index: number) => (await memory.store.findToken(tokenIds[index]))?.balance ?? 0;
-    const ledger = async (kind: 'withdraw' | 'unload' | 'load' | 'schedule', index: number, moved: number, fee: number, off: boolean) => {
+    const ledger = async (kind: 'withdraw' | 'unload' | 'load' | 'schedule' | 'refund', index: number, moved: number, fee: number, off: boolean) => {
       transactions += 1;
       const transactionId = `6${String(transactions).padStart(19, '0')}`;
       // Stated once, so that a repeat is the same request byte for byte.
@@ -99,14 +103,27 @@ let transactions = 0;
         if (kind === 'load') {
           return client.loaded(app, notification(tokenId, 'token.loaded_created', { transaction_id: transactionId, load_amount: formatAmount(moved), fee_amount: formatAmount(fee), token_balance: stated }));
         }
+        if (kind === 'refund') return client.refund(app, notification(tokenId, 'token.refund_available', { transaction_id: transactionId, refund_amount: formatAmount(moved), token_balance: stated }));
         return client.loadSchedule(app, notification(tokenId, 'token.load_schedule', { transaction_id: transactionId, schedule_status: 'credited', token_balance: stated }));
       });
+    };
+    /** A token change under a key of its own: the same key and body on both stores. */
+    const tokenChange = (index: number, fields: Record<string, unknown>) => {
+      const key = `gcprop-tc-${caseId}-${(transactions += 1)}`;
+      return onToken(index, (app, tokenId) => client.changeToken(app, { share_secret: ACME.share_secret, source_id: 'ACME', token_id: tokenId, ...fields }, key));
     };
     switch (op.kind) {
       case 'withdraw':
       case 'unload':
       case 'schedule':
+      case 'refund':
         return ledger(op.kind, op.token, op.amount, 0, op.off);
+      case 'load token':
+        return tokenChange(op.token, { token_event: 'load', load_amount: formatAmount(op.amount) });
+      case 'unload token':
+        return tokenChange(op.token, { token_event: 'unload', unload_amount: formatAmount(op.amount), destination_id: 'D1' });
+      case 'modify token':
+        return tokenChange(op.token, { token_event: 'modify', destination_id: 'D1', token_status: op.status, expiry_date: `${String(op.day).padStart(2, '0')}-07-2026` });
       case 'load':
         return ledger('load', op.token, op.amount, op.fee, op.off);
       case 'status':
@@ -141,6 +158,8 @@ let transactions = 0;
   const bookingIdOf = (caseId: number, index: number) => `GP-${caseId}-${index}`;
   let batchedTokenIds: string[] = [];
   let memoryTokenIds: string[] = [];
+  /** The transaction ids Load and Unload Token made: each store draws its own, so they compare as "made". */
+  const madeTransactionIds = new Set<string>();
 
   /** An answer with the store's own token ids named by their place, so both stores' answers compare. */
   function comparable(response: Response, tokenIds: string[]) {
@@ -148,8 +167,13 @@ let transactions = 0;
     tokenIds.forEach((id, index) => {
       text = text.split(`"${id}"`).join(`"token ${index}"`);
     });
-    // A token made in the round has an id of its own in each store.
+    // A token made in the round has an id of its own in each store, and so has a ledger row a token change filed.
     text = text.replace(/"token_id":"\d+"/g, '"token_id":"new"');
+    const made = (response.body as { transaction?: { transaction_id: string } }).transaction?.transaction_id;
+    if (made !== undefined) {
+      madeTransactionIds.add(made);
+      text = text.replace(`"transaction_id":"${made}"`, '"transaction_id":"made"');
+    }
     return { status: response.status, replayed: response.headers['idempotent-replayed'], body: JSON.parse(text) as unknown };
   }
 
@@ -189,7 +213,13 @@ let transactions = 0;
           const [inBatched, inMemory] = await Promise.all([batched.store.findToken(batchedTokenIds[index]), memory.store.findToken(memoryTokenIds[index])]);
           expect({ ...inBatched, tokenId: index }).toEqual({ ...inMemory, tokenId: index });
           const ledgerOf = async (app: TestApp, tokenId: string) =>
-            (await app.store.recentLedgerEntries(tokenId, 1000)).map(({ kind, transactionId, amount: moved, fee, tokenBalance }) => ({ kind, transactionId, moved, fee, tokenBalance }));
+            (await app.store.recentLedgerEntries(tokenId, 1000)).map(({ kind, transactionId, amount: moved, fee, tokenBalance }) => ({
+              kind,
+              transactionId: madeTransactionIds.has(transactionId) ? 'made' : transactionId,
+              moved,
+              fee,
+              tokenBalance,
+            }));
           expect(await ledgerOf(batched, batchedTokenIds[index])).toEqual(await ledgerOf(memory, memoryTokenIds[index]));
         }
         for (let index = 0; index < BOOKINGS; index += 1) {

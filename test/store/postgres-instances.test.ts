@@ -127,9 +127,25 @@ function appOn(store: PgStore) {
         [kind, transactionId, TOKENS.active.token_id, amount, fee],
       );
     await expect(insert('123', 'withdrawal', 1, 0)).rejects.toThrow(/check constraint/);
-    await expect(insert('00000000000000000001', 'refund', 1, 0)).rejects.toThrow(/check constraint/);
+    await expect(insert('00000000000000000001', 'bonus', 1, 0)).rejects.toThrow(/check constraint/);
+    await expect(insert('00000000000000000001', 'refund', 1, 5)).rejects.toThrow(/check constraint/);
+    await expect(sql('UPDATE tokens SET refundable = -1 WHERE token_id = $1', [TOKENS.active.token_id])).rejects.toThrow(/check constraint/);
     await expect(insert('00000000000000000001', 'withdrawal', 1, 5)).rejects.toThrow(/check constraint/);
     await expect(insert('00000000000000000001', 'load', 0, 5)).rejects.toThrow(/check constraint/);
+  });
+
+  it('30 copies of one Load Token sent to both at once move money once, and every copy answers the same transaction_id', async () => {
+    const apps = [appOn(first), appOn(second)];
+    const body = { share_secret: 'sk_test_acme_1', token_event: 'load', source_id: 'ACME', token_id: TOKENS.active.token_id, load_amount: '25.00' };
+    const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => request(apps[i % 2]).patch('/v1/token/ACME/key-load-race-1').send(body)));
+    expect(responses.map((r) => r.status)).toEqual(responses.map(() => 200));
+    expect(responses.filter((r) => r.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+    const transactionIds = new Set(responses.map((r) => r.body.transaction.transaction_id as string));
+    expect(new Set(responses.map((r) => r.text)).size).toBe(1);
+    expect(transactionIds.size).toBe(1);
+    expect(await balance()).toBe(102500);
+    const rows = await sql('SELECT transaction_id, kind, amount::int FROM ledger WHERE token_id = $1', [TOKENS.active.token_id]);
+    expect(rows.rows).toEqual([{ transaction_id: [...transactionIds][0], kind: 'load', amount: 2500 }]);
   });
 
   it('the same Create Booking sent to both at once creates it once, and every copy is answered 200 as its replay, never "already exists"', async () => {

@@ -196,9 +196,11 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     const load = ledgerRow('00000000000000000011', { kind: 'load', amount: 500, fee: 25, tokenBalance: 100500 });
     const credited = ledgerRow('00000000000000000012', { kind: 'schedule', amount: 0, tokenBalance: 100500 });
     const unload = ledgerRow('00000000000000000013', { kind: 'unload', amount: 500, tokenBalance: 100000 });
-    for (const row of [load, credited, unload]) await store.transaction((tx) => tx.recordLedgerEntry(row));
+    const refund = ledgerRow('00000000000000000014', { kind: 'refund', amount: 300, tokenBalance: 100300 });
+    for (const row of [load, credited, unload, refund]) await store.transaction((tx) => tx.recordLedgerEntry(row));
     expect(await readLedgerEntry(store, load.transactionId, 'ACME')).toEqual(load);
-    expect((await store.recentLedgerEntries(TOKENS.active.token_id, 5)).map((row) => row.kind)).toEqual(['unload', 'schedule', 'load']);
+    expect(await readLedgerEntry(store, refund.transactionId, 'ACME')).toEqual(refund);
+    expect((await store.recentLedgerEntries(TOKENS.active.token_id, 5)).map((row) => row.kind)).toEqual(['refund', 'unload', 'schedule', 'load']);
     await expect(store.transaction((tx) => tx.recordLedgerEntry({ ...ledgerRow(load.transactionId), kind: 'withdrawal' }))).rejects.toThrow();
     expect(await readLedgerEntry(store, load.transactionId, 'ACME')).toEqual(load);
   });
@@ -229,6 +231,20 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store con
     await expect(store.transaction((tx) => tx.createBooking({ ...fresh, status: 'cancelled' }))).rejects.toThrow();
     await store.transaction((tx) => tx.saveBooking({ ...fresh, status: 'cancelled' }));
     expect((await store.findBooking('ACME', 'new-1'))?.status).toBe('cancelled');
+  });
+
+  it('saves what a token change sets, details and what Refund may still give back, and every read of the token returns it', async () => {
+    const seeded = (await store.findToken(TOKENS.active.token_id))!;
+    expect(seeded.refundable).toBeUndefined();
+    const changed = { ...seeded, balance: 90000, refundable: 10000, details: { token_name: 'Guest card 7', check_in: '10-01-2026' } };
+    await store.transaction((tx) => tx.saveToken(changed));
+    expect(await store.findToken(seeded.tokenId)).toEqual(changed);
+    expect(await store.transaction((tx) => tx.tokenForUpdate('ACME', seeded.tokenId))).toEqual(changed);
+    expect(await store.transaction((tx) => tx.lockTokenAndFindLedgerEntry(seeded.tokenId, 'ACME', '00000000000000000099'))).toEqual([changed, undefined]);
+    // Details merged by the service are saved whole; a refundable of zero reads back as none.
+    const later = { ...changed, refundable: 0, details: { ...changed.details, room_count: '2' } };
+    await store.transaction((tx) => tx.saveToken(later));
+    expect(await store.findToken(seeded.tokenId)).toEqual({ ...later, refundable: undefined });
   });
 
   it('inspection reads return the token, its latest ledger rows newest first, and a booking, without a unit of work', async () => {

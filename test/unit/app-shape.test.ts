@@ -48,6 +48,9 @@ describe('the app createApp builds', () => {
       case 'dispatch':
         // Received the same way, then the chain of the operation its read_event names.
         return ['nameOperation', ...RECEIVE, 'dispatchOnReadEvent'];
+      case 'token change dispatch':
+        // The version and the receiving steps, then the chain of the token change its token_event names.
+        return ['nameOperation', 'supportedVersion', ...RECEIVE, 'dispatchOnTokenEvent'];
     }
   };
 

@@ -76,8 +76,9 @@ const WRITE = {
   saveTokens: statement(
     'batch_save_tokens',
     `UPDATE tokens SET status = t.status, balance = t.balance,
-       available_date = DATE '1970-01-01' + t.available_day, expiry_date = DATE '1970-01-01' + t.expiry_day
-       FROM unnest($1::text[], $2::text[], $3::bigint[], $4::integer[], $5::integer[]) AS t (token_id, status, balance, available_day, expiry_day)
+       available_date = DATE '1970-01-01' + t.available_day, expiry_date = DATE '1970-01-01' + t.expiry_day, refundable = t.refundable, details = t.details
+       FROM unnest($1::text[], $2::text[], $3::bigint[], $4::integer[], $5::integer[], $6::bigint[], $7::jsonb[])
+         AS t (token_id, status, balance, available_day, expiry_day, refundable, details)
       WHERE tokens.token_id = t.token_id`,
   ),
   recordLedgerEntries: statement(

@@ -10,6 +10,7 @@ export interface TokenRow {
   destination_id: string;
   status: TokenStatus;
   balance: string;
+  refundable: string;
   /** Days since 1970-01-01, or null: the dates as the service compares them. */
   available_day: number | null;
   expiry_day: number | null;
@@ -18,7 +19,7 @@ export interface TokenRow {
 }
 
 /** A token's columns as TokenRow has them. */
-export const TOKEN_COLUMNS = `token_id, source_id, destination_id, status, balance,
+export const TOKEN_COLUMNS = `token_id, source_id, destination_id, status, balance, refundable,
   available_date - DATE '1970-01-01' AS available_day, expiry_date - DATE '1970-01-01' AS expiry_day, destination_currency, details`;
 
 export interface LedgerRow {
@@ -54,6 +55,7 @@ export interface DeliveryRow {
 
 export function toToken(row: TokenRow): Token {
   const token: Token = { tokenId: row.token_id, sourceId: row.source_id, destinationId: row.destination_id, status: row.status, balance: Number(row.balance) };
+  if (row.refundable !== '0') token.refundable = Number(row.refundable);
   if (row.available_day !== null) token.availableDay = row.available_day;
   if (row.expiry_day !== null) token.expiryDay = row.expiry_day;
   if (row.destination_currency !== null) token.currency = row.destination_currency;
@@ -134,7 +136,15 @@ export const VALUES = {
     t.currency ?? null,
     t.details === undefined ? null : JSON.stringify(t.details),
   ],
-  savedToken: (t: Token): unknown[] => [t.tokenId, t.status, t.balance, t.availableDay ?? null, t.expiryDay ?? null],
+  savedToken: (t: Token): unknown[] => [
+    t.tokenId,
+    t.status,
+    t.balance,
+    t.availableDay ?? null,
+    t.expiryDay ?? null,
+    t.refundable ?? 0,
+    t.details === undefined ? null : JSON.stringify(t.details),
+  ],
   ledgerEntry: (e: LedgerEntry): unknown[] => [e.kind, e.transactionId, e.sourceId, e.destinationId, e.tokenId, e.amount, e.fee, e.tokenBalance, e.createdAt],
   booking: (b: Booking): unknown[] => [b.sourceId, b.bookingId, JSON.stringify(b.fields), b.status, b.updatedAt],
   keyedRequest: (r: KeyedRequest): unknown[] => [r.sourceId, r.key, r.fingerprint, r.response, r.createdAt],

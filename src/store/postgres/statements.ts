@@ -23,7 +23,8 @@ export const UNIT = {
   ),
   saveToken: statement(
     'save_token',
-    `UPDATE tokens SET status = $2, balance = $3, available_date = DATE '1970-01-01' + $4::integer, expiry_date = DATE '1970-01-01' + $5::integer
+    `UPDATE tokens SET status = $2, balance = $3, available_date = DATE '1970-01-01' + $4::integer, expiry_date = DATE '1970-01-01' + $5::integer,
+       refundable = $6, details = $7
      WHERE token_id = $1`,
   ),
   recordLedgerEntry: statement(
