@@ -95,6 +95,12 @@ const environmentSchema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// connection URL')
     .optional(),
+  // Contract section 12: through a transaction-mode pooler (PgBouncer) nothing may rely on a session.
+  DATABASE_POOLER: z.enum(['none', 'transaction'], { error: 'must be none or transaction' }).default('none'),
+  DATABASE_DIRECT_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// connection URL')
+    .optional(),
   DATABASE_STATEMENT_TIMEOUT_MS: wholeNumber(1).default(5000),
   DATABASE_POOL_SIZE: wholeNumber(1, 1000).default(10),
   DATABASE_CONNECT_TIMEOUT_MS: wholeNumber(1).default(2000),
@@ -169,6 +175,10 @@ export interface WebhookConfig {
 
 export interface DatabaseConfig {
   url: string;
+  /** DATABASE_POOLER=transaction: DATABASE_URL is a transaction-mode pooler (contract section 12). */
+  pooler: 'none' | 'transaction';
+  /** A session of its own past the pooler, for LISTEN; unset behind a pooler, accounts are re-read every 10 s. */
+  directUrl: string | undefined;
   statementTimeoutMs: number;
   poolSize: number;
   connectTimeoutMs: number;
@@ -220,6 +230,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
     database: settings.DATABASE_URL
       ? {
           url: settings.DATABASE_URL,
+          pooler: settings.DATABASE_POOLER,
+          directUrl: settings.DATABASE_DIRECT_URL,
           statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
           poolSize: settings.DATABASE_POOL_SIZE,
           connectTimeoutMs: settings.DATABASE_CONNECT_TIMEOUT_MS,

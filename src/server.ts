@@ -27,6 +27,8 @@ async function openDatabase(database: DatabaseConfig, logger: Logger, metrics: M
       logger,
       observeBatch: (units) => metrics.observeBatch(units),
       tracing: tracing?.store,
+      pooler: database.pooler,
+      directConnectionString: database.directUrl,
     });
     metrics.watchStoreConnections(() => store.connections());
     return store;

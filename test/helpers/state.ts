@@ -5,7 +5,6 @@ import { MemoryStore } from '../../src/store/memory-store';
 import { PgStore } from '../../src/store/postgres/pg-store';
 import type { Delivery, KeyedRequest, Store } from '../../src/store/store';
 import { ACME, BOOKING, OTHERS_BOOKING, TOKENS } from './fixtures';
-import { sql } from './postgres';
 import { LEDGER_COLUMNS, toLedgerEntry, type LedgerRow } from '../../src/store/postgres/rows';
 
 /** Reads of what the store holds, as a test checks it: no unit of work, no row lock. */
@@ -15,8 +14,8 @@ export async function readToken(store: Store, tokenId: string) {
 
 /**
  * A ledger row by its account and transaction id. No operation reads one outside a unit of work, so the Store
- * interface has no such read: it is read from underneath, in the memory store's tables or by SQL on the worker's
- * schema, where openEmptyPgStore opens the PostgreSQL store.
+ * interface has no such read: it is read from underneath, in the memory store's tables or by SQL on the
+ * PostgreSQL store's own pool.
  */
 export async function readLedgerEntry(store: Store, transactionId: string, sourceId = ACME.source_id): Promise<LedgerEntry | undefined> {
   if (store instanceof MemoryStore) {
@@ -26,7 +25,9 @@ export async function readLedgerEntry(store: Store, transactionId: string, sourc
     return row < 0 ? undefined : ledger.read(row, (tokenRow) => tokens.idOf(tokenRow));
   }
   if (store instanceof PgStore) {
-    const { rows } = await sql(`SELECT ${LEDGER_COLUMNS} FROM ledger WHERE source_id = $1 AND transaction_id = $2`, [sourceId, transactionId]);
+    // On the store's own pool, so a store on another database (through a pooler) is read where it writes.
+    const query = store['query'].bind(store) as (text: string, values: unknown[]) => Promise<{ rows: LedgerRow[] }>;
+    const { rows } = await query(`SELECT ${LEDGER_COLUMNS} FROM ledger WHERE source_id = $1 AND transaction_id = $2`, [sourceId, transactionId]);
     return rows[0] && toLedgerEntry(rows[0] as LedgerRow);
   }
   throw new Error(`readLedgerEntry cannot read a ${store.constructor.name}`);

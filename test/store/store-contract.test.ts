@@ -8,6 +8,7 @@ import { storeKinds } from '../helpers/app';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
 import { readDelivery, readLedgerEntry } from '../helpers/state';
 import { PROPERTY_TEST_TIMEOUT_MS, withinBudget } from '../helpers/property';
+import { HAS_PGBOUNCER, pooledStoreKind, startPooler, warnIfNoPgBouncer, type Pooler } from '../helpers/pgbouncer';
 
 const ledgerRow = (transactionId: string, overrides: Partial<LedgerEntry> = {}): LedgerEntry => ({
   kind: 'withdrawal',
@@ -22,7 +23,18 @@ const ledgerRow = (transactionId: string, overrides: Partial<LedgerEntry> = {}):
   ...overrides,
 });
 
-describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Store contract: %s', (_name, kind) => {
+// Contract section 12: the PostgreSQL store through PgBouncer in transaction mode passes the same contract.
+warnIfNoPgBouncer();
+let pooler: Pooler | undefined;
+beforeAll(async () => {
+  if (HAS_PGBOUNCER) pooler = await startPooler('contract_pooled');
+});
+afterAll(async () => {
+  await pooler?.stop();
+});
+const kinds = [...storeKinds(), ...(HAS_PGBOUNCER ? [pooledStoreKind(() => pooler as Pooler)] : [])];
+
+describe.each(kinds.map((kind) => [kind.name, kind] as const))('Store contract: %s', (_name, kind) => {
   let store: Store;
   beforeEach(async () => {
     store = await kind.create();

@@ -35,8 +35,8 @@ export class AccountCache {
 
   constructor(
     private readonly query: Query,
-    /** How to connect the listener: the pool's own settings. */
-    private readonly connection: ClientConfig,
+    /** How to connect the listener (the pool's own settings, or a direct connection past a pooler); unset: no listener. */
+    private readonly connection: ClientConfig | undefined,
     private readonly logger: Logger | undefined,
   ) {}
 
@@ -76,6 +76,10 @@ export class AccountCache {
    */
   listen(): void {
     if (this.stopped) return;
+    if (!this.connection) {
+      this.logger?.info('behind a transaction-mode pooler without DATABASE_DIRECT_URL: accounts are read again every 10 s, not at each change');
+      return;
+    }
     const listener = new Client({ ...this.connection, keepAlive: true });
     this.listener = listener;
     let lost = false;

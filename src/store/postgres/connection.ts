@@ -48,6 +48,28 @@ function arrayElement(value: unknown): string {
 const parsedOn = new WeakMap<Connection, Set<string>>();
 
 /**
+ * Connections behind a transaction-mode pooler (contract section 12), with what each transaction must set: the
+ * pooler hands every transaction whichever server connection is free, so nothing may rely on the session. Their
+ * statements are parsed unnamed in every round trip (a named one may not exist on the next transaction's server
+ * connection, or may exist there already), and settings go with each BEGIN (set_config(..., true)), not in the
+ * start-up parameters, which a pooler refuses.
+ */
+const sessionless = new WeakMap<Connection, Call[]>();
+
+const SET_STATEMENT_TIMEOUT = statement('set_statement_timeout', "SELECT set_config('statement_timeout', $1, true)", 'SELECT');
+
+/** The pool's connections keep no session state; each transaction sets statementTimeoutMs for itself. */
+export function withoutSessionState(pool: Pool, statementTimeoutMs: number): void {
+  const settings: Call[] = [{ statement: SET_STATEMENT_TIMEOUT, values: [`${statementTimeoutMs}ms`] }];
+  pool.on('connect', (client) => sessionless.set((client as PoolClient & { connection: Connection }).connection, settings));
+}
+
+/** What a transaction on this connection sets after BEGIN: nothing, unless the pool keeps no session state. */
+export function transactionSettings(client: PoolClient): readonly Call[] {
+  return sessionless.get((client as PoolClient & { connection: Connection }).connection) ?? [];
+}
+
+/**
  * Several statements in one round trip, each its own Parse (once per
  * connection) / Bind (the values) / Describe / Execute on the extended
  * protocol, and a single Sync after the last: the database answers them all
@@ -89,6 +111,7 @@ class Batch implements Submittable {
 
   submit(connection: Connection): void {
     this.connection = connection;
+    const unnamed = sessionless.has(connection);
     let parsed = parsedOn.get(connection);
     if (!parsed) parsedOn.set(connection, (parsed = new Set()));
     this.parsed = parsed;
@@ -97,11 +120,14 @@ class Batch implements Submittable {
     connection.stream.cork();
     try {
       for (const { statement, values = [] } of this.calls) {
-        if (!parsed.has(statement.name) && !this.parsing.includes(statement.name)) {
+        if (unnamed) {
+          // The unnamed statement lasts until the next Parse: each is parsed right before its Bind.
+          connection.parse({ name: '', text: statement.text, types: [] }, true);
+        } else if (!parsed.has(statement.name) && !this.parsing.includes(statement.name)) {
           connection.parse({ name: statement.name, text: statement.text, types: [] }, true);
           this.parsing.push(statement.name);
         }
-        connection.bind({ statement: statement.name, values: values.map(toParameter) } as never, true);
+        connection.bind({ statement: unnamed ? '' : statement.name, values: values.map(toParameter) } as never, true);
         connection.describe({ type: 'P' }, true);
         connection.execute({}, true);
       }
@@ -168,14 +194,18 @@ class Batch implements Submittable {
  * error, and nothing else would notice that the unit was not applied.
  */
 export async function roundTrip(client: PoolClient, calls: readonly Call[]): Promise<StatementResult[]> {
+  // Behind a pooler, each BEGIN carries the transaction's settings; their answers are not the caller's.
+  const settings = transactionSettings(client);
+  const sent = settings.length === 0 ? calls : calls.flatMap((call) => (call.statement.tag === 'BEGIN' ? [call, ...settings] : [call]));
   const results = await new Promise<StatementResult[]>((resolve, reject) => {
-    client.query(new Batch(calls, (error, answers) => (error ? reject(error) : resolve(answers as StatementResult[]))));
+    client.query(new Batch(sent, (error, answers) => (error ? reject(error) : resolve(answers as StatementResult[]))));
   });
-  return results.map((result, index) => {
-    const { name, tag } = calls[index].statement;
+  const checked = results.map((result, index) => {
+    const { name, tag } = sent[index].statement;
     if (result.command !== tag) throw new Error(`${name} answered ${result.command} instead of ${tag}`);
     return result;
   });
+  return sent === calls ? checked : checked.filter((_, index) => !settings.includes(sent[index]));
 }
 
 /**

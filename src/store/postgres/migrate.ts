@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Pool, PoolClient } from 'pg';
-import { withClient } from './connection';
+import { inTransaction } from './transaction';
 
 /** Versioned SQL files, applied in name order, each once. */
 export const MIGRATIONS_DIRECTORY = path.resolve(__dirname, '..', '..', '..', 'migrations');
@@ -51,40 +51,34 @@ async function checkApplied(client: PoolClient, migrations: Migration[]): Promis
 }
 
 /**
- * Applies the migrations not yet applied, each in its own transaction, under
- * a session advisory lock so that several instances starting at once apply
- * each migration exactly once. A schema to create is created under the same
- * lock: concurrent CREATE SCHEMA IF NOT EXISTS can collide in PostgreSQL.
+ * Applies the migrations not yet applied, all in one transaction under a
+ * transaction advisory lock, so that several instances starting at once apply
+ * each migration exactly once, directly or through a transaction-mode pooler
+ * (a session lock did not hold there: two instances raced their migrations).
+ * A schema to create is created under the same lock: concurrent CREATE SCHEMA
+ * IF NOT EXISTS can collide in PostgreSQL. The first failure undoes them all.
  * Returns the versions it applied.
  */
 export async function migrate(pool: Pool, options: { schema?: string; migrations?: Migration[] } = {}): Promise<string[]> {
   const migrations = options.migrations ?? readMigrations();
   const applied: string[] = [];
-  await withClient(
-    pool,
-    async (client) => {
-      await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
-      if (options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema.replaceAll('"', '""')}"`);
-      await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
-      await client.query('ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS checksum text');
-      const done = await checkApplied(client, migrations);
-      for (const migration of migrations) {
-        if (done.has(migration.version)) continue;
-        try {
-          await client.query('BEGIN');
-          await client.query(migration.sql);
-          await client.query('INSERT INTO schema_migrations (version, checksum) VALUES ($1, $2)', [migration.version, migration.checksum]);
-          await client.query('COMMIT');
-        } catch (error) {
-          throw new Error(`Migration ${migration.version} failed: ${(error as Error).message}`, { cause: error });
-        }
-        applied.push(migration.version);
+  await inTransaction(pool, async (client) => {
+    // A transaction's lock, not a session's: it holds through a transaction-mode pooler (contract section 12).
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    if (options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema.replaceAll('"', '""')}"`);
+    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    await client.query('ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS checksum text');
+    const done = await checkApplied(client, migrations);
+    for (const migration of migrations) {
+      if (done.has(migration.version)) continue;
+      try {
+        await client.query(migration.sql);
+        await client.query('INSERT INTO schema_migrations (version, checksum) VALUES ($1, $2)', [migration.version, migration.checksum]);
+      } catch (error) {
+        throw new Error(`Migration ${migration.version} failed: ${(error as Error).message}`, { cause: error });
       }
-      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
-    },
-    // On any failure the connection is discarded rather than rolled back and unlocked: ending its session
-    // releases the lock and any transaction, even when the connection itself is what failed.
-    () => Promise.reject(new Error('discarded')),
-  );
+      applied.push(migration.version);
+    }
+  });
   return applied;
 }

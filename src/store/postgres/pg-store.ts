@@ -1,7 +1,7 @@
 import { Pool, type ClientConfig, type PoolClient } from 'pg';
 import type { Logger } from '../../logger';
 import type { Account, SeedData, Store, StoreTransaction } from '../store';
-import { withClient } from './connection';
+import { withClient, withoutSessionState } from './connection';
 import { ServiceUnavailableError } from '../../errors';
 import { isOutOfResources, toStoreError } from './errors';
 import { AccountCache } from './accounts';
@@ -36,6 +36,13 @@ export interface PgStoreOptions {
   observeBatch?: (units: number) => void;
   /** Spans for group commit's batches, when the service exports traces (tracing.ts). */
   tracing?: StoreTracing;
+  /**
+   * 'transaction': connectionString is a transaction-mode pooler (PgBouncer), so nothing relies on a session:
+   * statements unnamed, settings per transaction, no LISTEN through it (contract section 12). Default: 'none'.
+   */
+  pooler?: 'none' | 'transaction';
+  /** A connection past the pooler, for LISTEN; behind a pooler without it, accounts are re-read every 10 s. */
+  directConnectionString?: string;
 }
 
 /** What an operator watches of the store's connections (contract section 12): read when /metrics renders. */
@@ -76,17 +83,22 @@ export class PgStore implements Store {
       connectionTimeoutMillis: options.connectTimeoutMs ?? 2_000,
       options: options.schema ? `-c search_path=${options.schema}` : undefined,
     };
-    this.accounts = new AccountCache(this.query.bind(this), connection, this.logger);
+    const pooled = options.pooler === 'transaction';
+    // LISTEN needs a session: its own connection, past the pooler when one is named; none through a pooler.
+    const listenOn = options.directConnectionString ? { ...connection, connectionString: options.directConnectionString } : pooled ? undefined : connection;
+    this.accounts = new AccountCache(this.query.bind(this), listenOn, this.logger);
     this.pool = new Pool({
       ...connection,
       max: options.poolSize,
-      statement_timeout: options.statementTimeoutMs,
+      // A start-up parameter a pooler refuses: behind one, each transaction sets it (withoutSessionState).
+      statement_timeout: pooled ? undefined : options.statementTimeoutMs,
       // The driver's own limit, for a database that stops answering without closing the socket; the
       // connection is then discarded (see withClient).
       query_timeout: options.statementTimeoutMs + 2_000,
     });
     // An idle connection that breaks (the database restarted) must not crash the process; the next unit connects anew.
     this.pool.on('error', (error) => this.logger?.warn({ err: error }, 'idle database connection failed'));
+    if (pooled) withoutSessionState(this.pool, options.statementTimeoutMs);
     this.pool.on('connect', (client) => this.clients.add(client));
     this.pool.on('remove', (client) => this.clients.delete(client));
     this.groupCommit = options.groupCommit === false ? undefined : new GroupCommit(this.pool, (error) => this.storeError(error), options.observeBatch, options.tracing);

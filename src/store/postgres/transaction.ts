@@ -4,7 +4,7 @@ import type { LedgerEntry } from '../../domain/ledger';
 import type { Booking } from '../../domain/bookings';
 import type { Token } from '../../domain/tokens';
 import type { Delivery, KeyedRequest, StoreTransaction } from '../store';
-import { roundTrip, withClient, type Call, type Statement, type StatementResult } from './connection';
+import { roundTrip, transactionSettings, withClient, type Call, type Statement, type StatementResult } from './connection';
 import { isRetryable } from './errors';
 import { toBooking, toDelivery, toHoldings, toLockedToken, toToken, VALUES, type BookingRow, type DeliveryRow, type HoldingsRow, type LockedTokenRow, type TokenRow } from './rows';
 import { UNIT } from './statements';
@@ -203,6 +203,7 @@ export function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promi
     pool,
     async (client) => {
       await client.query('BEGIN');
+      for (const { statement, values } of transactionSettings(client)) await client.query(statement.text, values);
       const result = await work(client);
       const commit = await client.query('COMMIT');
       if (commit.command !== 'COMMIT') throw new Error(`COMMIT answered ${commit.command}`);
