@@ -139,6 +139,18 @@ export function closeConnectionsAfterAnswers(server: Server): void {
 }
 
 /**
+ * For a drain, once its first answers are on their way: connections that are answering no request (none begun,
+ * or one whose headers have not all arrived) are closed. Nothing of theirs was applied, and Node's server.close()
+ * waits for them: one silent connection held every stop to its time limit, and its exit code to 1. A request
+ * whose headers arrive before this is answered (the drain's 503) and its connection closed with the answer.
+ */
+export function closeConnectionsWithoutRequests(server: Server): void {
+  for (const socket of openConnections.get(server) ?? []) {
+    if (!(socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage) socket.destroy();
+  }
+}
+
+/**
  * The one way the app is served, by server.ts and by the tests alike: the
  * Express app with the time limits, the connection limits and JSON answers
  * for malformed HTTP. It does not listen. Node's own request and response

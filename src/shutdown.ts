@@ -1,7 +1,10 @@
 import type { Server } from 'node:http';
-import { closeConnectionsAfterAnswers } from './http-server';
+import { closeConnectionsAfterAnswers, closeConnectionsWithoutRequests } from './http-server';
 import type { Logger } from './logger';
 import type { Store } from './store/store';
+
+/** How long a drain waits for requests already sent on open connections before closing those that have none. */
+const REQUEST_GRACE_MS = 1_000;
 
 export interface Drain {
   isShuttingDown: () => boolean;
@@ -12,7 +15,8 @@ export interface Drain {
 /**
  * Graceful stop: readiness turns 503 at once, the listener stops taking new
  * connections, requests in flight finish, each connection closes with its
- * last answer (idle ones at once), then the store closes. Past the time limit the
+ * last answer (idle ones at once, those answering no request after a second),
+ * then the store closes. Past the time limit the
  * remaining connections are cut and the exit code says so. The limit covers
  * closing the store too: a database that stopped answering must not hold the
  * exit past it.
@@ -26,8 +30,12 @@ export function createDrain(store: Store, logger: Logger, timeoutMs: number): Dr
     const deadline = Date.now() + timeoutMs;
     closeConnectionsAfterAnswers(server);
     const closed = new Promise<'closed'>((resolve) => server.close(() => resolve('closed')));
+    // A moment for requests already on their way to arrive and be answered 503; then connections with none close.
+    const withoutRequests = setTimeout(() => closeConnectionsWithoutRequests(server), Math.min(REQUEST_GRACE_MS, timeoutMs / 2));
+    withoutRequests.unref();
     const timedOut = new Promise<'timed out'>((resolve) => setTimeout(() => resolve('timed out'), timeoutMs).unref());
     const cutOff = (await Promise.race([closed, timedOut])) === 'timed out';
+    clearTimeout(withoutRequests);
     if (cutOff) {
       logger.error('requests still in flight at the shutdown time limit; cutting them off');
       server.closeAllConnections();

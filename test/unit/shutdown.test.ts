@@ -1,5 +1,6 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
+import { connect, type AddressInfo } from 'node:net';
 import { createHttpServer } from '../../src/http-server';
 import { createLogger } from '../../src/logger';
 import { createDrain } from '../../src/shutdown';
@@ -65,6 +66,23 @@ describe('createDrain', () => {
     const stopped = drain.shutdown(server, 'SIGTERM');
     release();
     expect(await inFlight).toEqual({ body: 'done', connection: 'close' });
+    expect(await stopped).toBe(0);
+  });
+
+  it('closes connections that are answering no request (silent, or half a request sent) and resolves 0 well within the limit', async () => {
+    const { server, port, release, slowArrived } = await startServer();
+    const drain = createDrain(new MemoryStore(), createLogger('silent'), 60_000);
+    const silent = connect(port, '127.0.0.1');
+    const halfSent = connect(port, '127.0.0.1', () => halfSent.write('POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\n'));
+    await Promise.all([once(silent, 'connect'), once(halfSent, 'connect')]);
+    const inFlight = get(port, '/slow');
+    await slowArrived();
+    const stopped = drain.shutdown(server, 'SIGTERM');
+    // Both are closed by the server, while the request in flight still runs; neither got an answer.
+    await Promise.all([once(silent, 'close'), once(halfSent, 'close')]);
+    release();
+    expect(await inFlight).toBe('done');
+    // Before the change, the drain waited the whole time limit (here 60 s, past jest's own) and resolved 1.
     expect(await stopped).toBe(0);
   });
 
