@@ -3,9 +3,11 @@ import type { MinorUnits } from './money';
 
 /**
  * What moved money on a token: a withdrawal, a load (with its fee), an unload, a credited load schedule, a refund
- * of money withdrawn. Load Token and Unload Token file theirs as a load and an unload.
+ * of money withdrawn (the platform's notifications), and a load or unload the partner made itself (Load Token,
+ * Unload Token, under a transaction_id the service drew). A key is one operation's: a Loaded notification reusing
+ * a Load Token's id is another request (422), not its replay.
  */
-export const LEDGER_KINDS = ['withdrawal', 'load', 'unload', 'schedule', 'refund'] as const;
+export const LEDGER_KINDS = ['withdrawal', 'load', 'unload', 'schedule', 'refund', 'load_token', 'unload_token'] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 /** One ledger row, keyed by its account and transaction id across every kind. */

@@ -27,6 +27,6 @@ export function tokenView(token: Token): Record<string, string> {
 export function tokenMovementView({ token, entry }: { token: Token; entry: LedgerEntry }): { token: Record<string, string>; transaction: Record<string, string> } {
   return {
     token: tokenView(token),
-    transaction: { transaction_id: entry.transactionId, kind: entry.kind, amount: formatAmount(entry.amount), token_balance: formatAmount(entry.tokenBalance) },
+    transaction: { transaction_id: entry.transactionId, kind: entry.kind === 'unload_token' ? 'unload' : 'load', amount: formatAmount(entry.amount), token_balance: formatAmount(entry.tokenBalance) },
   };
 }

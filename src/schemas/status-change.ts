@@ -12,6 +12,23 @@ const STATUS_IN_NAME = '[Ss][Tt][Aa][Tt]';
 const statusInName = new RegExp(STATUS_IN_NAME);
 
 /**
+ * Where a body may set a token's status, an unknown field whose name says stat(us) is a typo of the status field: a
+ * 200 would tell its sender the status changed. Each such field is a 400 naming the field the service reads.
+ */
+export function refuseStatusTypos(body: object, ctx: z.RefinementCtx, statusFields: readonly string[], statusIs: string): void {
+  for (const field of Object.keys(body)) {
+    if (statusInName.test(field) && !statusFields.includes(field)) {
+      ctx.addIssue({ code: 'custom', path: [field], message: `is an unknown field: the status is ${statusIs}` });
+    }
+  }
+}
+
+/** The same rule in the JSON Schema: a property name with stat in it is one of the status fields. */
+export function statusTyposRule(statusFields: readonly string[]) {
+  return { propertyNames: { anyOf: [{ not: { pattern: STATUS_IN_NAME } }, { enum: statusFields }] } };
+}
+
+/**
  * Status Change: `tokes_status` (sic) is the field; `token_status` is accepted as its alias. Other unknown fields
  * are ignored, but one whose name says stat(us) is a typo of the status field: a 200 would tell its sender the status
  * changed. The JSON Schema states both rules as the checks below make them.
@@ -27,17 +44,13 @@ export const statusChangeSchema = z
     token_status: tokenStatus.optional(),
   })
   .superRefine((body, ctx) => {
-    for (const field of Object.keys(body)) {
-      if (statusInName.test(field) && !STATUS_FIELDS.includes(field)) {
-        ctx.addIssue({ code: 'custom', path: [field], message: 'is an unknown field: the status is tokes_status (or its alias token_status)' });
-      }
-    }
+    refuseStatusTypos(body, ctx, STATUS_FIELDS, 'tokes_status (or its alias token_status)');
     if (body.tokes_status && body.token_status && body.tokes_status !== body.token_status) {
       ctx.addIssue({ code: 'custom', path: ['token_status'], message: 'must equal tokes_status when both are sent' });
     }
   })
   .meta({
-    propertyNames: { anyOf: [{ not: { pattern: STATUS_IN_NAME } }, { enum: STATUS_FIELDS }] },
+    ...statusTyposRule(STATUS_FIELDS),
     if: ruleClause({ properties: { tokes_status: { type: 'string' }, token_status: { type: 'string' } }, required: ['tokes_status', 'token_status'] }),
     then: { anyOf: TOKEN_STATUSES.map((status) => ruleClause({ properties: { tokes_status: { const: status }, token_status: { const: status } } })) },
   })

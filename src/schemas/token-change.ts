@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { dayNumber } from '../domain/calendar-days';
 import type { FieldProblem } from '../domain/field-problem';
 import { calendarDate, eventName, positiveAmount, ruleClause, text, tokenId, typeError } from './fields';
+import { refuseStatusTypos, statusTyposRule } from './status-change';
 import { tokenDetailSchemas, type TokenDetailField } from './token-creation';
 
 /** The token_event of each operation on the token path, by the method that takes it. */
@@ -53,11 +54,13 @@ function detailsOf(body: Partial<Record<TokenDetailField, string>>, fields: read
 /** The statuses a partner sets itself: disputed and deleted are the platform's, by Status Change. */
 const PARTNER_STATUSES = ['active', 'freezed'] as const;
 
+const MODIFY_STATUS_FIELDS: readonly string[] = ['token_status'];
+
 const CHANGEABLE_FIELDS = ['token_status', 'available_date', 'expiry_date', ...CHANGEABLE_DETAILS] as const;
 
 /** Modify Token body: the token named by its account and destination, and at least one field to change. */
 export const modifyTokenSchema = z
-  .object({
+  .looseObject({
     share_secret: text(),
     token_event: eventName('modify'),
     source_id: text(),
@@ -76,13 +79,15 @@ export const modifyTokenSchema = z
     email_settings: z.unknown().optional(),
   })
   .superRefine((body, ctx) => {
+    // Partners know tokes_status from Status Change: here too a misspelt status is a 400, never a 200 that changed nothing.
+    refuseStatusTypos(body, ctx, MODIFY_STATUS_FIELDS, 'token_status');
     if (!CHANGEABLE_FIELDS.some((field) => body[field] !== undefined)) {
       ctx.addIssue({ code: 'custom', path: [], message: `must carry at least one field to change: ${CHANGEABLE_FIELDS.join(', ')}` });
     }
   })
   // Each clause names the property it requires: Redocly's no-required-schema-properties-undefined, which reads a
   // clause against the schemas around it, refused a bare `required` here once this body is in a oneOf with Load's.
-  .meta({ anyOf: CHANGEABLE_FIELDS.map((field) => ruleClause({ required: [field], properties: { [field]: {} } })) })
+  .meta({ anyOf: CHANGEABLE_FIELDS.map((field) => ruleClause({ required: [field], properties: { [field]: {} } })), ...statusTyposRule(MODIFY_STATUS_FIELDS) })
   .transform((body) => ({
     share_secret: body.share_secret,
     source_id: body.source_id,

@@ -113,7 +113,7 @@ async function moveMoney(
   const balance = balanceAfter(token);
   const changed = withDetails(token, body.details);
   requireRules(changed);
-  const entry = await recordMovement(tx, token, { kind, transactionId, balance, fee: 0 }, now, { details: changed.details });
+  const entry = await recordMovement(tx, token, { kind: `${kind}_token`, transactionId, balance, fee: 0 }, now, { details: changed.details });
   return { replayed: false, result: { token: { ...changed, balance }, entry } };
 }
 

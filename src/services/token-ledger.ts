@@ -72,6 +72,7 @@ async function applyLedgerRequest(
 function refundableAfter(token: Token, kind: LedgerKind, moved: MinorUnits): MinorUnits {
   const refundable = token.refundable ?? 0;
   if (kind === 'withdrawal') return refundable + moved;
+  // Refunds give back what the recipient collected; loads and unloads, the platform's or the partner's, do not count.
   if (kind === 'refund') return refundable - moved;
   return refundable;
 }

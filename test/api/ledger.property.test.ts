@@ -77,7 +77,7 @@ interface Sent {
   applied: boolean;
 }
 
-const SIGN: Record<LedgerKind, number> = { withdrawal: -1, load: 1, unload: -1, schedule: 1, refund: 1 };
+const SIGN: Record<LedgerKind, number> = { withdrawal: -1, load: 1, unload: -1, schedule: 1, refund: 1, load_token: 1, unload_token: -1 };
 
 const outcomes: Record<string, number> = {};
 const tally = (store: string, label: string) => {

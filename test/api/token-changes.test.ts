@@ -2,7 +2,7 @@ import { describeOnEveryStore, FIXED_NOW } from '../helpers/app';
 import * as client from '../helpers/clients';
 import { ACME, TOKENS } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
-import { bookingChange, statusChange, tokenLoad, tokenModification, tokenUnload, withdrawal } from '../helpers/payloads';
+import { bookingChange, loaded, statusChange, tokenLoad, tokenModification, tokenUnload, unloaded, withdrawal } from '../helpers/payloads';
 import { expectRejection, readLedgerEntry, readToken } from '../helpers/state';
 import { dayNumber } from '../../src/domain/calendar-days';
 
@@ -54,6 +54,16 @@ describeOnEveryStore('Token changes', (current) => {
       const message = 'must be "active" or "freezed": disputed and deleted are set by the platform (Status Change), not by Modify Token';
       for (const status of ['disputed', 'deleted']) {
         await expectRejected(tokenModification({ token_status: status }), 400, errorBody(400, 'Invalid field: token_status', [{ field: 'token_status', message }]));
+      }
+    });
+
+    it('400 for a misspelt status field (tokes_status, status), which a 200 would let its sender believe was applied', async () => {
+      for (const field of ['tokes_status', 'status', 'Token_Stats']) {
+        await expectRejected(
+          tokenModification({ [field]: 'freezed' }),
+          400,
+          errorBody(400, `Invalid field: ${field}`, [{ field, message: 'is an unknown field: the status is token_status' }]),
+        );
       }
     });
 
@@ -143,7 +153,7 @@ describeOnEveryStore('Token changes', (current) => {
       });
       expect(await tokenOf()).toMatchObject({ balance: 110000, details: { check_in: '03-01-2026', check_out: '05-01-2026' } });
       expect(await readLedgerEntry(current().store, transactionId)).toEqual({
-        kind: 'load',
+        kind: 'load_token',
         transactionId,
         sourceId: 'ACME',
         destinationId: 'D1',
@@ -159,7 +169,7 @@ describeOnEveryStore('Token changes', (current) => {
       const response = await client.changeToken(current(), tokenUnload({ token_id: TOKENS.freezed.token_id, unload_amount: '20' }), newKey(), 'unload');
       expect(response.body.token).toEqual({ token_id: TOKENS.freezed.token_id, source_id: 'ACME', destination_id: 'D1', status: 'freezed', balance: '30.00' });
       expect(response.body.transaction).toEqual({ transaction_id: expect.stringMatching(/^\d{20}$/), kind: 'unload', amount: '20.00', token_balance: '30.00' });
-      expect(await readLedgerEntry(current().store, response.body.transaction.transaction_id)).toMatchObject({ kind: 'unload', amount: 2000, tokenBalance: 3000 });
+      expect(await readLedgerEntry(current().store, response.body.transaction.transaction_id)).toMatchObject({ kind: 'unload_token', amount: 2000, tokenBalance: 3000 });
     });
 
     it('a retry under the same key answers the same bytes and the same transaction_id: money moves once', async () => {
@@ -183,10 +193,16 @@ describeOnEveryStore('Token changes', (current) => {
       expect(await current().store.recentLedgerEntries(TOKENS.active.token_id, 100)).toHaveLength(1);
     });
 
-    it('the transaction_id it made is in the account\'s ledger key space: a notification reusing it is a 422', async () => {
+    it('the transaction_id it made is in the account\'s ledger key space: a notification reusing it is a 422, a Loaded with the same fields too', async () => {
       const { transaction } = (await client.changeToken(current(), tokenLoad(), newKey())).body;
       const reuse = withdrawal({ transaction_id: transaction.transaction_id, token_balance: '1000.00' });
       await expectRejection(current().store, () => client.withdraw(current(), reuse), 422, errorBody(422, 'transaction_id was already used for a different request'));
+      // Another operation with the same fields by value is another request, not a replay (contract section 6).
+      const sameFields = loaded({ transaction_id: transaction.transaction_id, load_amount: '100.00', fee_amount: '0.00', token_balance: '1100.00' });
+      await expectRejection(current().store, () => client.loaded(current(), sameFields), 422, errorBody(422, 'transaction_id was already used for a different request'));
+      const { transaction: unloadTransaction } = (await client.changeToken(current(), tokenUnload(), newKey())).body;
+      const sameUnload = unloaded({ transaction_id: unloadTransaction.transaction_id, unload_amount: '100.00', token_balance: '1000.00' });
+      await expectRejection(current().store, () => client.unloaded(current(), sameUnload), 422, errorBody(422, 'transaction_id was already used for a different request'));
     });
 
     it('the rules of Loaded and Unloaded: 409 deleted or outside its dates, 422 past the balance or the largest balance', async () => {

@@ -145,7 +145,7 @@ function appOn(store: PgStore) {
     expect(transactionIds.size).toBe(1);
     expect(await balance()).toBe(102500);
     const rows = await sql('SELECT transaction_id, kind, amount::int FROM ledger WHERE token_id = $1', [TOKENS.active.token_id]);
-    expect(rows.rows).toEqual([{ transaction_id: [...transactionIds][0], kind: 'load', amount: 2500 }]);
+    expect(rows.rows).toEqual([{ transaction_id: [...transactionIds][0], kind: 'load_token', amount: 2500 }]);
   });
 
   it('the same Create Booking sent to both at once creates it once, and every copy is answered 200 as its replay, never "already exists"', async () => {
