@@ -125,6 +125,13 @@ function traceSink(): Promise<string> {
   return sinkEndpoint;
 }
 
+/**
+ * package.json's start script and the Dockerfile's CMD give node this flag: Node 24's default young generation (two
+ * 64 MB semi-spaces) and the pages it keeps held a memory store of 1,000,000 tokens at 749-782 MB after 1,000,000
+ * withdrawals; with 4 MB semi-spaces, 547-553 MB, at less CPU per request (docs/BENCHMARKS.md, issue 29).
+ */
+const RECEIVER_NODE_FLAG = '--max-semi-space-size=4';
+
 const serverLogDirectory = mkdtempSync(path.join(tmpdir(), 'receiver-bench-logs-'));
 let serversStarted = 0;
 
@@ -179,7 +186,9 @@ async function startServer(name: ServerName, env: Record<string, string> = {}): 
   const quiet = isReceiver(name) && process.env.BENCH_LOG_LEVEL !== undefined && process.env.BENCH_LOG_LEVEL !== 'info';
   const fixedPort = quiet ? await provenFreePort() : 0;
   const metricsPort = await provenFreePort();
-  const child = spawn(process.execPath, [...profile, SCRIPTS[name]], {
+  // The receivers run as npm start and the image run them: with a young generation of 4 MB semi-spaces.
+  const nodeFlags = isReceiver(name) ? [RECEIVER_NODE_FLAG] : [];
+  const child = spawn(process.execPath, [...nodeFlags, ...profile, SCRIPTS[name]], {
     cwd: ROOT,
     stdio: ['ignore', output, output],
     env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', PORT: String(fixedPort), METRICS_PORT: String(metricsPort), HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', ...env },
