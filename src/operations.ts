@@ -21,7 +21,7 @@ import { statusChangeSchema } from './schemas/status-change';
 import { availableDateSchema, expiryDateSchema } from './schemas/token-dates';
 import { createTokenSchema } from './schemas/token-creation';
 import { ROUTE_OF_EVENT, TOKEN_EVENTS, type TokenEvent } from './schemas/token-event';
-import { loadTokenSchema, modifyTokenSchema, otherTokenOperation, pathEventProblem, unloadTokenSchema, type TokenChangeEvent } from './schemas/token-change';
+import { loadTokenSchema, modifyTokenSchema, otherTokenOperation, otherPathEvent, unloadTokenSchema, type TokenChangeEvent } from './schemas/token-change';
 import { loadedSchema, loadScheduleSchema, refundSchema, unloadedSchema, withdrawSchema } from './schemas/token-ledger';
 import type { OperationOutcome } from './services/apply-once';
 import { cancelBooking, createBooking, modifyBooking } from './services/booking-changes';
@@ -160,14 +160,7 @@ const TOKEN_PATH = '/:version/token/:partnerid/:randomkey';
 
 /** The published form of a token change's path, its event after the key; the body's token_event must be that event (400). */
 function tokenChangePath(event: TokenChangeEvent): Pick<KeyedOperation, 'path' | 'tokenEvent' | 'otherOperation'> {
-  return {
-    path: `${TOKEN_PATH}/${event}`,
-    tokenEvent: event,
-    otherOperation: (body) => {
-      const sent = typeof body === 'object' && body !== null ? (body as { token_event?: unknown }).token_event : undefined;
-      return typeof sent === 'string' ? pathEventProblem(event, sent) : undefined;
-    },
-  };
+  return { path: `${TOKEN_PATH}/${event}`, tokenEvent: event, otherOperation: otherPathEvent(event) };
 }
 
 const DEMO_TOKEN_CHANGE = { share_secret: DEMO_SECRET_KEY, source_id: 'PDR28', token_id: '2908926013012565' } as const;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { BOOKING_FIELDS, BOOKING_STATUSES } from '../domain/bookings';
 import { LEDGER_KINDS } from '../domain/ledger';
 import { TOKEN_STATUSES } from '../domain/tokens';
+import { TRANSACTION_ID_PATTERN } from './fields';
 import { TOKEN_DETAIL_FIELDS, type TokenDetailField } from './token-creation';
 
 export const successSchema = z.strictObject({ success: z.literal(true), message: z.literal('Success') });
@@ -60,7 +61,7 @@ export const tokenMovementSuccessSchema = z.strictObject({
   message: z.literal('Success'),
   token: tokenViewSchema,
   transaction: z.strictObject({
-    transaction_id: z.string().regex(/^\d{20}$/).meta({ description: "The ledger row's id, made by the service: 20 digits, unique in the account's ledger key space" }),
+    transaction_id: z.string().regex(TRANSACTION_ID_PATTERN).meta({ description: "The ledger row's id, made by the service: 20 digits, unique in the account's ledger key space" }),
     kind: z.enum(['load', 'unload']),
     amount: z.string(),
     token_balance: z.string().meta({ description: 'The balance after the move' }),

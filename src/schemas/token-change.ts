@@ -4,7 +4,7 @@ import { dayNumber } from '../domain/calendar-days';
 import type { FieldProblem } from '../domain/field-problem';
 import { calendarDate, eventName, positiveAmount, ruleClause, text, tokenId, typeError } from './fields';
 import { refuseStatusTypos, statusTyposRule } from './status-change';
-import { tokenDetailSchemas, type TokenDetailField } from './token-creation';
+import { detailsOf, optionalDetails } from './token-creation';
 
 /** The token_event of each operation on the token path, by the method that takes it. */
 export const TOKEN_CHANGE_EVENTS = ['modify', 'load', 'unload'] as const;
@@ -23,10 +23,16 @@ export const tokenChangeEventSchema = z.object({
   }),
 });
 
+/** The token_event a parsed body sends, when it is a string. */
+function sentTokenEvent(body: unknown): string | undefined {
+  const sent = typeof body === 'object' && body !== null ? (body as { token_event?: unknown }).token_event : undefined;
+  return typeof sent === 'string' ? sent : undefined;
+}
+
 /** A body for PATCH sent with POST: told which method takes it, not of every field Create Token needs. */
 export function otherTokenOperation(body: unknown): FieldProblem | undefined {
-  const sent = typeof body === 'object' && body !== null ? (body as { token_event?: unknown }).token_event : undefined;
-  if (typeof sent !== 'string' || !(TOKEN_CHANGE_EVENTS as readonly string[]).includes(sent)) return undefined;
+  const sent = sentTokenEvent(body);
+  if (sent === undefined || !(TOKEN_CHANGE_EVENTS as readonly string[]).includes(sent)) return undefined;
   return { field: 'token_event', message: `is "${sent}": use PATCH for ${sent}; POST takes "create"` };
 }
 
@@ -34,22 +40,6 @@ export function otherTokenOperation(body: unknown): FieldProblem | undefined {
 const CHANGEABLE_DETAILS = ['token_name', 'token_reference', 'customer_name', 'booking_reference', 'check_in', 'check_out', 'room_count'] as const;
 /** The stay fields Load and Unload Token may carry, stored on the token. */
 const STAY_DETAILS = ['check_in', 'check_out', 'room_count'] as const;
-
-function optionalDetails<const Fields extends readonly TokenDetailField[]>(fields: Fields) {
-  return Object.fromEntries(fields.map((field) => [field, tokenDetailSchemas[field].optional()])) as {
-    [Field in Fields[number]]: z.ZodOptional<(typeof tokenDetailSchemas)[Field]>;
-  };
-}
-
-/** The details a body carries, in Create Token's order of the fields. */
-function detailsOf(body: Partial<Record<TokenDetailField, string>>, fields: readonly TokenDetailField[]): Partial<Record<TokenDetailField, string>> {
-  const details: Partial<Record<TokenDetailField, string>> = {};
-  for (const field of fields) {
-    const value = body[field];
-    if (value !== undefined) details[field] = value;
-  }
-  return details;
-}
 
 /** The statuses a partner sets itself: disputed and deleted are the platform's, by Status Change. */
 const PARTNER_STATUSES = ['active', 'freezed'] as const;
@@ -133,7 +123,10 @@ export const unloadTokenSchema = z
 export type MoneyMoveRequest = z.output<typeof loadTokenSchema>;
 
 /** The published form's last segment (`.../{randomkey}/load`) must be the body's token_event. */
-export function pathEventProblem(segment: string, tokenEvent: string): FieldProblem | undefined {
-  if (segment === tokenEvent) return undefined;
-  return { field: 'token_event', message: `is "${tokenEvent}", but the path ends in /${segment}: they must be the same` };
+export function otherPathEvent(segment: TokenChangeEvent): (body: unknown) => FieldProblem | undefined {
+  return (body) => {
+    const sent = sentTokenEvent(body);
+    if (sent === undefined || sent === segment) return undefined;
+    return { field: 'token_event', message: `is "${sent}", but the path ends in /${segment}: they must be the same` };
+  };
 }

@@ -17,9 +17,22 @@ export const tokenDetailSchemas = {
 export type TokenDetailField = keyof typeof tokenDetailSchemas;
 export const TOKEN_DETAIL_FIELDS = Object.keys(tokenDetailSchemas) as TokenDetailField[];
 
-const optionalDetails = Object.fromEntries(TOKEN_DETAIL_FIELDS.map((field) => [field, tokenDetailSchemas[field].optional()])) as {
-  [Field in TokenDetailField]: z.ZodOptional<(typeof tokenDetailSchemas)[Field]>;
-};
+/** Schemas of the given details, each optional: Create Token's, and those Modify, Load and Unload Token change. */
+export function optionalDetails<const Fields extends readonly TokenDetailField[]>(fields: Fields) {
+  return Object.fromEntries(fields.map((field) => [field, tokenDetailSchemas[field].optional()])) as {
+    [Field in Fields[number]]: z.ZodOptional<(typeof tokenDetailSchemas)[Field]>;
+  };
+}
+
+/** The given details a body carries, in the order of `fields`. */
+export function detailsOf(body: Partial<Record<TokenDetailField, string>>, fields: readonly TokenDetailField[]): Partial<Record<TokenDetailField, string>> {
+  const details: Partial<Record<TokenDetailField, string>> = {};
+  for (const field of fields) {
+    const value = body[field];
+    if (value !== undefined) details[field] = value;
+  }
+  return details;
+}
 
 /** Create Token body: the service assigns the token_id; load_amount is the opening balance. */
 export const createTokenSchema = z
@@ -32,7 +45,7 @@ export const createTokenSchema = z
     load_amount: positiveAmount,
     available_date: calendarDate,
     expiry_date: calendarDate,
-    ...optionalDetails,
+    ...optionalDetails(TOKEN_DETAIL_FIELDS),
   })
   .superRefine((body, ctx) => {
     if (isBeforeDate(body.expiry_date, body.available_date)) {
@@ -42,22 +55,15 @@ export const createTokenSchema = z
       ctx.addIssue({ code: 'custom', path: ['check_out'], message: `must not be before check_in (${body.check_in})` });
     }
   })
-  .transform((body) => {
-    const details: Partial<Record<TokenDetailField, string>> = {};
-    for (const field of TOKEN_DETAIL_FIELDS) {
-      const value = body[field];
-      if (value !== undefined) details[field] = value;
-    }
-    return {
-      share_secret: body.share_secret,
-      source_id: body.source_id,
-      destination_id: body.destination_id,
-      currency: body.destination_currency,
-      balance: body.load_amount,
-      available_date: body.available_date,
-      expiry_date: body.expiry_date,
-      details,
-    };
-  });
+  .transform((body) => ({
+    share_secret: body.share_secret,
+    source_id: body.source_id,
+    destination_id: body.destination_id,
+    currency: body.destination_currency,
+    balance: body.load_amount,
+    available_date: body.available_date,
+    expiry_date: body.expiry_date,
+    details: detailsOf(body, TOKEN_DETAIL_FIELDS),
+  }));
 
 export type CreateTokenRequest = z.output<typeof createTokenSchema>;

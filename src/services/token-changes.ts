@@ -8,12 +8,11 @@ import { formatDay, isBeforeDate } from '../domain/calendar-days';
 import type { FieldProblem } from '../domain/field-problem';
 import type { LedgerEntry } from '../domain/ledger';
 import type { Token } from '../domain/tokens';
-import { TokenMismatchError } from '../errors';
 import type { ModifyTokenRequest, MoneyMoveRequest } from '../schemas/token-change';
 import { validationError } from '../schemas/validate';
 import type { StoreTransaction } from '../store/store';
 import { fingerprintOf, requirePartner, type KeyedCall, type KeyedOutcome } from './keyed-requests';
-import { requireNotDeleted, requireWithinDates } from './token-checks';
+import { requireCallerToken, requireNotDeleted, requireWithinDates } from './token-checks';
 import { addedTo, recordMovement, takenOff } from './token-ledger';
 
 /** What Load and Unload Token made: the token after the move, and the ledger row filed under the id the service drew. */
@@ -28,12 +27,6 @@ const MAX_DRAWS = 5;
 /** 20 random digits, leading zeros allowed as the contract's format allows them: two draws of ten (randomInt takes up to 2^48). */
 function randomTransactionId(): string {
   return `${String(randomInt(0, 1e10)).padStart(10, '0')}${String(randomInt(0, 1e10)).padStart(10, '0')}`;
-}
-
-/** The caller's token, locked: it must exist, be the caller's and, when the request names a destination, be at it (428). */
-function requireToken(token: Token | undefined, sourceId: string, destinationId: string | undefined): Token {
-  if (!token || token.sourceId !== sourceId || (destinationId !== undefined && token.destinationId !== destinationId)) throw new TokenMismatchError();
-  return token;
 }
 
 /** Rules across fields, on the token as it would be after the change (400): what the schema cannot see alone. */
@@ -66,7 +59,7 @@ function withDetails(token: Token, details: Readonly<Record<string, string>>): T
  */
 export async function modifyToken(tx: StoreTransaction, { partnerId, key, body, account, keys }: KeyedCall<ModifyTokenRequest>): Promise<KeyedOutcome<Token>> {
   requirePartner(partnerId, account);
-  const token = requireToken(await tx.tokenForUpdate(account.sourceId, body.token_id), account.sourceId, body.destination_id);
+  const token = requireCallerToken(await tx.tokenForUpdate(account.sourceId, body.token_id), account, body.destination_id);
   const fingerprint = fingerprintOf('modify_token', body.token_id, body.destination_id, body.status, body.availableDay, body.expiryDay, Object.entries(body.details));
   const replay = await keys.underRandomKey({ sourceId: account.sourceId, key, fingerprint });
   if (replay) return replay;
@@ -100,7 +93,7 @@ async function moveMoney(
   requirePartner(partnerId, account);
   let transactionId = randomTransactionId();
   const [locked, drawnTaken] = await tx.lockTokenAndFindLedgerEntry(body.token_id, account.sourceId, transactionId);
-  const token = requireToken(locked, account.sourceId, body.destination_id);
+  const token = requireCallerToken(locked, account, body.destination_id);
   const fingerprint = fingerprintOf(`${kind}_token`, body.token_id, body.destination_id, body.amount, Object.entries(body.details));
   const replay = await keys.underRandomKey({ sourceId: account.sourceId, key, fingerprint });
   if (replay) return replay;

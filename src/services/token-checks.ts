@@ -8,9 +8,9 @@ export function requireDestination(account: Account, destinationId: string): voi
   if (!account.destinations.has(destinationId)) throw new DestinationUnknownError();
 }
 
-/** The locked token must exist, be the caller's and be at the named destination. */
-export function requireCallerToken(token: Token | undefined, account: Account, destinationId: string): Token {
-  if (!token || token.sourceId !== account.sourceId || token.destinationId !== destinationId) {
+/** The locked token must exist, be the caller's and be at the named destination (any of the caller's when none is named). */
+export function requireCallerToken(token: Token | undefined, account: Account, destinationId: string | undefined): Token {
+  if (!token || token.sourceId !== account.sourceId || (destinationId !== undefined && token.destinationId !== destinationId)) {
     throw new TokenMismatchError();
   }
   return token;

@@ -27,7 +27,7 @@ interface LedgerRequest {
 }
 
 /** The balance the sender states must be the ledger's (409), which the message states. */
-export function requireStatedBalance(stated: MinorUnits, expected: MinorUnits): void {
+function requireStatedBalance(stated: MinorUnits, expected: MinorUnits): void {
   if (stated !== expected) {
     throw new ConflictError(`token_balance ${formatAmount(stated)} does not match the ledger: expected ${formatAmount(expected)}`, 'balance_mismatch');
   }
