@@ -31,7 +31,8 @@ function startTracing(): Tracing {
   const { PgInstrumentation } = load('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
 
   const sdk = new NodeSDK({
-    serviceName: process.env.OTEL_SERVICE_NAME ?? 'token-booking-receiver',
+    // An empty value counts as unset, as for every setting (.env.example lists it empty).
+    serviceName: process.env.OTEL_SERVICE_NAME || 'token-booking-receiver',
     traceExporter: new OTLPTraceExporter(),
     // Traces only: the metrics are Prometheus's (/metrics), the logs pino's.
     metricReaders: [],
