@@ -5,7 +5,8 @@ import { MemoryStore } from '../../src/store/memory-store';
 import { PgStore } from '../../src/store/postgres/pg-store';
 import type { Delivery, KeyedRequest, Store } from '../../src/store/store';
 import { ACME, BOOKING, OTHERS_BOOKING, TOKENS } from './fixtures';
-import { LEDGER_COLUMNS, toLedgerEntry, type LedgerRow } from '../../src/store/postgres/rows';
+import { selectList } from '../../src/store/postgres/table-statements';
+import { LEDGER, type Row } from '../../src/store/postgres/tables';
 
 /** Reads of what the store holds, as a test checks it: no unit of work, no row lock. */
 export async function readToken(store: Store, tokenId: string) {
@@ -26,9 +27,9 @@ export async function readLedgerEntry(store: Store, transactionId: string, sourc
   }
   if (store instanceof PgStore) {
     // On the store's own pool, so a store on another database (through a pooler) is read where it writes.
-    const query = store['query'].bind(store) as (text: string, values: unknown[]) => Promise<{ rows: LedgerRow[] }>;
-    const { rows } = await query(`SELECT ${LEDGER_COLUMNS} FROM ledger WHERE source_id = $1 AND transaction_id = $2`, [sourceId, transactionId]);
-    return rows[0] && toLedgerEntry(rows[0] as LedgerRow);
+    const query = store['query'].bind(store) as (text: string, values: unknown[]) => Promise<{ rows: Row[] }>;
+    const { rows } = await query(`SELECT ${selectList(LEDGER)} FROM ledger WHERE source_id = $1 AND transaction_id = $2`, [sourceId, transactionId]);
+    return rows[0] && LEDGER.fromRow(rows[0]);
   }
   throw new Error(`readLedgerEntry cannot read a ${store.constructor.name}`);
 }

@@ -1,5 +1,6 @@
 import { Pool } from 'pg';
-import { roundTrip, statement } from '../../src/store/postgres/connection';
+import { roundTrip } from '../../src/store/postgres/connection';
+import { statement } from '../../src/store/postgres/statements';
 import { TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
 
 warnIfNoDatabase();

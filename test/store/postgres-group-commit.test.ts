@@ -121,6 +121,20 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
     expect([await balanceOf(ACTIVE), await balanceOf(AT_D2)]).toEqual([100002, 8002]);
   });
 
+  it('defers a unit that awaits something other than its transaction, so its batch-mates commit, and fails it alone with its writes dropped', async () => {
+    const never = new Promise<void>(() => undefined);
+    const stalling = counted<unknown>(async (tx) => {
+      await credit(FREEZED, 1)(tx);
+      await never;
+    });
+    const settled = await inOneBatch([stalling.work, credit(ACTIVE, 1)]);
+    expect(settled[1]).toEqual({ status: 'fulfilled', value: 100_000 });
+    expect(settled[0]).toEqual({ status: 'rejected', reason: new Error('a unit of work awaited something other than its transaction') });
+    // Once in the batch, once alone; neither kept its write.
+    expect(stalling.runs()).toBe(2);
+    expect([await balanceOf(FREEZED), await balanceOf(ACTIVE)]).toEqual([5000, 100_001]);
+  });
+
   it('runs a batch that lost a race on a unique key again, then each unit alone, so only the unit at fault fails', async () => {
     // The unit inserts a token id another account holds without asking first: the unique key refuses it at COMMIT.
     const clash = counted<unknown>(async (tx) => {
@@ -186,8 +200,11 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
   });
 
   it('locks a batch\'s rows of every kind in one order, whatever order its units asked in: two instances do not deadlock', async () => {
-    // A second instance on the same schema (opening it empties the tables: the seed again).
-    const second = await openEmptyPgStore({ poolSize: 4 });
+    // Two more instances on the same schema (opening one empties the tables: the seed again), each running its
+    // units as batches of one: they wait for the blocker as long as it holds on (a batch of many would give up
+    // after 250 ms and run its units again, alone), and lock in the same order as a batch of many.
+    const one = await openEmptyPgStore({ poolSize: 4, groupCommit: false });
+    const second = await openEmptyPgStore({ poolSize: 4, groupCommit: false });
     await second.loadSeed(fixtureSeed());
     // Another session holds the account's holdings row, so each instance's round trip of locks stops there, or
     // before it, in the order it asked: the first asks holdings then a token, the second the token then holdings.
@@ -212,7 +229,7 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
         );
       const holdingsFirst = counted<unknown>(async (tx) => Promise.all([tx.holdingsForUpdate('ACME'), tx.tokenForUpdate('ACME', ACTIVE)]));
       const tokenFirst = counted<unknown>(async (tx) => Promise.all([tx.tokenForUpdate('ACME', ACTIVE), tx.holdingsForUpdate('ACME')]));
-      const first = store.transaction(holdingsFirst.work);
+      const first = one.transaction(holdingsFirst.work);
       await waitFor(async () => (await lockWaits()) >= 1);
       const other = second.transaction(tokenFirst.work);
       await waitFor(async () => (await lockWaits()) >= 2);
@@ -222,7 +239,7 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
       expect([holdingsFirst.runs(), tokenFirst.runs()]).toEqual([1, 1]);
     } finally {
       await blocker.end();
-      await second.close();
+      await Promise.all([one.close(), second.close()]);
     }
   });
 

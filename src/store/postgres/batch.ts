@@ -1,32 +1,41 @@
 /**
- * One batch of units of work as one transaction (see group-commit.ts): every
- * unit runs the services' own rules against a view of the batch, its reads
- * gathered into round trips the whole batch shares, its writes staged on the
- * unit and merged only when the unit succeeds, then every write of the batch
- * as one statement, with COMMIT, in the last round trip.
+ * One batch: units of work run as one transaction on one connection (see group-commit.ts). Every unit runs the
+ * services' own rules against its view of the batch (unit-view.ts); the reads the units ask for are gathered
+ * into round trips the whole batch shares; a unit's writes are staged on it and become the batch's only when it
+ * succeeds; then every write of the batch goes as one statement, with COMMIT, in the last round trip. A unit that
+ * runs alone is a batch of one.
+ *
+ * Invariants, asserted where they could break:
+ * 1. A unit awaits only its transaction. After a turn of the event loop every unit has run as far as it can: it
+ *    has ended, or waits on a read of this batch or on an in-batch lock. So a turn that leaves nothing to fetch
+ *    means the units left wait on one another's locks (they give up and run alone, QUIET_TURNS), or on something
+ *    else, which would hold up the batch for ever: past MAX_QUIET_TURNS every unit still running is deferred,
+ *    and logged.
+ * 2. The key order of the reads is the lock order between instances: a round trip's reads go in READS' order,
+ *    and each locking read locks its rows in key order (table-statements.ts), so batches cannot deadlock on
+ *    the rows they lock.
+ * 3. A row created and saved in one batch stays an insert, of the row as it ends up (staged-writes.ts).
+ * 4. Only a unit that succeeded reaches the batch's writes; outcomes go out after COMMIT (group-commit.ts).
  */
+import { strict as assert } from 'node:assert';
 import type { PoolClient } from 'pg';
-import type { Booking } from '../../domain/bookings';
-import type { LedgerEntry } from '../../domain/ledger';
-import type { Token } from '../../domain/tokens';
-import type { Delivery, Holdings, KeyedRequest, StoreTransaction } from '../store';
-import { columnsOf, READ, rowsByKey, within, writeCalls, type BatchWrites, type ReadKind } from './batch-statements';
-import { roundTrip, statement, type Call, type StatementResult } from './connection';
-import { UNIT } from './statements';
-import { combined } from './transaction';
+import type { StoreTransaction } from '../store';
+import { BatchLocks, lockKey } from './batch-locks';
+import { roundTrip, type StatementResult } from './connection';
+import { plus, StagedWrites } from './staged-writes';
+import { BEGIN, COMMIT, combined, statement, type Call } from './statements';
+import { byKey, readCall, READ_KINDS, WRITTEN, writeCalls, type ItemOf, type ReadKind } from './table-statements';
+import { within } from './tables';
+import { UnitView, type UnitsBatch } from './unit-view';
 
-const READ_KINDS = Object.keys(READ) as ReadKind[];
+/** Turns with nothing to fetch after which the units waiting on in-batch locks give up (they wait on each other). */
+const QUIET_TURNS = 3;
+/** Turns with nothing to fetch after which every unit still running is deferred: it awaits something other than its transaction. */
+export const MAX_QUIET_TURNS = 100;
 
-/**
- * The longest a batch waits for a row another transaction holds (an operator's session, a slow transaction,
- * a deadlock with another instance's batch, which PostgreSQL would find only after a second): past it the batch
- * fails and each unit runs alone (group-commit.ts), so one held row holds up its batch-mates for this long, not
- * for the statement timeout. Batches hold their rows for a few milliseconds.
- */
-const LOCK_WAIT_MS = 250;
-const BATCH_LOCK_TIMEOUT = statement('batch_lock_timeout', "SELECT set_config('lock_timeout', $1, true)");
+const SET_LOCK_TIMEOUT = statement('set_lock_timeout', "SELECT set_config('lock_timeout', $1, true)");
 
-/** A unit of the batch that waits for a row another unit holds, or for nothing the batch will ever fetch. */
+/** A unit of the batch that gave up: it waited on its batch-mates, or on something the batch does not fetch. */
 class UnitDeferred extends Error {
   constructor() {
     super('the unit waited on its batch-mates; it runs alone');
@@ -36,109 +45,80 @@ class UnitDeferred extends Error {
 /** The batch failed as a whole: units still waiting on a read stop there. */
 class BatchAborted extends Error {}
 
-/** What a unit waiting on a read learns when its round trip comes back. */
-interface Waiter {
-  resolve: () => void;
-  reject: (error: Error) => void;
-}
-
-/** Rows the batch has read or its units have written, by key; null: read, and there is no such row. */
-class BatchRows {
-  readonly tokens = new Map<string, Token | null>();
-  /** True when a token holds the id; null (read, not found) when none does. */
-  readonly takenTokenIds = new Map<string, boolean | null>();
-  readonly ledgerEntries = new Map<string, LedgerEntry | null>();
-  readonly holdings = new Map<string, Holdings | null>();
-  readonly bookings = new Map<string, Booking | null>();
-  readonly keyedRequests = new Map<string, KeyedRequest | null>();
-  readonly deliveries = new Map<string, Delivery | null>();
-
-  /** The table a kind of read fills. */
-  of(kind: ReadKind): Map<string, unknown> {
-    return this[kind] as Map<string, unknown>;
-  }
-}
-
-/** What one unit wrote, applied to the batch only when the unit succeeds. */
-class StagedWrites implements BatchWrites {
-  readonly createdTokens = new Map<string, Token>();
-  readonly savedTokens = new Map<string, Token>();
-  readonly ledgerEntries: LedgerEntry[] = [];
-  readonly holdings = new Map<string, Holdings>();
-  readonly createdBookings = new Map<string, Booking>();
-  readonly savedBookings = new Map<string, Booking>();
-  readonly keyedRequests: KeyedRequest[] = [];
-  readonly deliveries: Delivery[] = [];
-}
-
-/** The batch's writes, merged from its units in the order they succeeded. */
-
-/** Counts held plus counts added; either may be missing (none). */
-function plus(held: Holdings | null | undefined, added: Holdings | undefined): Holdings {
-  return {
-    tokens: (held?.tokens ?? 0) + (added?.tokens ?? 0),
-    bookings: (held?.bookings ?? 0) + (added?.bookings ?? 0),
-    keys: (held?.keys ?? 0) + (added?.keys ?? 0),
-  };
-}
-
-/**
- * A record saved: a row created earlier in the same writes is created as it ends up, since an insert and an
- * update of one row cannot share a statement.
- */
-function saveIn<Row>(created: Map<string, Row>, saved: Map<string, Row>, key: string, row: Row): void {
-  if (created.has(key)) created.set(key, row);
-  else saved.set(key, row);
-}
-
-function copyOf<Value extends object | null | undefined>(value: Value): Value {
-  return value && ({ ...value } as Value);
-}
-
-/** The outcome of one unit: its result, its refusal, or deferred to run alone. */
+/** The outcome of one unit: its result, its refusal, or deferred (to run alone). */
 export type UnitOutcome<T> = { ok: true; value: T } | { ok: false; error: unknown } | { deferred: true };
 
-/** How many quiet turns with nothing to fetch the batch waits before it defers the units still waiting. */
-const QUIET_TURNS = 3;
+export interface BatchOptions {
+  /**
+   * The longest the batch waits for a row another transaction holds; undefined: up to the statement timeout. A
+   * batch of many sets one (250 ms: an operator's session, a slow transaction, a deadlock with another
+   * instance's batch, which PostgreSQL would find only after a second, holds up its batch-mates that long, then
+   * each runs alone); a unit alone waits as any transaction would.
+   */
+  lockWaitMs?: number;
+  /** Told when units were deferred for awaiting something other than their transaction (invariant 1). */
+  onStall?: (units: number) => void;
+}
 
-/**
- * One batch's run: the units, the rows, the in-batch locks (a unit holds every row it read for update, and
- * every key it looked up, until it ends, so units on the same row apply one after the other, each seeing the
- * ones before), and the reads waiting for the next round trip.
- */
-export class BatchRun {
-  readonly rows = new BatchRows();
+type RowsByKind = { [Kind in ReadKind]: Map<string, ItemOf<Kind> | null> };
+
+/** A unit in the batch, and how its outcome is settled: by its work, or by the batch deferring it. */
+interface RunningUnit {
+  view: UnitView;
+  settle: (outcome: UnitOutcome<unknown>) => void;
+  settled: boolean;
+}
+
+export class Batch implements UnitsBatch {
+  /** Rows read or written by the batch's units that succeeded, by kind and key; null: read, and there is no such row. */
+  private readonly rows = Object.fromEntries(READ_KINDS.map((kind) => [kind, new Map()])) as unknown as RowsByKind;
   private readonly writes = new StagedWrites();
-  /** Who holds each in-batch lock, and who waits for it, in the order they asked. */
-  private readonly locks = new Map<string, { holder: UnitView; waiting: Array<{ unit: UnitView; grant: () => void }> }>();
-  /** Reads asked for since the last round trip: kind, then key, then its values. */
-  private readonly wanted = new Map<ReadKind, Map<string, unknown[]>>();
-  private readonly waiters: Waiter[] = [];
-  private begun = false;
+  private readonly locks = new BatchLocks<UnitView>();
+  /** Reads asked for since the last round trip: kind, then key, then the key's parts. */
+  private readonly wanted = new Map<ReadKind, Map<string, string[]>>();
+  /** Units waiting for the next round trip's rows. */
+  private readonly waiters: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
   private readonly deferred = new Set<UnitView>();
+  private begun = false;
 
-  constructor(private readonly client: PoolClient) {}
+  constructor(
+    private readonly client: PoolClient,
+    private readonly options: BatchOptions = {},
+  ) {}
 
   /** Runs every unit against the batch, then COMMIT with every write; the outcomes in the units' order. */
   async run<T>(works: ReadonlyArray<(tx: StoreTransaction) => Promise<T>>): Promise<Array<UnitOutcome<T>>> {
-    let unsettled = works.length;
-    const outcomes = works.map((work) => {
-      const unit = new UnitView(this);
-      return this.runUnit(unit, work).finally(() => {
-        unsettled -= 1;
-      });
-    });
+    const units: RunningUnit[] = [];
+    const outcomes = works.map(
+      (work) =>
+        new Promise<UnitOutcome<T>>((resolve) => {
+          const unit: RunningUnit = { view: new UnitView(this), settled: false, settle: () => undefined };
+          unit.settle = (outcome) => {
+            unit.settled = true;
+            resolve(outcome as UnitOutcome<T>);
+          };
+          units.push(unit);
+          void this.runUnit(unit.view, work).then(unit.settle);
+        }),
+    );
     let quietTurns = 0;
-    while (unsettled > 0) {
+    for (;;) {
       // Every unit runs until it ends or waits on a read or a lock: after one turn of the event loop, all have.
       await new Promise((resolve) => setImmediate(resolve));
-      if (unsettled === 0) break;
+      const running = units.filter((unit) => !unit.settled);
+      if (running.length === 0) break;
       if (this.wanted.size > 0) {
         quietTurns = 0;
         await this.fetch();
-      } else if ((quietTurns += 1) >= QUIET_TURNS) {
-        this.deferWaitingUnits();
-        quietTurns = 0;
+        continue;
+      }
+      quietTurns += 1;
+      if (quietTurns === QUIET_TURNS) {
+        for (const view of this.locks.abandonWaiting()) this.deferred.add(view);
+      } else if (quietTurns >= MAX_QUIET_TURNS) {
+        this.options.onStall?.(running.length);
+        for (const unit of running) this.defer(unit);
+        break;
       }
     }
     const settled = await Promise.all(outcomes);
@@ -146,150 +126,88 @@ export class BatchRun {
     return settled;
   }
 
-  private async runUnit<T>(unit: UnitView, work: (tx: StoreTransaction) => Promise<T>): Promise<UnitOutcome<T>> {
+  /** A unit that awaits something other than its transaction: deferred now, and whatever it does later is refused or dropped. */
+  private defer(unit: RunningUnit): void {
+    this.deferred.add(unit.view);
+    this.locks.release(unit.view);
+    unit.settle({ deferred: true });
+  }
+
+  private async runUnit<T>(view: UnitView, work: (tx: StoreTransaction) => Promise<T>): Promise<UnitOutcome<T>> {
     try {
-      const value = await work(unit);
-      if (this.deferred.has(unit)) return { deferred: true };
-      this.merge(unit.staged);
+      const value = await work(view);
+      if (this.deferred.has(view)) return { deferred: true };
+      this.merge(view.staged);
       return { ok: true, value };
     } catch (error) {
-      if (this.deferred.has(unit) || error instanceof UnitDeferred) return { deferred: true };
+      if (this.deferred.has(view) || error instanceof UnitDeferred) return { deferred: true };
       return { ok: false, error };
     } finally {
-      this.releaseLocks(unit);
+      this.locks.release(view);
     }
   }
 
-  /** Units waiting on locks that no running unit will release (two units each holding what the other wants): each runs alone later. */
-  private deferWaitingUnits(): void {
-    for (const lock of this.locks.values()) {
-      for (const { unit } of lock.waiting) this.deferred.add(unit);
-    }
-    for (const lock of this.locks.values()) {
-      const waiting = lock.waiting.splice(0);
-      for (const { grant } of waiting) grant();
-    }
-  }
-
-  /** The in-batch lock on `key` for `unit`: at once when free or already its own, else when the holders before it end. */
-  lock(unit: UnitView, key: string): Promise<void> | undefined {
-    if (this.deferred.has(unit)) throw new UnitDeferred();
-    const lock = this.locks.get(key);
-    if (!lock) {
-      this.locks.set(key, { holder: unit, waiting: [] });
-      unit.held.push(key);
-      return undefined;
-    }
-    if (lock.holder === unit) return undefined;
-    return new Promise<void>((resolve) => {
-      lock.waiting.push({
-        unit,
-        grant: () => {
-          if (!this.deferred.has(unit)) unit.held.push(key);
-          resolve();
-        },
-      });
-    }).then(() => {
-      if (this.deferred.has(unit)) throw new UnitDeferred();
-    });
-  }
-
-  private releaseLocks(unit: UnitView): void {
-    for (const key of unit.held) {
-      const lock = this.locks.get(key);
-      if (!lock || lock.holder !== unit) continue;
-      const next = lock.waiting.shift();
-      if (next) {
-        lock.holder = next.unit;
-        next.grant();
-      } else {
-        this.locks.delete(key);
-      }
-    }
-    unit.held.length = 0;
+  async read<Kind extends ReadKind>(view: UnitView, kind: Kind, keyParts: string[]): Promise<ItemOf<Kind> | null> {
+    if (this.deferred.has(view)) throw new UnitDeferred();
+    const key = within(...keyParts);
+    const waiting = this.locks.acquire(view, lockKey(kind, key));
+    if (waiting && !(await waiting)) throw new UnitDeferred();
+    const rows = this.rows[kind];
+    if (!rows.has(key)) await this.want(kind, key, keyParts);
+    return rows.get(key) as ItemOf<Kind> | null;
   }
 
   /** Asks for a row in the next round trip; resolves once it is in `rows`. */
-  want(kind: ReadKind, key: string, values: unknown[]): Promise<void> {
+  private want(kind: ReadKind, key: string, keyParts: string[]): Promise<void> {
     let ofKind = this.wanted.get(kind);
     if (!ofKind) this.wanted.set(kind, (ofKind = new Map()));
-    ofKind.set(key, values);
+    ofKind.set(key, keyParts);
     return new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 
-  /**
-   * One round trip with every read asked for (BEGIN before the first), then wakes the units that asked. The
-   * statements go in READ's order whatever order the units asked in: two batches (of this instance or another)
-   * that both lock tokens and holdings, say, then lock them in the same order and cannot deadlock on them.
-   */
+  /** One round trip with every read asked for (BEGIN before the first), in READS' order (invariant 2); then wakes the units that asked. */
   private async fetch(): Promise<void> {
     const wanted = READ_KINDS.flatMap((kind) => {
       const keys = this.wanted.get(kind);
       return keys ? [[kind, keys] as const] : [];
     });
+    assert.equal(wanted.length, this.wanted.size, 'every read asked for is of a kind READS sends');
     this.wanted.clear();
     const waiters = this.waiters.splice(0);
-    const calls: Call[] = wanted.map(([kind, keys]) => ({ statement: READ[kind], values: columnsOf([...keys.values()]) }));
     let results: StatementResult[];
     try {
-      results = await this.send(calls);
+      results = await this.send(wanted.map(([kind, keys]) => readCall(kind, [...keys.values()])));
     } catch (error) {
       for (const waiter of waiters) waiter.reject(new BatchAborted());
       throw error;
     }
-    wanted.forEach(([kind, keys], i) => this.keep(kind, [...keys.keys()], results[i].rows));
+    wanted.forEach(([kind, keys], i) => {
+      const rows = this.rows[kind] as Map<string, unknown>;
+      const found = byKey(kind, results[i].rows);
+      for (const key of keys.keys()) if (!rows.has(key)) rows.set(key, found.get(key) ?? null);
+    });
     for (const waiter of waiters) waiter.resolve();
   }
 
   private async send(calls: Call[]): Promise<StatementResult[]> {
-    const all = this.begun ? calls : [{ statement: UNIT.begin }, { statement: BATCH_LOCK_TIMEOUT, values: [`${LOCK_WAIT_MS}ms`] }, ...calls];
+    const { lockWaitMs } = this.options;
+    const opening: Call[] = this.begun ? [] : [{ statement: BEGIN }, ...(lockWaitMs === undefined ? [] : [{ statement: SET_LOCK_TIMEOUT, values: [`${lockWaitMs}ms`] }])];
     this.begun = true;
-    const results = await roundTrip(this.client, all);
-    return results.slice(results.length - calls.length);
+    const results = await roundTrip(this.client, [...opening, ...calls]);
+    return results.slice(opening.length);
   }
 
-  /** Files a round trip's rows under their keys, and every key asked for that found none as null. */
-  private keep(kind: ReadKind, keys: string[], rows: Array<Record<string, unknown>>): void {
-    const table = this.rows.of(kind);
-    const found = rowsByKey(kind, rows);
-    for (const key of keys) if (!table.has(key)) table.set(key, found.get(key) ?? null);
-  }
-
-  /** A succeeded unit's writes become the batch's: its later units read them, and COMMIT writes them. */
+  /** A succeeded unit's writes become the batch's (invariant 4): its later units read them, and COMMIT writes them. */
   private merge(staged: StagedWrites): void {
-    const { rows, writes } = this;
-    for (const [key, token] of staged.createdTokens) {
-      rows.tokens.set(key, token);
-      rows.takenTokenIds.set(token.tokenId, true);
-      writes.createdTokens.set(key, token);
+    this.writes.takeIn(staged);
+    for (const kind of WRITTEN) {
+      const rows = this.rows[kind] as Map<string, unknown>;
+      for (const [key, item] of staged.created[kind]) rows.set(key, item);
+      for (const [key, item] of staged.saved[kind]) rows.set(key, item);
     }
-    for (const [key, token] of staged.savedTokens) {
-      rows.tokens.set(key, token);
-      saveIn(writes.createdTokens, writes.savedTokens, key, token);
-    }
-    for (const entry of staged.ledgerEntries) {
-      rows.ledgerEntries.set(within(entry.sourceId, entry.transactionId), entry);
-      writes.ledgerEntries.push(entry);
-    }
+    for (const token of staged.created.tokens.values()) this.rows.tokenIds.set(token.tokenId, token.tokenId);
     for (const [sourceId, added] of staged.holdings) {
-      rows.holdings.set(sourceId, plus(rows.holdings.get(sourceId), added));
-      writes.holdings.set(sourceId, plus(writes.holdings.get(sourceId), added));
-    }
-    for (const [key, booking] of staged.createdBookings) {
-      rows.bookings.set(key, booking);
-      writes.createdBookings.set(key, booking);
-    }
-    for (const [key, booking] of staged.savedBookings) {
-      rows.bookings.set(key, booking);
-      saveIn(writes.createdBookings, writes.savedBookings, key, booking);
-    }
-    for (const request of staged.keyedRequests) {
-      rows.keyedRequests.set(within(request.sourceId, request.key), request);
-      writes.keyedRequests.push(request);
-    }
-    for (const delivery of staged.deliveries) {
-      rows.deliveries.set(within(delivery.sourceId, delivery.webhookId), delivery);
-      writes.deliveries.push(delivery);
+      this.rows.holdings.set(sourceId, { sourceId, ...plus(this.rows.holdings.get(sourceId), added) });
     }
   }
 
@@ -297,128 +215,11 @@ export class BatchRun {
   private async commit(): Promise<void> {
     const writes = writeCalls(this.writes);
     if (!this.begun && writes.length === 0) return;
-    await this.send([...(writes.length > 0 ? [combined(writes)] : []), { statement: UNIT.commit }]);
+    await this.send([...(writes.length > 0 ? [combined(writes)] : []), { statement: COMMIT }]);
   }
 
   /** True when the database holds a transaction for this batch that must be rolled back. */
   get started(): boolean {
     return this.begun;
   }
-}
-
-/**
- * A unit's view of its batch: reads see the unit's own writes, then the batch's (its units that succeeded
- * before), then the database, fetched with the batch's next round trip.
- */
-class UnitView implements StoreTransaction {
-  readonly staged = new StagedWrites();
-  /** The in-batch locks this unit holds. */
-  readonly held: string[] = [];
-
-  constructor(private readonly batch: BatchRun) {}
-
-  /** The row under `key` once the unit holds its lock and the batch has read it. */
-  private async read<Value>(lockKey: string, table: Map<string, Value | null>, kind: ReadKind, key: string, values: unknown[]): Promise<Value | null> {
-    const waiting = this.batch.lock(this, lockKey);
-    if (waiting) await waiting;
-    if (!table.has(key)) await this.batch.want(kind, key, values);
-    return table.get(key) as Value | null;
-  }
-
-  async tokenForUpdate(sourceId: string, tokenId: string): Promise<Token | undefined> {
-    const key = within(sourceId, tokenId);
-    const own = this.staged.savedTokens.get(key) ?? this.staged.createdTokens.get(key);
-    if (own) return copyOf(own);
-    // Locked within the caller's account, as the database locks only the account's own row (contract section 11).
-    return copyOf(await this.read(`token ${key}`, this.batch.rows.tokens, 'tokens', key, [tokenId, sourceId])) ?? undefined;
-  }
-
-  async isTokenIdTaken(tokenId: string): Promise<boolean> {
-    if ([...this.staged.createdTokens.values()].some((token) => token.tokenId === tokenId)) return true;
-    const waiting = this.batch.lock(this, `token id ${tokenId}`);
-    if (waiting) await waiting;
-    const { takenTokenIds } = this.batch.rows;
-    if (!takenTokenIds.has(tokenId)) await this.batch.want('takenTokenIds', tokenId, [tokenId]);
-    return takenTokenIds.get(tokenId) === true;
-  }
-
-  async lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]> {
-    const ledgerKey = within(sourceId, transactionId);
-    // Both in one round trip: the token's lock and the ledger key's, then both reads asked for together.
-    const [token, entry] = await Promise.all([
-      this.tokenForUpdate(sourceId, tokenId),
-      this.read(`ledger ${ledgerKey}`, this.batch.rows.ledgerEntries, 'ledgerEntries', ledgerKey, [sourceId, transactionId]),
-    ]);
-    const own = this.staged.ledgerEntries.find((e) => e.sourceId === sourceId && e.transactionId === transactionId);
-    return [token, copyOf(own ?? entry ?? undefined)];
-  }
-
-  async holdingsForUpdate(sourceId: string): Promise<Holdings> {
-    const held = await this.read(`holdings ${sourceId}`, this.batch.rows.holdings, 'holdings', sourceId, [sourceId]);
-    return plus(held, this.staged.holdings.get(sourceId));
-  }
-
-  private count(sourceId: string, what: keyof Holdings): void {
-    this.staged.holdings.set(sourceId, plus(this.staged.holdings.get(sourceId), { tokens: 0, bookings: 0, keys: 0, [what]: 1 }));
-  }
-
-  async createToken(token: Token): Promise<void> {
-    this.staged.createdTokens.set(within(token.sourceId, token.tokenId), copyOf(token));
-    this.count(token.sourceId, 'tokens');
-  }
-
-  async saveToken(token: Token): Promise<void> {
-    const key = within(token.sourceId, token.tokenId);
-    saveIn(this.staged.createdTokens, this.staged.savedTokens, key, copyOf(token));
-  }
-
-  async recordLedgerEntry(entry: LedgerEntry): Promise<void> {
-    this.staged.ledgerEntries.push(copyOf(entry));
-  }
-
-  async bookingForUpdate(sourceId: string, bookingId: string): Promise<Booking | undefined> {
-    const key = within(sourceId, bookingId);
-    const own = this.staged.savedBookings.get(key) ?? this.staged.createdBookings.get(key);
-    if (own) return copyBooking(own);
-    const booking = await this.read(`booking ${key}`, this.batch.rows.bookings, 'bookings', key, [sourceId, bookingId]);
-    return booking ? copyBooking(booking) : undefined;
-  }
-
-  async createBooking(booking: Booking): Promise<void> {
-    this.staged.createdBookings.set(within(booking.sourceId, booking.bookingId), copyBooking(booking));
-    this.count(booking.sourceId, 'bookings');
-  }
-
-  async saveBooking(booking: Booking): Promise<void> {
-    const key = within(booking.sourceId, booking.bookingId);
-    saveIn(this.staged.createdBookings, this.staged.savedBookings, key, copyBooking(booking));
-  }
-
-  async findKeyedRequest(sourceId: string, key: string): Promise<KeyedRequest | undefined> {
-    const rowKey = within(sourceId, key);
-    const own = this.staged.keyedRequests.find((r) => r.sourceId === sourceId && r.key === key);
-    if (own) return own;
-    return (await this.read(`keyed ${rowKey}`, this.batch.rows.keyedRequests, 'keyedRequests', rowKey, [sourceId, key])) ?? undefined;
-  }
-
-  async recordKeyedRequest(request: KeyedRequest): Promise<void> {
-    this.count(request.sourceId, 'keys');
-    this.staged.keyedRequests.push(request);
-  }
-
-  async findDelivery(sourceId: string, webhookId: string): Promise<Delivery | undefined> {
-    const rowKey = within(sourceId, webhookId);
-    const own = this.staged.deliveries.find((d) => d.sourceId === sourceId && d.webhookId === webhookId);
-    if (own) return own;
-    return (await this.read(`delivery ${rowKey}`, this.batch.rows.deliveries, 'deliveries', rowKey, [sourceId, webhookId])) ?? undefined;
-  }
-
-  async recordDelivery(delivery: Delivery): Promise<void> {
-    this.count(delivery.sourceId, 'keys');
-    this.staged.deliveries.push(delivery);
-  }
-}
-
-function copyBooking(booking: Booking): Booking {
-  return { ...booking, fields: { ...booking.fields } };
 }

@@ -1,24 +1,6 @@
 import { types, type Connection, type Pool, type PoolClient, type Submittable } from 'pg';
 import { isReadTimeout } from './errors';
-
-/** A statement sent by name, so PostgreSQL parses and plans it once per connection. */
-export interface Statement {
-  name: string;
-  text: string;
-  /** The command tag PostgreSQL answers when the statement succeeds. */
-  tag: string;
-}
-
-/** The tag is the statement's first word, unless given: a statement led by WITH answers with its main command's. */
-export function statement(name: string, text: string, tag = (/^\s*(\w+)/.exec(text) as RegExpExecArray)[1].toUpperCase()): Statement {
-  return { name, text, tag };
-}
-
-/** A statement with its values, which travel as bound parameters, never inside the SQL text. */
-export interface Call {
-  statement: Statement;
-  values?: unknown[];
-}
+import { statement, type Call } from './statements';
 
 /** One statement's answer: its command tag and the rows it returned. */
 export interface StatementResult {
@@ -80,7 +62,7 @@ export function transactionSettings(client: PoolClient): readonly Call[] {
  * On an error PostgreSQL skips the rest up to the Sync, so the first failure
  * is the answer. A Submittable, as node-postgres's own cursors are.
  */
-class Batch implements Submittable {
+class RoundTrip implements Submittable {
   callback: (error: Error | null, results?: StatementResult[]) => void;
   /**
    * What the round trip runs, by statement name (never values): node-postgres ignores it for a Submittable, but
@@ -90,7 +72,7 @@ class Batch implements Submittable {
   private readonly results: StatementResult[] = [];
   private parsers: Parser[] = [];
   private rows: Array<Record<string, unknown>> = [];
-  /** Statements whose Parse was sent in this batch, in order, until PostgreSQL confirms each. */
+  /** Statements whose Parse was sent in this round trip, in order, until PostgreSQL confirms each. */
   private readonly parsing: string[] = [];
   private parsed = new Set<string>();
   private connection: Connection | undefined;
@@ -157,7 +139,7 @@ class Batch implements Submittable {
     this.rows = [];
   }
 
-  /** Part of the protocol the client drives; no statement of a batch is empty. */
+  /** Part of the protocol the client drives; no statement of a round trip is empty. */
   handleEmptyQuery(): void {}
 
   handleError(error: Error): void {
@@ -169,14 +151,14 @@ class Batch implements Submittable {
   }
 
   handlePortalSuspended(): void {
-    this.finish(new Error('a statement of a batch returned its rows in parts'));
+    this.finish(new Error('a statement of a round trip returned its rows in parts'));
   }
 
   handleCopyInResponse(): void {
-    this.finish(new Error('a statement of a batch started COPY'));
+    this.finish(new Error('a statement of a round trip started COPY'));
   }
 
-  /** Part of the protocol the client drives; COPY has already failed the batch (handleCopyInResponse). */
+  /** Part of the protocol the client drives; COPY has already failed the round trip (handleCopyInResponse). */
   handleCopyData(): void {}
 
   private finish(error: Error | null): void {
@@ -198,7 +180,7 @@ export async function roundTrip(client: PoolClient, calls: readonly Call[]): Pro
   const settings = transactionSettings(client);
   const sent = settings.length === 0 ? calls : calls.flatMap((call) => (call.statement.tag === 'BEGIN' ? [call, ...settings] : [call]));
   const results = await new Promise<StatementResult[]>((resolve, reject) => {
-    client.query(new Batch(sent, (error, answers) => (error ? reject(error) : resolve(answers as StatementResult[]))));
+    client.query(new RoundTrip(sent, (error, answers) => (error ? reject(error) : resolve(answers as StatementResult[]))));
   });
   const checked = results.map((result, index) => {
     const { name, tag } = sent[index].statement;
@@ -236,4 +218,20 @@ export async function withClient<T>(pool: Pool, work: (client: PoolClient) => Pr
     client.off('error', onError);
     client.release(broken);
   }
+}
+
+/** BEGIN, the work on the client, COMMIT; ROLLBACK when the work throws. For what is not a unit of work: migrations, the seed. */
+export function inTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  return withClient(
+    pool,
+    async (client) => {
+      await client.query('BEGIN');
+      for (const { statement: setting, values } of transactionSettings(client)) await client.query(setting.text, values);
+      const result = await work(client);
+      const commit = await client.query('COMMIT');
+      if (commit.command !== 'COMMIT') throw new Error(`COMMIT answered ${commit.command}`);
+      return result;
+    },
+    (client) => client.query('ROLLBACK'),
+  );
 }

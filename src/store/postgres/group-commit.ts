@@ -7,16 +7,23 @@
  */
 import type { Pool } from 'pg';
 import type { StoreTransaction } from '../store';
-import { BatchRun, type UnitOutcome } from './batch';
+import type { Logger } from '../../logger';
+import { Batch, MAX_QUIET_TURNS, type BatchOptions, type UnitOutcome } from './batch';
 import { withClient } from './connection';
 import { ServiceUnavailableError } from '../../errors';
 import { isRetryable, toStoreError } from './errors';
-import { inUnitOfWork } from './transaction';
 
 /** A batch that lost a race on a unique key or a deadlock runs again, up to this many times in all, then each unit alone. */
 const MAX_ATTEMPTS = 3;
 /** The most units in one batch: a larger one holds its rows' locks longer than it saves. */
 const MAX_BATCH = 128;
+/**
+ * The longest a batch of many waits for a row another transaction holds (an operator's session, a slow
+ * transaction, a deadlock with another instance's batch, which PostgreSQL would find only after a second): past
+ * it the batch fails and each unit runs alone, so one held row holds up its batch-mates this long, not for the
+ * statement timeout. Batches hold their rows for a few milliseconds.
+ */
+const LOCK_WAIT_MS = 250;
 
 interface QueuedUnit {
   work: (tx: StoreTransaction) => Promise<unknown>;
@@ -58,22 +65,36 @@ function isRefusedStatement(error: unknown): boolean {
   return typeof code === 'string' && severity === 'ERROR' && !(toStoreError(error) instanceof ServiceUnavailableError);
 }
 
+export interface GroupCommitOptions {
+  /** false: every unit runs alone, in a transaction of its own (for comparison). Default: true. */
+  grouped?: boolean;
+  /** Told each batch's number of units as it forms, for the metrics' histogram. */
+  observeBatch?: (units: number) => void;
+  tracing?: StoreTracing;
+  logger?: Logger;
+}
+
 export class GroupCommit {
   private readonly queue: QueuedUnit[] = [];
   private inFlight = false;
   private readonly sizes: BatchSizes = { batches: 0, units: 0, largest: 0, bySize: {} };
+  private readonly batchOptions: BatchOptions;
 
   constructor(
     private readonly pool: Pool,
     private readonly storeError: (error: unknown) => unknown,
-    /** Told each batch's number of units as it forms, for the metrics' histogram. */
-    private readonly observeBatch: (units: number) => void = () => undefined,
-    private readonly tracing: StoreTracing | undefined = undefined,
-  ) {}
+    private readonly options: GroupCommitOptions = {},
+  ) {
+    this.batchOptions = {
+      onStall: (units) =>
+        options.logger?.error({ units, turns: MAX_QUIET_TURNS }, 'units of work awaited something other than their transaction: deferred, each to run alone'),
+    };
+  }
 
   run<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    if (this.options.grouped === false) return this.runAlone(work);
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject, trace: this.tracing?.capture() });
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject, trace: this.options.tracing?.capture() });
       if (!this.inFlight) void this.drain();
     });
   }
@@ -92,8 +113,9 @@ export class GroupCommit {
     while (this.queue.length > 0) {
       const units = this.queue.splice(0, MAX_BATCH);
       this.count(units.length);
-      if (this.tracing) {
-        await this.tracing.inBatchSpan(
+      const { tracing } = this.options;
+      if (tracing) {
+        await tracing.inBatchSpan(
           units.length,
           units.map((unit) => unit.trace),
           () => this.runBatch(units),
@@ -109,7 +131,7 @@ export class GroupCommit {
   }
 
   private count(size: number): void {
-    this.observeBatch(size);
+    this.options.observeBatch?.(size);
     const { sizes } = this;
     sizes.batches += 1;
     sizes.units += size;
@@ -150,12 +172,20 @@ export class GroupCommit {
   }
 
   private attempt(units: QueuedUnit[]): Promise<Array<UnitOutcome<unknown>>> {
-    let batch: BatchRun | undefined;
+    return this.inBatch(
+      units.map((unit) => unit.work),
+      { ...this.batchOptions, lockWaitMs: LOCK_WAIT_MS },
+    );
+  }
+
+  /** The works as one batch on a connection of the pool; ROLLBACK when it fails. */
+  private inBatch<T>(works: Array<(tx: StoreTransaction) => Promise<T>>, options: BatchOptions): Promise<Array<UnitOutcome<T>>> {
+    let batch: Batch | undefined;
     return withClient(
       this.pool,
       (client) => {
-        batch = new BatchRun(client);
-        return batch.run(units.map((unit) => unit.work));
+        batch = new Batch(client, options);
+        return batch.run(works);
       },
       async (client) => {
         if (batch?.started) await client.query('ROLLBACK');
@@ -168,6 +198,26 @@ export class GroupCommit {
    * that waits on a row another transaction holds (up to the statement timeout) holds up no one else.
    */
   private runEachAlone(units: QueuedUnit[]): void {
-    for (const unit of units) void inUnitOfWork(this.pool, unit.work, this.storeError).then(unit.resolve, unit.reject);
+    for (const unit of units) void this.runAlone(unit.work).then(unit.resolve, unit.reject);
+  }
+
+  /**
+   * One unit as a batch of its own, waiting for rows as any transaction would (up to the statement timeout), and
+   * again (up to MAX_ATTEMPTS in all) when it lost a race on a unique key; any other failure, or the last, is
+   * thrown as the store's error.
+   */
+  async runAlone<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      let outcome: UnitOutcome<T>;
+      try {
+        [outcome] = await this.inBatch([work], this.batchOptions);
+      } catch (error) {
+        if (isRetryable(error) && attempt < MAX_ATTEMPTS) continue;
+        throw this.storeError(error);
+      }
+      if ('deferred' in outcome) throw new Error('a unit of work awaited something other than its transaction');
+      if (!outcome.ok) throw outcome.error;
+      return outcome.value;
+    }
   }
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Pool, PoolClient } from 'pg';
-import { inTransaction } from './transaction';
+import { inTransaction } from './connection';
 
 /** Versioned SQL files, applied in name order, each once. */
 export const MIGRATIONS_DIRECTORY = path.resolve(__dirname, '..', '..', '..', 'migrations');

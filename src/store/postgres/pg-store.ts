@@ -1,7 +1,7 @@
 import { Pool, type ClientConfig, type PoolClient } from 'pg';
 import type { Logger } from '../../logger';
 import type { Account, SeedData, Store, StoreTransaction } from '../store';
-import { withClient, withoutSessionState } from './connection';
+import { inTransaction, withClient, withoutSessionState } from './connection';
 import { ServiceUnavailableError } from '../../errors';
 import { isOutOfResources, toStoreError } from './errors';
 import { AccountCache } from './accounts';
@@ -9,8 +9,8 @@ import { migrate } from './migrate';
 import { writeSeed } from './seed';
 import { RetentionSweeper } from './sweeper';
 import { GroupCommit, type BatchSizes, type StoreTracing } from './group-commit';
-import { inTransaction, inUnitOfWork } from './transaction';
-import { LEDGER_COLUMNS, TOKEN_COLUMNS, toBooking, toLedgerEntry, toToken, type BookingRow, type LedgerRow, type TokenRow } from './rows';
+import { selectList } from './table-statements';
+import { BOOKINGS, LEDGER, TOKENS, type Row } from './tables';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How long close() lets connections say goodbye before cutting them: a frozen database never answers. */
@@ -71,7 +71,7 @@ export class PgStore implements Store {
   /** Every open connection, idle or checked out, so that close() can cut those the database no longer answers on. */
   private readonly clients = new Set<PoolClient>();
   private readonly sweeper: RetentionSweeper;
-  private readonly groupCommit: GroupCommit | undefined;
+  private readonly groupCommit: GroupCommit;
   private closing: Promise<void> | undefined;
   /** Set when the database refused a statement for want of resources (SQLSTATE class 53), until ping sees a write succeed. */
   private outOfResources = false;
@@ -101,7 +101,12 @@ export class PgStore implements Store {
     if (pooled) withoutSessionState(this.pool, options.statementTimeoutMs);
     this.pool.on('connect', (client) => this.clients.add(client));
     this.pool.on('remove', (client) => this.clients.delete(client));
-    this.groupCommit = options.groupCommit === false ? undefined : new GroupCommit(this.pool, (error) => this.storeError(error), options.observeBatch, options.tracing);
+    this.groupCommit = new GroupCommit(this.pool, (error) => this.storeError(error), {
+      grouped: options.groupCommit,
+      observeBatch: options.observeBatch,
+      tracing: options.tracing,
+      logger: options.logger,
+    });
     this.sweeper = new RetentionSweeper(this.pool, options.retentionMs ?? DAY_MS, options.sweepIntervalMs ?? 60_000, this.logger);
   }
 
@@ -124,18 +129,18 @@ export class PgStore implements Store {
   }
 
   async findToken(tokenId: string) {
-    const { rows } = await this.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM tokens WHERE token_id = $1`, [tokenId]);
-    return rows[0] && toToken(rows[0]);
+    const { rows } = await this.query<Row>(`SELECT ${selectList(TOKENS)} FROM tokens WHERE token_id = $1`, [tokenId]);
+    return rows[0] && TOKENS.fromRow(rows[0]);
   }
 
   async recentLedgerEntries(tokenId: string, limit: number) {
-    const { rows } = await this.query<LedgerRow>(`SELECT ${LEDGER_COLUMNS} FROM ledger WHERE token_id = $1 ORDER BY ledger_seq DESC LIMIT $2`, [tokenId, limit]);
-    return rows.map(toLedgerEntry);
+    const { rows } = await this.query<Row>(`SELECT ${selectList(LEDGER)} FROM ledger WHERE token_id = $1 ORDER BY ledger_seq DESC LIMIT $2`, [tokenId, limit]);
+    return rows.map((row) => LEDGER.fromRow(row));
   }
 
   async findBooking(sourceId: string, bookingId: string) {
-    const { rows } = await this.query<BookingRow>('SELECT * FROM bookings WHERE source_id = $1 AND booking_id = $2', [sourceId, bookingId]);
-    return rows[0] && toBooking(rows[0]);
+    const { rows } = await this.query<Row>(`SELECT ${selectList(BOOKINGS)} FROM bookings WHERE source_id = $1 AND booking_id = $2`, [sourceId, bookingId]);
+    return rows[0] && BOOKINGS.fromRow(rows[0]);
   }
 
   /** Forgets what is past retention now (see RetentionSweeper.sweep); resolves false when another instance was sweeping. */
@@ -143,9 +148,8 @@ export class PgStore implements Store {
     return this.sweeper.sweep(now);
   }
 
-  async transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
-    if (this.groupCommit) return this.groupCommit.run(work);
-    return inUnitOfWork(this.pool, work, (error) => this.storeError(error));
+  transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
+    return this.groupCommit.run(work);
   }
 
   connections(): StoreConnections {
@@ -153,9 +157,9 @@ export class PgStore implements Store {
     return { inUse: totalCount - idleCount, idle: idleCount, waiting: waitingCount, listening: this.accounts.listening };
   }
 
-  /** How many units the batches of group commit held so far; undefined without group commit. */
-  batchSizes(): BatchSizes | undefined {
-    return this.groupCommit?.batchSizes();
+  /** How many units the batches of group commit held so far. */
+  batchSizes(): BatchSizes {
+    return this.groupCommit.batchSizes();
   }
 
   /** Sets the seed's accounts, inserts its missing tokens and bookings, in batches, in one transaction; operations' rows are left as they are. */
@@ -201,7 +205,7 @@ export class PgStore implements Store {
   private async end(): Promise<void> {
     this.sweeper.stop();
     // How well units shared transactions over the process's life: what an operator tunes pool and load by.
-    if (this.groupCommit) this.logger?.info({ batches: this.groupCommit.batchSizes() }, 'group commit: units per batch');
+    this.logger?.info({ batches: this.groupCommit.batchSizes() }, 'group commit: units per batch');
     // pool.end() waits for every connection to close, and one stuck on a database that stopped answering
     // would hold it until its query timeout, or for ever for an idle one whose goodbye is never answered.
     const cut = setTimeout(() => {

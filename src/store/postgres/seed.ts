@@ -1,7 +1,12 @@
 import type { PoolClient } from 'pg';
 import type { SeedData } from '../store';
+import { columnsOf, insert } from './table-statements';
+import { BOOKINGS, TOKENS } from './tables';
 
 const SEED_BATCH = 10_000;
+/** The seed's tokens and bookings; rows that exist (an operation may have changed them since) are left as they are. */
+const SEED_TOKENS = insert('seed_tokens', TOKENS, true);
+const SEED_BOOKINGS = insert('seed_bookings', BOOKINGS, true);
 
 /** The seed's statements, in this order, in the caller's transaction; operations' rows are left as they are. */
 export async function writeSeed(client: PoolClient, seed: SeedData): Promise<void> {
@@ -43,40 +48,11 @@ async function insertDestinations(client: PoolClient, seed: SeedData): Promise<v
 }
 
 async function insertTokens(client: PoolClient, seed: SeedData): Promise<void> {
-  for (const tokens of batches(seed.tokens)) {
-    await client.query(
-      `INSERT INTO tokens (token_id, source_id, destination_id, status, balance, available_date, expiry_date)
-       SELECT token_id, source_id, destination_id, status, balance, DATE '1970-01-01' + available_day, DATE '1970-01-01' + expiry_day
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::integer[], $7::integer[])
-           AS seed (token_id, source_id, destination_id, status, balance, available_day, expiry_day)
-       ON CONFLICT DO NOTHING`,
-      [
-        tokens.map((t) => t.tokenId),
-        tokens.map((t) => t.sourceId),
-        tokens.map((t) => t.destinationId),
-        tokens.map((t) => t.status),
-        tokens.map((t) => t.balance),
-        tokens.map((t) => t.availableDay ?? null),
-        tokens.map((t) => t.expiryDay ?? null),
-      ],
-    );
-  }
+  for (const tokens of batches(seed.tokens)) await client.query(SEED_TOKENS.text, columnsOf(tokens.map(TOKENS.values)));
 }
 
 async function insertBookings(client: PoolClient, seed: SeedData): Promise<void> {
-  for (const bookings of batches(seed.bookings)) {
-    await client.query(
-      `INSERT INTO bookings (source_id, booking_id, fields, status, updated_at)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::text[], $5::timestamptz[]) ON CONFLICT DO NOTHING`,
-      [
-        bookings.map((b) => b.sourceId),
-        bookings.map((b) => b.bookingId),
-        bookings.map((b) => JSON.stringify(b.fields)),
-        bookings.map((b) => b.status),
-        bookings.map((b) => b.updatedAt),
-      ],
-    );
-  }
+  for (const bookings of batches(seed.bookings)) await client.query(SEED_BOOKINGS.text, columnsOf(bookings.map(BOOKINGS.values)));
 }
 
 /** Seeded tokens and bookings count toward the quotas: the seed's accounts are counted again. */

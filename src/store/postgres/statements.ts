@@ -1,47 +1,58 @@
-import { statement } from './connection';
-import { LEDGER_COLUMNS, TOKEN_COLUMNS } from './rows';
+/** Statements as the store sends them: by name, with their values bound; and several writes as one. */
+import { createHash } from 'node:crypto';
 
-/** The statements of units of work, by name: each connection parses and plans them once. */
-export const UNIT = {
-  begin: statement('begin', 'BEGIN'),
-  commit: statement('commit', 'COMMIT'),
-  // Within the caller's account: another account's token is never locked (a row that fails the condition is not).
-  lockToken: statement('lock_token', `SELECT ${TOKEN_COLUMNS} FROM tokens WHERE token_id = $1 AND source_id = $2 FOR UPDATE`),
-  tokenIdTaken: statement('token_id_taken', 'SELECT EXISTS (SELECT 1 FROM tokens WHERE token_id = $1) AS taken'),
-  // migrations/011: the account's counts, locked until the unit ends (a seeded account always has its row).
-  lockHoldings: statement('lock_holdings', 'SELECT tokens, bookings, keys FROM account_holdings WHERE source_id = $1 FOR UPDATE'),
-  countToken: statement('count_token', 'UPDATE account_holdings SET tokens = tokens + 1 WHERE source_id = $1'),
-  countBooking: statement('count_booking', 'UPDATE account_holdings SET bookings = bookings + 1 WHERE source_id = $1'),
-  // migrations/012: request keys and deliveries kept, counted in the unit that records one.
-  countKey: statement('count_key', 'UPDATE account_holdings SET keys = keys + 1 WHERE source_id = $1'),
-  // migrations/007: the lock, then the lookup, in one statement.
-  lockTokenAndFindLedgerEntry: statement('lock_token_and_find_ledger_entry', 'SELECT * FROM lock_token_and_find_ledger_entry($1, $2, $3)'),
-  createToken: statement(
-    'create_token',
-    `INSERT INTO tokens (token_id, source_id, destination_id, status, balance, available_date, expiry_date, destination_currency, details)
-     VALUES ($1, $2, $3, $4, $5, DATE '1970-01-01' + $6::integer, DATE '1970-01-01' + $7::integer, $8, $9)`,
-  ),
-  saveToken: statement(
-    'save_token',
-    `UPDATE tokens SET status = $2, balance = $3, available_date = DATE '1970-01-01' + $4::integer, expiry_date = DATE '1970-01-01' + $5::integer,
-       refundable = $6, details = $7
-     WHERE token_id = $1`,
-  ),
-  recordLedgerEntry: statement(
-    'record_ledger_entry',
-    `INSERT INTO ledger (${LEDGER_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-  ),
-  lockBooking: statement('lock_booking', 'SELECT source_id, booking_id, fields, status, updated_at FROM bookings WHERE source_id = $1 AND booking_id = $2 FOR UPDATE'),
-  createBooking: statement('create_booking', 'INSERT INTO bookings (source_id, booking_id, fields, status, updated_at) VALUES ($1, $2, $3, $4, $5)'),
-  saveBooking: statement('save_booking', 'UPDATE bookings SET fields = $3, status = $4, updated_at = $5 WHERE source_id = $1 AND booking_id = $2'),
-  findKeyedRequest: statement('find_keyed_request', 'SELECT fingerprint, response, created_at FROM keyed_requests WHERE source_id = $1 AND key = $2'),
-  recordKeyedRequest: statement(
-    'record_keyed_request',
-    'INSERT INTO keyed_requests (source_id, key, fingerprint, response, created_at) VALUES ($1, $2, $3, $4, $5)',
-  ),
-  findDelivery: statement('find_delivery', 'SELECT body_digest, response, received_at FROM deliveries WHERE source_id = $1 AND webhook_id = $2'),
-  recordDelivery: statement(
-    'record_delivery',
-    'INSERT INTO deliveries (source_id, webhook_id, body_digest, response, received_at) VALUES ($1, $2, $3, $4, $5)',
-  ),
-};
+/** A statement sent by name, so PostgreSQL parses and plans it once per connection. */
+export interface Statement {
+  name: string;
+  text: string;
+  /** The command tag PostgreSQL answers when the statement succeeds. */
+  tag: string;
+}
+
+/** The tag is the statement's first word, unless given: a statement led by WITH answers with its main command's. */
+export function statement(name: string, text: string, tag = (/^\s*(\w+)/.exec(text) as RegExpExecArray)[1].toUpperCase()): Statement {
+  return { name, text, tag };
+}
+
+/** A statement with its values, which travel as bound parameters, never inside the SQL text. */
+export interface Call {
+  statement: Statement;
+  values?: unknown[];
+}
+
+export const BEGIN = statement('begin', 'BEGIN');
+export const COMMIT = statement('commit', 'COMMIT');
+
+/** Combined statements by the names of their parts, each made (and named) once per process. */
+const combinedStatements = new Map<string, Statement>();
+/** The longest statement name PostgreSQL keeps whole (NAMEDATALEN - 1). */
+const MAX_STATEMENT_NAME = 63;
+
+/**
+ * Several writes as one statement (the first ones as data-modifying WITH parts, the last as the main statement,
+ * their parameters renumbered), so a round trip carries one statement for all of a batch's writes: each statement
+ * costs the database a message cycle and the driver a result. PostgreSQL runs the parts as one, with one
+ * snapshot; the writes of a batch touch distinct rows (a row created and saved in one batch is one insert), so
+ * none needs another's.
+ */
+export function combined(writes: readonly Call[]): Call {
+  if (writes.length === 1) return writes[0];
+  const joined = writes.map((write) => write.statement.name).join('+');
+  let combinedStatement = combinedStatements.get(joined);
+  if (!combinedStatement) {
+    // PostgreSQL cuts a statement name past 63 bytes, and two cut alike would be one statement to it.
+    const name = joined.length <= MAX_STATEMENT_NAME ? joined : `combined_${createHash('sha256').update(joined).digest('hex').slice(0, 32)}`;
+    let offset = 0;
+    const parts = writes.map(({ statement: { text }, values = [] }) => {
+      const renumbered = text.replace(/\$(\d+)/g, (_match, n: string) => `$${Number(n) + offset}`);
+      offset += values.length;
+      return renumbered;
+    });
+    const last = parts.pop() as string;
+    // PostgreSQL answers with the main statement's command tag.
+    const text = `WITH ${parts.map((part, i) => `w${i} AS (${part})`).join(', ')} ${last}`;
+    combinedStatement = { name, text, tag: writes[writes.length - 1].statement.tag };
+    combinedStatements.set(joined, combinedStatement);
+  }
+  return { statement: combinedStatement, values: writes.flatMap((write) => write.values ?? []) };
+}

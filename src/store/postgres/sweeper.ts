@@ -1,17 +1,17 @@
 import type { Pool } from 'pg';
 import type { Logger } from '../../logger';
-import { roundTrip, statement, withClient } from './connection';
+import { roundTrip, withClient } from './connection';
 import { toStoreError } from './errors';
-import { UNIT } from './statements';
+import { BEGIN, COMMIT, statement } from './statements';
 
 /** Retention, swept by one instance at a time (see RetentionSweeper.sweep). */
 const SWEEP = {
-  begin: UNIT.begin,
-  commit: UNIT.commit,
+  begin: BEGIN,
+  commit: COMMIT,
   // Keyed by schema too: instances on one schema are one deployment; another schema's sweep is not a rival.
   lock: statement('sweep_lock', 'SELECT pg_try_advisory_xact_lock($1, hashtext(current_schema())) AS locked'),
   // The counts of the accounts whose keys go, locked first and in source_id order as a batch locks them
-  // (batch-statements.ts), so the sweep and a batch cannot deadlock on them.
+  // (table-statements.ts), so the sweep and a batch cannot deadlock on them.
   lockHoldings: statement(
     'sweep_lock_holdings',
     `SELECT 1 FROM account_holdings

@@ -1,0 +1,62 @@
+/**
+ * Writes staged before they reach the database: a unit's, until it ends (merged into its batch's only when it
+ * succeeds), and the batch's, until COMMIT (table-statements.ts makes them statements).
+ */
+import { strict as assert } from 'node:assert';
+import type { Holdings } from '../store';
+import { WRITTEN, type ItemOf, type Writes, type WrittenKind } from './table-statements';
+
+type ByKind = { [Kind in WrittenKind]: Map<string, ItemOf<Kind>> };
+
+function byKind(): ByKind {
+  return Object.fromEntries(WRITTEN.map((kind) => [kind, new Map()])) as unknown as ByKind;
+}
+
+/** Counts held plus counts added; either may be missing (none). */
+export function plus(held: Holdings | null | undefined, added: Holdings | undefined): Holdings {
+  return {
+    tokens: (held?.tokens ?? 0) + (added?.tokens ?? 0),
+    bookings: (held?.bookings ?? 0) + (added?.bookings ?? 0),
+    keys: (held?.keys ?? 0) + (added?.keys ?? 0),
+  };
+}
+
+export class StagedWrites implements Writes {
+  readonly created = byKind();
+  readonly saved = byKind();
+  /** What is added to each account's holdings, by source_id. */
+  readonly holdings = new Map<string, Holdings>();
+
+  /** The row as these writes leave it; undefined when they do not write it. */
+  own<Kind extends WrittenKind>(kind: Kind, key: string): ItemOf<Kind> | undefined {
+    return this.saved[kind].get(key) ?? this.created[kind].get(key);
+  }
+
+  /** A new row: each is created once (a database's unique key refuses a second). */
+  create<Kind extends WrittenKind>(kind: Kind, key: string, item: ItemOf<Kind>): void {
+    assert.ok(!this.created[kind].has(key) && !this.saved[kind].has(key), `${kind} ${JSON.stringify(key)} created twice`);
+    this.created[kind].set(key, item);
+  }
+
+  /**
+   * A row saved. Invariant: a row created earlier in the same writes stays an insert, of the row as it ends up:
+   * an insert and an update of one row cannot share a statement, whose parts see one snapshot.
+   */
+  save<Kind extends WrittenKind>(kind: Kind, key: string, item: ItemOf<Kind>): void {
+    if (this.created[kind].has(key)) this.created[kind].set(key, item);
+    else this.saved[kind].set(key, item);
+  }
+
+  add(sourceId: string, added: Holdings): void {
+    this.holdings.set(sourceId, plus(this.holdings.get(sourceId), added));
+  }
+
+  /** Another's writes after these, as if they had been made here: a succeeded unit's into its batch's. */
+  takeIn(other: StagedWrites): void {
+    for (const kind of WRITTEN) {
+      for (const [key, item] of other.created[kind]) this.create(kind, key, item as never);
+      for (const [key, item] of other.saved[kind]) this.save(kind, key, item as never);
+    }
+    for (const [sourceId, added] of other.holdings) this.add(sourceId, added);
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * The statements made from the tables' descriptors (tables.ts): the batch's reads, one per kind of row however
+ * many units ask, and its writes, each for any number of rows through unnest; the seed's inserts; the store's
+ * reads outside a unit of work.
+ */
+import { statement, type Call, type Statement } from './statements';
+import { BOOKINGS, DELIVERIES, HOLDINGS, KEYED_REQUESTS, LEDGER, TOKENS, type ColumnType, type Row, type Table } from './tables';
+
+/** The columns of a table as its records are made from them. */
+export function selectList(table: Table<unknown>): string {
+  return Object.entries(table.columns)
+    .map(([column, type]) => type.read?.(column) ?? column)
+    .join(', ');
+}
+
+function unnestOf(columns: ReadonlyArray<[string, ColumnType]>): string {
+  return `unnest(${columns.map(([, type], i) => `$${i + 1}::${type.array}`).join(', ')}) AS v (${columns.map(([column]) => column).join(', ')})`;
+}
+
+/**
+ * The rows of many keys, each key's columns in an array of its own. Each key is looked up on its own (OFFSET 0
+ * keeps the planner from turning the lookups into one join): as a join, a table that was empty when the
+ * statement was planned was read whole for every batch, 1.8 of a batch's 2.9 ms (docs/BENCHMARKS.md). Locked
+ * rows are locked in key order, so two batches (of this instance or another) lock shared rows in one order.
+ */
+function lookup(name: string, table: Table<unknown>, locked: boolean): Statement {
+  const { key } = table;
+  const keys = `unnest(${key.map((_, i) => `$${i + 1}::text[]`).join(', ')}) AS k (${key.join(', ')})`;
+  const match = key.map((column) => `${column} = k.${column}`).join(' AND ');
+  const lock = locked ? ` ORDER BY ${key.map((column) => `r.${column}`).join(', ')} FOR UPDATE` : '';
+  return statement(name, `SELECT r.* FROM ${keys}, LATERAL (SELECT ${selectList(table)} FROM ${table.name} WHERE ${match} OFFSET 0) AS r${lock}`);
+}
+
+/** New rows; `ifNew` leaves rows that exist as they are (the seed's). */
+export function insert(name: string, table: Table<unknown>, ifNew = false): Statement {
+  const columns = Object.entries(table.columns);
+  const stored = columns.map(([column, type]) => type.write?.(`v.${column}`) ?? `v.${column}`);
+  return statement(
+    name,
+    `INSERT INTO ${table.name} (${columns.map(([column]) => column).join(', ')}) SELECT ${stored.join(', ')} FROM ${unnestOf(columns)}${ifNew ? ' ON CONFLICT DO NOTHING' : ''}`,
+  );
+}
+
+/** Rows changed, found by their whole key (the account's part too); `add` adds the values to the columns instead of setting them. */
+function update(name: string, table: Table<unknown>, add = false): Statement {
+  const columns = Object.entries(table.columns);
+  const set = table.changes.map((column) => {
+    const value = table.columns[column].write?.(`v.${column}`) ?? `v.${column}`;
+    return `${column} = ${add ? `${table.name}.${column} + ` : ''}${value}`;
+  });
+  const match = table.key.map((column) => `${table.name}.${column} = v.${column}`).join(' AND ');
+  return statement(name, `UPDATE ${table.name} SET ${set.join(', ')} FROM ${unnestOf(columns)} WHERE ${match}`);
+}
+
+/** Whether any account holds a token id: the one read not within an account, for drawing a new id (token-creation.ts). */
+const TOKEN_IDS: Table<string> = {
+  name: 'tokens',
+  columns: { token_id: TOKENS.columns.token_id },
+  key: ['token_id'],
+  changes: [],
+  fromRow: (row) => row.token_id as string,
+  values: (tokenId) => [tokenId],
+  keyOf: (tokenId) => tokenId,
+};
+
+/**
+ * What a batch reads, by kind, in the order a round trip sends them: the order two batches lock rows in, so
+ * batches that both lock tokens and holdings, say, lock them in one order and cannot deadlock on them.
+ */
+export const READS = {
+  tokens: { table: TOKENS, statement: lookup('batch_lock_tokens', TOKENS, true) },
+  tokenIds: { table: TOKEN_IDS, statement: lookup('batch_find_token_ids', TOKEN_IDS, false) },
+  ledger: { table: LEDGER, statement: lookup('batch_find_ledger_entries', LEDGER, false) },
+  holdings: { table: HOLDINGS, statement: lookup('batch_lock_holdings', HOLDINGS, true) },
+  bookings: { table: BOOKINGS, statement: lookup('batch_lock_bookings', BOOKINGS, true) },
+  keyedRequests: { table: KEYED_REQUESTS, statement: lookup('batch_find_keyed_requests', KEYED_REQUESTS, false) },
+  deliveries: { table: DELIVERIES, statement: lookup('batch_find_deliveries', DELIVERIES, false) },
+};
+
+export type ReadKind = keyof typeof READS;
+export const READ_KINDS = Object.keys(READS) as ReadKind[];
+/** The record a kind of read gives. */
+export type ItemOf<Kind extends ReadKind> = (typeof READS)[Kind]['table'] extends Table<infer Item> ? Item : never;
+
+/** The tables a unit of work creates and saves rows of, in the order a batch's writes go; holdings are added to. */
+export const WRITTEN = ['tokens', 'ledger', 'bookings', 'keyedRequests', 'deliveries'] as const;
+export type WrittenKind = (typeof WRITTEN)[number];
+
+const WRITES: Record<WrittenKind, { insert: Statement; update?: Statement }> = {
+  tokens: { insert: insert('batch_create_tokens', TOKENS), update: update('batch_save_tokens', TOKENS) },
+  ledger: { insert: insert('batch_record_ledger_entries', LEDGER) },
+  bookings: { insert: insert('batch_create_bookings', BOOKINGS), update: update('batch_save_bookings', BOOKINGS) },
+  keyedRequests: { insert: insert('batch_record_keyed_requests', KEYED_REQUESTS) },
+  deliveries: { insert: insert('batch_record_deliveries', DELIVERIES) },
+};
+const ADD_HOLDINGS = update('batch_add_holdings', HOLDINGS, true);
+
+/** Rows of values as columns, one array per position: what unnest takes. */
+export function columnsOf(rows: unknown[][]): unknown[][] {
+  const width = rows[0]?.length ?? 0;
+  return Array.from({ length: width }, (_, column) => rows.map((row) => row[column]));
+}
+
+/** A read of these keys (each the key columns' values, in order). */
+export function readCall(kind: ReadKind, keys: string[][]): Call {
+  return { statement: READS[kind].statement, values: columnsOf(keys) };
+}
+
+/** A read's rows as records, under the keys the batch files them by. */
+export function byKey<Kind extends ReadKind>(kind: Kind, rows: Row[]): Map<string, ItemOf<Kind>> {
+  const { table } = READS[kind] as unknown as { table: Table<ItemOf<Kind>> };
+  return new Map(
+    rows.map((row) => {
+      const item = table.fromRow(row);
+      return [table.keyOf(item), item];
+    }),
+  );
+}
+
+/** What a batch writes: per table the rows it creates and those it saves, by key, and what it adds to each account's holdings. */
+export interface Writes {
+  readonly created: { readonly [Kind in WrittenKind]: Map<string, ItemOf<Kind>> };
+  readonly saved: { readonly [Kind in WrittenKind]: Map<string, ItemOf<Kind>> };
+  readonly holdings: Map<string, { tokens: number; bookings: number; keys: number }>;
+}
+
+/** The batch's writes as calls, one per table and kind of write that has rows. */
+export function writeCalls(writes: Writes): Call[] {
+  const calls: Call[] = [];
+  const add = (write: Statement, rows: unknown[][]) => {
+    if (rows.length > 0) calls.push({ statement: write, values: columnsOf(rows) });
+  };
+  for (const kind of WRITTEN) {
+    const { table } = READS[kind] as { table: Table<unknown> };
+    add(WRITES[kind].insert, [...writes.created[kind].values()].map((item) => table.values(item)));
+    const { update: save } = WRITES[kind];
+    if (save) add(save, [...writes.saved[kind].values()].map((item) => table.values(item)));
+  }
+  add(ADD_HOLDINGS, [...writes.holdings].map(([sourceId, added]) => HOLDINGS.values({ sourceId, ...added })));
+  return calls;
+}

@@ -1,0 +1,112 @@
+/**
+ * A unit's view of its batch (batch.ts), the StoreTransaction the services run against: reads see the unit's own
+ * writes, then the batch's (its units that succeeded before), then the database, fetched with the batch's next
+ * round trip; writes are staged on the unit until it ends.
+ */
+import type { Booking } from '../../domain/bookings';
+import type { LedgerEntry } from '../../domain/ledger';
+import type { Token } from '../../domain/tokens';
+import type { Delivery, Holdings, KeyedRequest, StoreTransaction } from '../store';
+import { plus, StagedWrites } from './staged-writes';
+import type { ItemOf, ReadKind, WrittenKind } from './table-statements';
+import { BOOKINGS, DELIVERIES, KEYED_REQUESTS, LEDGER, TOKENS, within } from './tables';
+
+/** What a unit asks of its batch. */
+export interface UnitsBatch {
+  /** The row of `kind` under the key made of `keyParts`, once `unit` holds its in-batch lock and the batch has read it; null when there is none. */
+  read<Kind extends ReadKind>(unit: UnitView, kind: Kind, keyParts: string[]): Promise<ItemOf<Kind> | null>;
+}
+
+/**
+ * A copy a unit may change without changing the batch's: the record's own fields, and those of the plain objects
+ * it holds (a token's details, a booking's fields); dates and bytes are never changed in place.
+ */
+function copyOf<Item>(item: Item): Item {
+  if (item === null || typeof item !== 'object') return item;
+  const copy = { ...item } as Record<string, unknown>;
+  for (const [name, value] of Object.entries(copy)) {
+    if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) copy[name] = { ...value };
+  }
+  return copy as Item;
+}
+
+export class UnitView implements StoreTransaction {
+  readonly staged = new StagedWrites();
+
+  constructor(private readonly batch: UnitsBatch) {}
+
+  /** The row as the unit sees it: its own write of it, else the batch's copy of it. */
+  private async find<Kind extends WrittenKind>(kind: Kind, keyParts: string[]): Promise<ItemOf<Kind> | undefined> {
+    const own = this.staged.own(kind, within(...keyParts));
+    if (own) return copyOf(own);
+    return copyOf(await this.batch.read(this, kind, keyParts)) ?? undefined;
+  }
+
+  tokenForUpdate(sourceId: string, tokenId: string): Promise<Token | undefined> {
+    // Locked within the caller's account, as the database locks only the account's own row (contract section 11).
+    return this.find('tokens', [sourceId, tokenId]);
+  }
+
+  async isTokenIdTaken(tokenId: string): Promise<boolean> {
+    if ([...this.staged.created.tokens.values()].some((token) => token.tokenId === tokenId)) return true;
+    return (await this.batch.read(this, 'tokenIds', [tokenId])) !== null;
+  }
+
+  async lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]> {
+    // Both in one round trip: the token's lock and the ledger key's, then both reads asked for together.
+    return Promise.all([this.tokenForUpdate(sourceId, tokenId), this.find('ledger', [sourceId, transactionId])]);
+  }
+
+  async holdingsForUpdate(sourceId: string): Promise<Holdings> {
+    const held = await this.batch.read(this, 'holdings', [sourceId]);
+    return plus(held, this.staged.holdings.get(sourceId));
+  }
+
+  private count(sourceId: string, what: keyof Holdings): void {
+    this.staged.add(sourceId, { tokens: 0, bookings: 0, keys: 0, [what]: 1 });
+  }
+
+  async createToken(token: Token): Promise<void> {
+    this.staged.create('tokens', TOKENS.keyOf(token), copyOf(token));
+    this.count(token.sourceId, 'tokens');
+  }
+
+  async saveToken(token: Token): Promise<void> {
+    this.staged.save('tokens', TOKENS.keyOf(token), copyOf(token));
+  }
+
+  async recordLedgerEntry(entry: LedgerEntry): Promise<void> {
+    this.staged.create('ledger', LEDGER.keyOf(entry), copyOf(entry));
+  }
+
+  bookingForUpdate(sourceId: string, bookingId: string): Promise<Booking | undefined> {
+    return this.find('bookings', [sourceId, bookingId]);
+  }
+
+  async createBooking(booking: Booking): Promise<void> {
+    this.staged.create('bookings', BOOKINGS.keyOf(booking), copyOf(booking));
+    this.count(booking.sourceId, 'bookings');
+  }
+
+  async saveBooking(booking: Booking): Promise<void> {
+    this.staged.save('bookings', BOOKINGS.keyOf(booking), copyOf(booking));
+  }
+
+  findKeyedRequest(sourceId: string, key: string): Promise<KeyedRequest | undefined> {
+    return this.find('keyedRequests', [sourceId, key]);
+  }
+
+  async recordKeyedRequest(request: KeyedRequest): Promise<void> {
+    this.staged.create('keyedRequests', KEYED_REQUESTS.keyOf(request), request);
+    this.count(request.sourceId, 'keys');
+  }
+
+  findDelivery(sourceId: string, webhookId: string): Promise<Delivery | undefined> {
+    return this.find('deliveries', [sourceId, webhookId]);
+  }
+
+  async recordDelivery(delivery: Delivery): Promise<void> {
+    this.staged.create('deliveries', DELIVERIES.keyOf(delivery), delivery);
+    this.count(delivery.sourceId, 'keys');
+  }
+}
