@@ -6,7 +6,7 @@
  * DATABASE_URL is set. `--smoke` runs a few seconds of it, to prove it works.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -349,6 +349,43 @@ function batchSizesLogged(logFile: string): unknown {
   return line ? (JSON.parse(line) as { batches: unknown }).batches : undefined;
 }
 
+/** The connections of the PostgreSQL runs: the receiver's pool stays at 16 whatever its callers' count. */
+const PG_CONNECTIONS = [16, 64] as const;
+
+interface PgRound {
+  receiver: Record<number, Measurement & { databaseCpuUsPerWithdrawal: number; walBytesPerWithdrawal: number; batchSizes: unknown }>;
+  storeAlone: StoreAloneMeasurement;
+  unitsAlone: StoreAloneMeasurement;
+  pgbench: Record<number, { tps: number }>;
+}
+
+/**
+ * CPU of every PostgreSQL process of this machine (its backends, WAL writer, checkpointer), in microseconds: the
+ * database is local. Read while the receiver's connections are open: an ended backend's CPU is no longer in /proc
+ * (which is why pgbench's, whose connections end with it, is not reported).
+ */
+function postgresCpuMicros(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const fields = stat.split(') ')[1].split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US;
+    } catch {
+      // The process ended while being read.
+    }
+  }
+  return total;
+}
+
+/** What the database did so far: its processes' CPU, the WAL it wrote, and the bench schema's ledger rows. */
+async function databaseCounters(admin: Client, schema: string) {
+  const { rows } = await admin.query(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint AS wal, (SELECT count(*) FROM ${schema}.ledger) AS ledger`);
+  return { cpuMicros: postgresCpuMicros(), walBytes: Number(rows[0].wal), ledgerRows: Number(rows[0].ledger) };
+}
+
 async function postgres(directory: string) {
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) return undefined;
@@ -377,26 +414,53 @@ async function postgres(directory: string) {
     const unbatched = await openBenchStore(databaseUrl, `${schema}_unbatched`, seedFile, false);
     const nextBatched = withdrawals(SETTINGS.pgTokens, 8_000);
     const nextUnbatched = withdrawals(SETTINGS.pgTokens, 9_000);
-    const receiverBatchSizes: unknown[] = [];
-    const rounds: Array<{ receiver: Measurement; storeAlone: StoreAloneMeasurement; unitsAlone: StoreAloneMeasurement; pgbenchTps: number }> = [];
+    const rounds: PgRound[] = [];
+    // The first receiver makes the schema (its migrations and seed); each later one starts from the seed's balances.
+    let seeded = false;
+    const restoreBalances = async () => {
+      if (seeded) await admin.query(`UPDATE ${schema}.tokens SET balance = $1`, [START_BALANCE_CENTS]);
+      seeded = true;
+    };
     try {
       for (let round = 0; round < SETTINGS.rounds; round += 1) {
-        if (round > 0) await admin.query(`UPDATE ${schema}.tokens SET balance = $1`, [START_BALANCE_CENTS]);
-        const request = workload('withdraw', SETTINGS.pgTokens, 7_000 + round);
-        const server = await startServer('receiver', { SEED_FILE: seedFile, DATABASE_URL: url.toString(), DATABASE_POOL_SIZE: '16' });
-        await load(server.port, request, { seconds: 1, connections: 16 });
-        const receiver = await measure(server, request, SETTINGS.pgSeconds, 16);
-        await stop(server);
-        receiverBatchSizes.push(batchSizesLogged(server.logFile));
+        const receiver: PgRound['receiver'] = {};
+        for (const connections of PG_CONNECTIONS) {
+          await restoreBalances();
+          const request = workload('withdraw', SETTINGS.pgTokens, 7_000 + round * 10 + connections);
+          const server = await startServer('receiver', { SEED_FILE: seedFile, DATABASE_URL: url.toString(), DATABASE_POOL_SIZE: '16' });
+          await load(server.port, request, { seconds: 1, connections });
+          const before = await databaseCounters(admin, schema);
+          const measured = await measure(server, request, SETTINGS.pgSeconds, connections);
+          const after = await databaseCounters(admin, schema);
+          await stop(server);
+          const committed = Math.max(after.ledgerRows - before.ledgerRows, 1);
+          receiver[connections] = {
+            ...measured,
+            databaseCpuUsPerWithdrawal: Math.round((after.cpuMicros - before.cpuMicros) / committed),
+            walBytesPerWithdrawal: Math.round((after.walBytes - before.walBytes) / committed),
+            batchSizes: batchSizesLogged(server.logFile),
+          };
+        }
         const storeAlone = await measureStoreAlone(batched.store, batched.account, nextBatched, SETTINGS.pgSeconds);
         const unitsAlone = await measureStoreAlone(unbatched.store, unbatched.account, nextUnbatched, SETTINGS.pgSeconds);
-        const bench = spawnSync('pgbench', ['-N', '-n', '-c', '16', '-j', '2', '-T', String(SETTINGS.pgSeconds), ...connection], { env: pgEnv, encoding: 'utf8' });
-        const pgbenchTps = Math.round(Number(/tps = ([\d.]+)/.exec(bench.stdout)?.[1] ?? 0));
-        rounds.push({ receiver, storeAlone, unitsAlone, pgbenchTps });
+        const pgbench: PgRound['pgbench'] = {};
+        for (const connections of PG_CONNECTIONS) {
+          const bench = spawnSync('pgbench', ['-N', '-n', '-c', String(connections), '-j', '2', '-T', String(SETTINGS.pgSeconds), ...connection], { env: pgEnv, encoding: 'utf8' });
+          const tps = Math.round(Number(/tps = ([\d.]+)/.exec(bench.stdout)?.[1] ?? 0));
+          pgbench[connections] = { tps };
+        }
+        rounds.push({ receiver, storeAlone, unitsAlone, pgbench });
+        for (const connections of PG_CONNECTIONS) {
+          const r = receiver[connections];
+          write(
+            `  round ${round + 1} postgres ${connections} connections: receiver ${r.rps} withdrawals/s  p99 ${r.p99} ms  ${r.cpuUsPerRequest} µs CPU/req,` +
+              ` database ${r.databaseCpuUsPerWithdrawal} µs CPU and ${r.walBytesPerWithdrawal} B WAL per withdrawal;` +
+              ` pgbench -N ${pgbench[connections].tps} tps`,
+          );
+        }
         write(
-          `  round ${round + 1} postgres  receiver ${receiver.rps} withdrawals/s  p99 ${receiver.p99} ms  ${receiver.cpuUsPerRequest} µs CPU/req` +
-            `  store alone ${storeAlone.transactionsPerSecond} tx/s (${storeAlone.cpuUsPerTransaction} µs CPU/tx)` +
-            `  units alone ${unitsAlone.transactionsPerSecond} tx/s (${unitsAlone.cpuUsPerTransaction} µs CPU/tx)  pgbench -N ${pgbenchTps} tps`,
+          `  round ${round + 1} store alone ${storeAlone.transactionsPerSecond} tx/s (${storeAlone.cpuUsPerTransaction} µs CPU/tx)` +
+            `  units alone ${unitsAlone.transactionsPerSecond} tx/s (${unitsAlone.cpuUsPerTransaction} µs CPU/tx)`,
         );
       }
     } finally {
@@ -405,33 +469,44 @@ async function postgres(directory: string) {
     const batchSizes = batched.store.batchSizes();
     write(`  store alone batch sizes ${JSON.stringify(batchSizes)}`);
     const ledger = Number((await admin.query(`SELECT count(*) FROM ${schema}.ledger`)).rows[0].count);
-    const rps = median(rounds.map((r) => r.receiver.rps));
-    const tps = median(rounds.map((r) => r.pgbenchTps));
+    const tps16 = median(rounds.map((r) => r.pgbench[16].tps));
+    const byConnections = (connections: number) => {
+      const of = rounds.map((r) => ({ receiver: r.receiver[connections], pgbench: r.pgbench[connections] }));
+      const rps = median(of.map((r) => r.receiver.rps));
+      const tps = median(of.map((r) => r.pgbench.tps));
+      return {
+        connections,
+        withdrawalsPerSecond: rps,
+        p99: median(of.map((r) => r.receiver.p99)),
+        cpuUsPerRequest: median(of.map((r) => r.receiver.cpuUsPerRequest)),
+        databaseCpuUsPerWithdrawal: median(of.map((r) => r.receiver.databaseCpuUsPerWithdrawal)),
+        walBytesPerWithdrawal: median(of.map((r) => r.receiver.walBytesPerWithdrawal)),
+        non200: Math.max(...of.map((r) => r.receiver.non200)),
+        pgbenchNTps: tps,
+        ratioToPgbench: round2(rps / Math.max(tps, 1)),
+        ratiosByRound: of.map((r) => round2(r.receiver.rps / Math.max(r.pgbench.tps, 1))),
+        batchSizesByRound: of.map((r) => r.receiver.batchSizes),
+      };
+    };
+    const receivers = PG_CONNECTIONS.map(byConnections);
     const row = {
-      connections: 16,
       rounds: rounds.length,
-      withdrawalsPerSecond: rps,
-      p99: median(rounds.map((r) => r.receiver.p99)),
-      cpuUsPerRequest: median(rounds.map((r) => r.receiver.cpuUsPerRequest)),
-      non200: Math.max(...rounds.map((r) => r.receiver.non200)),
+      receivers,
+      non200: Math.max(...receivers.map((r) => r.non200)),
       ledgerRows: ledger,
-      pgbenchNTps: tps,
-      ratioToPgbench: round2(rps / Math.max(tps, 1)),
-      ratiosByRound: rounds.map((r) => round2(r.receiver.rps / Math.max(r.pgbenchTps, 1))),
-      receiverBatchSizesByRound: receiverBatchSizes,
       storeAlone: {
         transactionsPerSecond: median(rounds.map((r) => r.storeAlone.transactionsPerSecond)),
         cpuUsPerTransaction: median(rounds.map((r) => r.storeAlone.cpuUsPerTransaction)),
         failures: Math.max(...rounds.map((r) => r.storeAlone.failures)),
-        ratioToPgbench: round2(median(rounds.map((r) => r.storeAlone.transactionsPerSecond)) / Math.max(tps, 1)),
-        ratiosByRound: rounds.map((r) => round2(r.storeAlone.transactionsPerSecond / Math.max(r.pgbenchTps, 1))),
+        ratioToPgbench: round2(median(rounds.map((r) => r.storeAlone.transactionsPerSecond)) / Math.max(tps16, 1)),
+        ratiosByRound: rounds.map((r) => round2(r.storeAlone.transactionsPerSecond / Math.max(r.pgbench[16].tps, 1))),
         batchSizes,
       },
       unitsAlone: {
         transactionsPerSecond: median(rounds.map((r) => r.unitsAlone.transactionsPerSecond)),
         cpuUsPerTransaction: median(rounds.map((r) => r.unitsAlone.cpuUsPerTransaction)),
         failures: Math.max(...rounds.map((r) => r.unitsAlone.failures)),
-        ratioToPgbench: round2(median(rounds.map((r) => r.unitsAlone.transactionsPerSecond)) / Math.max(tps, 1)),
+        ratioToPgbench: round2(median(rounds.map((r) => r.unitsAlone.transactionsPerSecond)) / Math.max(tps16, 1)),
       },
     };
     write(`  postgres ${JSON.stringify(row)}`);
