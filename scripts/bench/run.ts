@@ -6,7 +6,7 @@
  * DATABASE_URL is set. `--smoke` runs a few seconds of it, to prove it works.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -360,30 +360,31 @@ interface PgRound {
 }
 
 /**
- * CPU of every PostgreSQL process of this machine (its backends, WAL writer, checkpointer), in microseconds: the
- * database is local. Read while the receiver's connections are open: an ended backend's CPU is no longer in /proc
- * (which is why pgbench's, whose connections end with it, is not reported).
+ * What the database did so far for the bench's database: the CPU of its client backends (the receiver's
+ * connections, open through the measurement: an ended backend's CPU is no longer in /proc, which is why pgbench's is
+ * not reported), the WAL written, and the bench schema's ledger rows.
  */
-function postgresCpuMicros(): number {
-  let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+async function databaseCounters(admin: Client, schema: string) {
+  const { rows } = await admin.query(
+    `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint AS wal, (SELECT count(*) FROM ${schema}.ledger) AS ledger,
+            ARRAY(SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()) AS pids`,
+  );
+  const pids = rows[0].pids as number[];
+  const cpu = new Map(pids.flatMap((pid) => {
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (!stat.includes('(postgres)')) continue;
-      const fields = stat.split(') ')[1].split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US;
+      return [[pid, cpuMicros(pid)] as const];
     } catch {
-      // The process ended while being read.
+      return []; // ended meanwhile
     }
-  }
-  return total;
+  }));
+  return { cpu, walBytes: Number(rows[0].wal), ledgerRows: Number(rows[0].ledger) };
 }
 
-/** What the database did so far: its processes' CPU, the WAL it wrote, and the bench schema's ledger rows. */
-async function databaseCounters(admin: Client, schema: string) {
-  const { rows } = await admin.query(`SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint AS wal, (SELECT count(*) FROM ${schema}.ledger) AS ledger`);
-  return { cpuMicros: postgresCpuMicros(), walBytes: Number(rows[0].wal), ledgerRows: Number(rows[0].ledger) };
+/** CPU the backends open at both readings used between them. */
+function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let used = 0;
+  for (const [pid, cpu] of after) if (before.has(pid)) used += cpu - (before.get(pid) as number);
+  return used;
 }
 
 async function postgres(directory: string) {
@@ -436,7 +437,7 @@ async function postgres(directory: string) {
           const committed = Math.max(after.ledgerRows - before.ledgerRows, 1);
           receiver[connections] = {
             ...measured,
-            databaseCpuUsPerWithdrawal: Math.round((after.cpuMicros - before.cpuMicros) / committed),
+            databaseCpuUsPerWithdrawal: Math.round(cpuBetween(before.cpu, after.cpu) / committed),
             walBytesPerWithdrawal: Math.round((after.walBytes - before.walBytes) / committed),
             batchSizes: batchSizesLogged(server.logFile),
           };

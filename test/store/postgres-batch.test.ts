@@ -48,4 +48,20 @@ const ECHO = statement('t_echo', 'SELECT $1::text AS text, $2::bigint AS number,
       client.release();
     }
   });
+
+  it('describes only statements that return rows: one tagged otherwise that returns rows fails loudly, and the connection stays usable', async () => {
+    const client = await pool.connect();
+    try {
+      const [selected, done] = await roundTrip(client, [{ statement: statement('t_values', 'VALUES (1)', 'SELECT') }, { statement: statement('t_none', 'DO $$ BEGIN END $$') }]);
+      expect([selected, done]).toEqual([
+        { command: 'SELECT', rows: [{ column1: 1 }] },
+        { command: 'DO', rows: [] },
+      ]);
+      await expect(roundTrip(client, [{ statement: statement('t_returning', 'VALUES (1)', 'VALUES') }])).rejects.toThrow('a statement not described as a SELECT returned rows');
+      const [answer] = await roundTrip(client, [{ statement: DIVIDE, values: [10] }]);
+      expect(answer.rows).toEqual([{ quotient: 1 }]);
+    } finally {
+      client.release();
+    }
+  });
 });

@@ -33,7 +33,17 @@ const QUIET_TURNS = 3;
 /** Turns with nothing to fetch after which every unit still running is deferred: it awaits something other than its transaction. */
 export const MAX_QUIET_TURNS = 100;
 
-const SET_LOCK_TIMEOUT = statement('set_lock_timeout', "SELECT set_config('lock_timeout', $1, true)");
+/**
+ * What every batch sets for its transaction, in the round trip of its first reads. Generic plans: PostgreSQL
+ * would otherwise plan the reads' unnest and LATERAL lookups anew at every execution, as custom plans cost it
+ * little more than the generic one it compares them with (docs/BENCHMARKS.md, issue 29).
+ */
+const BATCH_SETTINGS = statement('batch_settings', "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)");
+/** The same and the batch's lock wait. */
+const BATCH_SETTINGS_WITH_LOCK_WAIT = statement(
+  'batch_settings_with_lock_wait',
+  "SELECT set_config('plan_cache_mode', 'force_generic_plan', true), set_config('lock_timeout', $1, true)",
+);
 
 /** A unit of the batch that gave up: it waited on its batch-mates, or on something the batch does not fetch. */
 class UnitDeferred extends Error {
@@ -191,7 +201,8 @@ export class Batch implements UnitsBatch {
 
   private async send(calls: Call[]): Promise<StatementResult[]> {
     const { lockWaitMs } = this.options;
-    const opening: Call[] = this.begun ? [] : [{ statement: BEGIN }, ...(lockWaitMs === undefined ? [] : [{ statement: SET_LOCK_TIMEOUT, values: [`${lockWaitMs}ms`] }])];
+    const settings: Call = lockWaitMs === undefined ? { statement: BATCH_SETTINGS } : { statement: BATCH_SETTINGS_WITH_LOCK_WAIT, values: [`${lockWaitMs}ms`] };
+    const opening: Call[] = this.begun ? [] : [{ statement: BEGIN }, settings];
     this.begun = true;
     const results = await roundTrip(this.client, [...opening, ...calls]);
     return results.slice(opening.length);

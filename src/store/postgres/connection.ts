@@ -110,7 +110,9 @@ class RoundTrip implements Submittable {
           this.parsing.push(statement.name);
         }
         connection.bind({ statement: unnamed ? '' : statement.name, values: values.map(toParameter) } as never, true);
-        connection.describe({ type: 'P' }, true);
+        // Only a statement that returns rows is described: the description names and types its columns, and is a
+        // message each way for nothing on a write (a part of the receiver's CPU per batch, docs/BENCHMARKS.md).
+        if (statement.tag === 'SELECT') connection.describe({ type: 'P' }, true);
         connection.execute({}, true);
       }
       connection.sync();
@@ -124,6 +126,10 @@ class RoundTrip implements Submittable {
   }
 
   handleDataRow(message: { fields: Array<string | null> }): void {
+    if (this.parsers.length !== message.fields.length) {
+      this.finish(new Error('a statement not described as a SELECT returned rows'));
+      return;
+    }
     const row: Record<string, unknown> = {};
     message.fields.forEach((text, i) => {
       const [name, parse] = this.parsers[i];
