@@ -82,7 +82,7 @@ class MemoryTransaction implements StoreTransaction {
 
   /**
    * The row of the token this unit last looked up in the table. A unit works on one token and asks for it two to
-   * four times, each a probe of a Map of every token (2% of a withdrawal's CPU, docs/BENCHMARKS.md, issue 22).
+   * four times, each a probe of the index of every token (as a Map, 2% of a withdrawal's CPU, docs/BENCHMARKS.md, issue 22).
    * Rows never move, and no other unit runs until this one commits, so the answer holds for the whole unit.
    */
   private lookedUpTokenId: string | undefined = undefined;
