@@ -66,9 +66,10 @@ export class TokenIdIndex {
       const start = starts[row];
       // Rows of wide ids are never in the slots.
       if (starts[row + 1] - start !== length) continue;
-      let i = 0;
-      while (i < length && bytes[start + i] === id.charCodeAt(i)) i += 1;
-      if (i === length) return row;
+      // From the end: ids of one length mostly differ in their last digits.
+      let i = length - 1;
+      while (i >= 0 && bytes[start + i] === id.charCodeAt(i)) i -= 1;
+      if (i < 0) return row;
     }
   }
 
