@@ -1,5 +1,5 @@
 /** A column twice as long (or as long as asked), holding what the old one held. */
-export function grown<Column extends Float64Array | Int32Array | Uint8Array>(column: Column, capacity: number): Column {
+export function grown<Column extends Float64Array | Int32Array | Uint32Array | Uint8Array>(column: Column, capacity: number): Column {
   const next = new (column.constructor as new (length: number) => Column)(capacity);
   next.set(column);
   return next;

@@ -3,6 +3,7 @@ import type { LedgerEntry } from '../domain/ledger';
 import type { Token } from '../domain/tokens';
 import { ServiceUnavailableError } from '../errors';
 import type { Logger } from '../logger';
+import { accountKey, addHoldings, copy, forgetOlderThan } from './memory-records';
 import { heapLimitBytes, heapShareGauge, usedHeapBytes } from './memory-heap';
 import { isLedgerTransactionId, ledgerKindCode, MemoryLedger } from './memory-ledger';
 import { MemoryTokenTable, statusCode } from './memory-tokens';
@@ -17,41 +18,6 @@ const CREATE_LIMIT = 0.85;
 /** Past this share, not even a ledger row: the operations on existing tokens, a small row each, go on until here. */
 const LEDGER_LIMIT = 0.95;
 const HEAP_LIMIT_BYTES = heapLimitBytes();
-
-function addHoldings(counts: Map<string, Holdings>, sourceId: string, what: keyof Holdings, n = 1): void {
-  let held = counts.get(sourceId);
-  if (!held) counts.set(sourceId, (held = { tokens: 0, bookings: 0, keys: 0 }));
-  held[what] += n;
-}
-
-/**
- * Entries are inserted in time order, so the expired ones are at the front of the map; each forgotten one stops
- * counting toward its account's keys.
- */
-function forgetOlderThan<Value extends { sourceId: string }>(entries: Map<string, Value>, cutoffMs: number, stampOf: (value: Value) => Date, holdings: Map<string, Holdings>): void {
-  for (const [key, value] of entries) {
-    if (stampOf(value).getTime() >= cutoffMs) break;
-    entries.delete(key);
-    addHoldings(holdings, value.sourceId, 'keys', -1);
-  }
-}
-
-/**
- * A copy that callers may change freely. Records are flat but for a booking's
- * fields and a token's details; Dates are never mutated, so they are shared.
- * Far cheaper than structuredClone on every read and write.
- */
-function copy<Value>(value: Value): Value {
-  const record: Record<string, unknown> = { ...(value as Record<string, unknown>) };
-  if (record.fields) record.fields = { ...(record.fields as Record<string, unknown>) };
-  if (record.details) record.details = { ...(record.details as Record<string, unknown>) };
-  return record as Value;
-}
-
-/** A record's key within its account: bookings, request keys, deliveries and ledger rows are all per account. */
-function accountKey(sourceId: string, id: string): string {
-  return `${sourceId}\u0000${id}`;
-}
 
 /** The memory store's tables. Tokens sit in rows so that ledger rows can name them by number. */
 interface MemoryTables {
@@ -116,7 +82,7 @@ class MemoryTransaction implements StoreTransaction {
 
   /**
    * The row of the token this unit last looked up in the table. A unit works on one token and asks for it two to
-   * four times, each a probe of a Map of every token (2% of a withdrawal's CPU, docs/BENCHMARKS.md, issue 22).
+   * four times, each a probe of the index of every token (as a Map, 2% of a withdrawal's CPU, docs/BENCHMARKS.md, issue 22).
    * Rows never move, and no other unit runs until this one commits, so the answer holds for the whole unit.
    */
   private lookedUpTokenId: string | undefined = undefined;

@@ -1,5 +1,6 @@
 import { TOKEN_STATUSES, type Token, type TokenDetails, type TokenStatus } from '../domain/tokens';
 import { grown, NameTable } from './memory-columns';
+import { TokenIdIndex } from './memory-token-ids';
 
 const FIRST_CAPACITY = 1024;
 /** A day column's value for "no such date". */
@@ -16,12 +17,12 @@ export function statusCode(status: TokenStatus): number {
 /**
  * The memory store's tokens, in columns: a million tokens as objects were
  * about 140 MB of V8 heap and a million objects for every full collection to
- * trace; here a token is its id string, a Map entry and 33 bytes of typed
- * arrays (docs/BENCHMARKS.md). Reads hand out new Token objects.
+ * trace; here a token is its id's bytes in a typed-array index (TokenIdIndex,
+ * about 29 bytes for 13 digits) and 33 bytes of typed arrays
+ * (docs/BENCHMARKS.md). Reads hand out new Token objects.
  */
 export class MemoryTokenTable {
-  private readonly rowById = new Map<string, number>();
-  private readonly ids: string[] = [];
+  private readonly ids = new TokenIdIndex();
   private capacity = FIRST_CAPACITY;
   private statuses = new Uint8Array(FIRST_CAPACITY);
   private balances = new Float64Array(FIRST_CAPACITY);
@@ -37,16 +38,16 @@ export class MemoryTokenTable {
 
   /** The token's row, or undefined when the store does not hold it. */
   rowOf(tokenId: string): number | undefined {
-    return this.rowById.get(tokenId);
+    return this.ids.rowOf(tokenId);
   }
 
   idOf(row: number): string {
-    return this.ids[row];
+    return this.ids.idOf(row);
   }
 
   read(row: number): Token {
     const token: Token = {
-      tokenId: this.ids[row],
+      tokenId: this.ids.idOf(row),
       sourceId: this.names.nameOf(this.sourceRefs[row]),
       destinationId: this.names.nameOf(this.destinationRefs[row]),
       status: TOKEN_STATUSES[this.statuses[row]],
@@ -64,10 +65,9 @@ export class MemoryTokenTable {
   /** Writes the token into its row, adding a row for a token the table does not hold yet. */
   put(token: Token): void {
     const status = statusCode(token.status);
-    let row = this.rowById.get(token.tokenId);
+    let row = this.ids.rowOf(token.tokenId);
     if (row === undefined) {
-      row = this.ids.push(token.tokenId) - 1;
-      this.rowById.set(token.tokenId, row);
+      row = this.ids.add(token.tokenId);
       if (row === this.capacity) this.grow();
     }
     this.statuses[row] = status;
