@@ -11,12 +11,13 @@ import { limitPerAccount, limitPerAddress, type RateLimitCounts } from './middle
 import { beginRequestContext } from './middleware/request-context';
 import { logRequests } from './middleware/request-logger';
 import { verifySignature } from './middleware/signature';
+import { findAccount } from './middleware/find-account';
 import { operationRoutes } from './operations';
 import { adminRouter } from './routes/admin';
 import { docsRouter } from './routes/docs';
 import { healthRouter } from './routes/health';
 import { metricsRouter } from './routes/metrics';
-import type { OperationRouterDeps } from './routes/operation-deps';
+import type { OperationSteps } from './routes/lifecycle';
 import { operationRouter } from './routes/operation';
 import { openApiRouter } from './routes/openapi';
 import type { Store } from './store/store';
@@ -54,18 +55,19 @@ export function createApp(deps: AppDeps): Express {
   // Every request: its context (middleware/request-context.ts), then one log line and its metrics when it finishes.
   app.use(beginRequestContext, logRequests(logger), observeRequests(metrics, events));
 
-  // The operations. Each router's chain is: operation name, receive, schema, authenticate, what follows it, and
-  // applyInOneUnit: opens the unit of work and applies the service once in it (services/apply-once.ts: a repeat is
-  // answered there), with the answer's bytes kept under the request's keys in that same unit.
+  // The operations: the steps their chains share, made once. routes/lifecycle.ts (chainOf) gives each kind's whole
+  // chain: operation name, receive, schema, authenticate, what follows it, and applyInOneUnit, which applies the
+  // service once in one unit of work and keeps the answer's bytes under the request's keys in that same unit.
   const tolerance = config.signatureToleranceSeconds;
-  const operations: OperationRouterDeps = {
+  const operations: OperationSteps = {
     store,
     now,
     receive: [
       refuseWhileDraining(isShuttingDown), // 503
       ...perAddress, // 429
       readJsonBody(config.bodyLimitBytes), // 415, 413, 400
-      verifySignature(store, tolerance, config.webhook && createSignatureCheck(config.webhook.secrets, tolerance)), // 401
+      findAccount(store),
+      verifySignature(tolerance, config.webhook && createSignatureCheck(config.webhook.secrets, tolerance)), // 401
     ],
     afterAuthentication: [
       ...limitPerAccount(config.rateLimitPerMinute, counts), // 429
@@ -74,7 +76,7 @@ export function createApp(deps: AppDeps): Express {
     quotas: config.quotas,
   };
   // One router per path of the catalogue (src/operations.ts), in its order, POST /v1/events among them (any token
-  // notification, by read_event): routes/operation.ts builds each chain.
+  // notification, by read_event).
   for (const route of operationRoutes()) app.use(operationRouter(route, operations));
 
   // Health, documents and the admin API (metrics are on a listener of their own: createMetricsApp).

@@ -44,7 +44,7 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
 
 /** Request bodies, described as sent (zod's input side): each operation's schema of the catalogue, under its component name. */
 const REQUEST_SCHEMAS: Record<string, z.ZodType> = Object.fromEntries(
-  OPERATIONS.flatMap((entry) => (entry.kind === 'dispatch' || entry.kind === 'token change dispatch' ? [] : [[entry.openapi.component, entry.schema]])),
+  OPERATIONS.flatMap((entry) => (entry.kind === 'event dispatch' || entry.kind === 'token change dispatch' ? [] : [[entry.openapi.component, entry.schema]])),
 );
 
 /** Answers, described as sent back (zod's output side). */
@@ -415,7 +415,7 @@ const documentedMethods = (entry: Operation): Method[] => [...entry.methods].sor
 /** One method of a catalogue entry, as its kind documents it. */
 function operationDocument(entry: Operation, method: Method): Json {
   switch (entry.kind) {
-    case 'dispatch':
+    case 'event dispatch':
       return tokenNotification(entry.openapi, eventsBody(OPERATIONS.filter((other) => other.kind === 'token notification')));
     case 'token notification':
       return tokenNotification({ ...entry.openapi, ...entry.openapi.byMethod?.[method] }, jsonBody(entry.openapi.component, entry.openapi.examples));

@@ -23,9 +23,9 @@ import { createTokenSchema } from './schemas/token-creation';
 import { ROUTE_OF_EVENT, TOKEN_EVENTS, type TokenEvent } from './schemas/token-event';
 import { loadTokenSchema, modifyTokenSchema, otherTokenOperation, otherPathEvent, unloadTokenSchema, type TokenChangeEvent } from './schemas/token-change';
 import { loadedSchema, loadScheduleSchema, refundSchema, unloadedSchema, withdrawSchema } from './schemas/token-ledger';
-import type { OperationOutcome } from './services/apply-once';
+import type { Outcome } from './services/apply-once';
 import { cancelBooking, createBooking, modifyBooking } from './services/booking-changes';
-import type { KeyedCall, KeyedOutcome } from './services/keyed-requests';
+import type { KeyedCall } from './services/keyed-requests';
 import { changeTokenStatus } from './services/status-change';
 import { createToken } from './services/token-creation';
 import { changeAvailableDate, changeExpiryDate } from './services/token-dates';
@@ -67,7 +67,7 @@ export interface TokenNotification<Schema extends NotificationSchema = Notificat
   methods: readonly Method[];
   schema: Schema;
   /** The validated request, the caller's account and the clock. */
-  service(tx: StoreTransaction, request: z.output<Schema>, account: Account, now: Date): Promise<OperationOutcome>;
+  service(tx: StoreTransaction, request: z.output<Schema>, account: Account, now: Date): Promise<Outcome>;
   /**
    * Whether share_public may be left out: only when the request is signed with the account's own secret, or the
    * operator allows it (ALLOW_KEYLESS_STATUS_CHANGE).
@@ -105,7 +105,7 @@ export interface KeyedOperation<Schema extends KeyedSchema = KeyedSchema, Answer
   schema: Schema;
   /** A body meant for another operation of the same path, told which method takes it before its fields are checked. */
   otherOperation?: (body: unknown) => FieldProblem | undefined;
-  service(tx: StoreTransaction, call: KeyedCall<z.output<Schema>>): Promise<KeyedOutcome<KeyedResults[Answer]>>;
+  service(tx: StoreTransaction, call: KeyedCall<z.output<Schema>>): Promise<Outcome<KeyedResults[Answer]>>;
   /** What the answer carries besides success and message: `{ token }`, `{ booking }` or `{ token, transaction }`. */
   answer: Answer;
   /** The token_event that picks it on PATCH of the token path (the token change dispatch), beside its own published path. */
@@ -116,7 +116,7 @@ export interface KeyedOperation<Schema extends KeyedSchema = KeyedSchema, Answer
 
 /** POST /v1/events: one URL for every token notification, dispatched on read_event to the entry of that event. */
 export interface EventDispatch {
-  kind: 'dispatch';
+  kind: 'event dispatch';
   name: string;
   path: string;
   methods: readonly ['post'];
@@ -236,7 +236,7 @@ export const OPERATIONS: readonly Operation[] = [
     },
   }),
   {
-    kind: 'dispatch',
+    kind: 'event dispatch',
     name: 'token_event',
     path: '/v1/events',
     methods: ['post'],
