@@ -1,8 +1,8 @@
 import express, { type Express } from 'express';
-import type { Config } from './config';
-import { EventLog } from './event-log';
-import type { Logger } from './logger';
-import { Metrics } from './metrics';
+import type { Config } from './process/config';
+import { EventLog } from './process/event-log';
+import type { Logger } from './process/logger';
+import { Metrics } from './process/metrics';
 import { errorHandler, notFound } from './middleware/errors';
 import { refuseWhileDraining } from './middleware/draining';
 import { readJsonBody } from './middleware/json-body';
@@ -12,7 +12,7 @@ import { beginRequestContext } from './middleware/request-context';
 import { logRequests } from './middleware/request-logger';
 import { verifySignature } from './middleware/signature';
 import { findAccount } from './middleware/find-account';
-import { operationRoutes } from './operations';
+import { operationRoutes } from './operations/catalogue';
 import { adminRouter } from './routes/admin';
 import { docsRouter } from './routes/docs';
 import { healthRouter } from './routes/health';
@@ -21,7 +21,7 @@ import type { OperationSteps } from './routes/lifecycle';
 import { operationRouter } from './routes/operation';
 import { openApiRouter } from './routes/openapi';
 import type { Store } from './store/store';
-import { createSignatureCheck } from './webhooks';
+import { createSignatureCheck } from './middleware/webhooks';
 
 export interface AppDeps {
   /** The settings loadConfig gives, defaults included: createApp adds none of its own. */
@@ -75,7 +75,7 @@ export function createApp(deps: AppDeps): Express {
     allowKeylessStatusChange: config.allowKeylessStatusChange,
     quotas: config.quotas,
   };
-  // One router per path of the catalogue (src/operations.ts), in its order, POST /v1/events among them (any token
+  // One router per path of the catalogue (src/operations/catalogue.ts), in its order, POST /v1/events among them (any token
   // notification, by read_event).
   for (const route of operationRoutes()) app.use(operationRouter(route, operations));
 

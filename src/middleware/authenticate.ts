@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { UnauthorizedError } from '../errors';
-import { hashKey, keyMatches } from '../secrets';
+import { hashKey, keyMatches } from '../domain/secrets';
 import { requestContext, type RequestContext } from './request-context';
 
 /** Which key the operation presents: token notifications the public key, booking operations the secret key. */

@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
-import type { EventLog, OperationEvent } from '../event-log';
-import { isoTimeNow } from '../logger';
-import type { Metrics, Outcome } from '../metrics';
+import type { EventLog, OperationEvent } from '../process/event-log';
+import { isoTimeNow } from '../process/logger';
+import type { Metrics, Outcome } from '../process/metrics';
 import type { Account } from '../store/store';
 import { requestContext, type RequestContext } from './request-context';
 import { routePattern } from './request-logger';

@@ -140,7 +140,7 @@ export const beginRequestContext: RequestHandler = function beginRequestContext(
   next();
 };
 
-/** The request's context if it reached the app: for what observes every answer (tracing.ts names spans with it). */
+/** The request's context if it reached the app: for what observes every answer (process/tracing.ts names spans with it). */
 export function requestContextIfBegun(res: ServerResponse): RequestContext | undefined {
   return contexts.get(res as Response);
 }

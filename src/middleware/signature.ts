@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Account } from '../store/store';
 import { Webhook } from 'standardwebhooks';
-import { createSignatureCheck, type SignatureCheck } from '../webhooks';
+import { createSignatureCheck, type SignatureCheck } from './webhooks';
 import { requestContext } from './request-context';
 
 /**

@@ -8,7 +8,7 @@ import type { RequestHandler } from 'express';
 import type { z } from 'zod';
 import { authenticate } from '../middleware/authenticate';
 import { validate } from '../middleware/validate';
-import { tokenChangesByEvent, tokenNotificationsByEvent, type KeyedOperation, type KeyedResults, type Operation, type TokenNotification } from '../operations';
+import { tokenChangesByEvent, tokenNotificationsByEvent, type KeyedOperation, type KeyedResults, type Operation, type TokenNotification } from '../operations/catalogue';
 import { keyedPathSchema } from '../schemas/booking';
 import { tokenChangeEventSchema } from '../schemas/token-change';
 import { TOKEN_EVENTS, tokenEventSchema } from '../schemas/token-event';

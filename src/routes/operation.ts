@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { methodNotAllowed } from '../middleware/errors';
-import type { OperationRoute } from '../operations';
+import type { OperationRoute } from '../operations/catalogue';
 import { chainOf, type OperationSteps } from './lifecycle';
 
 /**

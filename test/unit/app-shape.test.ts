@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { createApp } from '../../src/app';
-import { createLogger } from '../../src/logger';
-import { operationRoutes, type Operation } from '../../src/operations';
+import { createLogger } from '../../src/process/logger';
+import { operationRoutes, type Operation } from '../../src/operations/catalogue';
 import { MemoryStore } from '../../src/store/memory-store';
 import { testConfig } from '../helpers/app';
 

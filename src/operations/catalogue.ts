@@ -10,28 +10,28 @@
  * schemas sit below the catalogue, so the table cannot live here.
  */
 import type { z } from 'zod';
-import type { Booking } from './domain/bookings';
-import type { LedgerEntry } from './domain/ledger';
-import type { FieldProblem } from './domain/field-problem';
-import type { Token } from './domain/tokens';
+import type { Booking } from '../domain/bookings';
+import type { LedgerEntry } from '../domain/ledger';
+import type { FieldProblem } from '../domain/field-problem';
+import type { Token } from '../domain/tokens';
 import { DEMO_BOOKING, DEMO_NOTIFICATION, DEMO_PUBLIC_KEY, DEMO_SECRET_KEY } from './demo-examples';
-import { bookingChangeSchema, cancelBookingSchema, createBookingSchema, otherBookingOperation } from './schemas/booking';
-import type { bookingSuccessSchema, tokenMovementSuccessSchema, tokenSuccessSchema } from './schemas/responses';
-import { statusChangeSchema } from './schemas/status-change';
-import { availableDateSchema, expiryDateSchema } from './schemas/token-dates';
-import { createTokenSchema } from './schemas/token-creation';
-import { ROUTE_OF_EVENT, TOKEN_EVENTS, type TokenEvent } from './schemas/token-event';
-import { loadTokenSchema, modifyTokenSchema, otherTokenOperation, otherPathEvent, unloadTokenSchema, type TokenChangeEvent } from './schemas/token-change';
-import { loadedSchema, loadScheduleSchema, refundSchema, unloadedSchema, withdrawSchema } from './schemas/token-ledger';
-import type { Outcome } from './services/apply-once';
-import { cancelBooking, createBooking, modifyBooking } from './services/booking-changes';
-import type { KeyedCall } from './services/keyed-requests';
-import { changeTokenStatus } from './services/status-change';
-import { createToken } from './services/token-creation';
-import { changeAvailableDate, changeExpiryDate } from './services/token-dates';
-import { loadToken, modifyToken, unloadToken } from './services/token-changes';
-import { load, refund, settleLoadSchedule, unload, withdraw } from './services/token-ledger';
-import type { Account, StoreTransaction } from './store/store';
+import { bookingChangeSchema, cancelBookingSchema, createBookingSchema, otherBookingOperation } from '../schemas/booking';
+import type { bookingSuccessSchema, tokenMovementSuccessSchema, tokenSuccessSchema } from '../schemas/responses';
+import { statusChangeSchema } from '../schemas/status-change';
+import { availableDateSchema, expiryDateSchema } from '../schemas/token-dates';
+import { createTokenSchema } from '../schemas/token-creation';
+import { ROUTE_OF_EVENT, TOKEN_EVENTS, type TokenEvent } from '../schemas/token-event';
+import { loadTokenSchema, modifyTokenSchema, otherTokenOperation, otherPathEvent, unloadTokenSchema, type TokenChangeEvent } from '../schemas/token-change';
+import { loadedSchema, loadScheduleSchema, refundSchema, unloadedSchema, withdrawSchema } from '../schemas/token-ledger';
+import type { Outcome } from '../services/apply-once';
+import { cancelBooking, createBooking, modifyBooking } from '../services/booking-changes';
+import type { KeyedCall } from '../services/keyed-requests';
+import { changeTokenStatus } from '../services/status-change';
+import { createToken } from '../services/token-creation';
+import { changeAvailableDate, changeExpiryDate } from '../services/token-dates';
+import { loadToken, modifyToken, unloadToken } from '../services/token-changes';
+import { load, refund, settleLoadSchedule, unload, withdraw } from '../services/token-ledger';
+import type { Account, StoreTransaction } from '../store/store';
 
 /** The methods an operation is served on, as Express names its route methods. */
 export type Method = 'get' | 'post' | 'patch' | 'delete';

@@ -2,7 +2,7 @@
  * The OpenAPI 3.1 document, generated from the same zod schemas the routes
  * validate with (zod 4's JSON Schema output). The partner operations' paths,
  * summaries, descriptions and examples come from the catalogue
- * (src/operations.ts), each entry documented by its kind: a token
+ * (src/operations/catalogue.ts), each entry documented by its kind: a token
  * notification, /v1/events, or an operation keyed by {randomkey}. Only the
  * layout is written here: statuses, headers, security, errors, and the
  * routes that are not operations (health, metrics, this document, admin).
@@ -16,10 +16,10 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
-import { DEMO_BOOKING } from './demo-examples';
-import { OPERATIONS, operationRoutes, tokenChangesByEvent, type KeyedOperation, type Method, type Operation, type TokenNotification } from './operations';
-import { eventQuerySchema } from './schemas/admin';
-import { keyedPathSchema } from './schemas/booking';
+import { DEMO_BOOKING } from '../operations/demo-examples';
+import { OPERATIONS, operationRoutes, tokenChangesByEvent, type KeyedOperation, type Method, type Operation, type TokenNotification } from '../operations/catalogue';
+import { eventQuerySchema } from '../schemas/admin';
+import { keyedPathSchema } from '../schemas/booking';
 import {
   adminBookingSchema,
   adminEventsSchema,
@@ -31,8 +31,8 @@ import {
   successSchema,
   tokenMovementSuccessSchema,
   tokenSuccessSchema,
-} from './schemas/responses';
-import { ruleClause } from './schemas/fields';
+} from '../schemas/responses';
+import { ruleClause } from '../schemas/fields';
 
 type Json = Record<string, unknown>;
 

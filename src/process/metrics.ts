@@ -1,5 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from '@prometheus-io/client';
-import type { StoreConnections } from './store/postgres/pg-store';
+import type { StoreConnections } from '../store/postgres/pg-store';
 import { SERVICE_VERSION } from './version';
 
 export type Outcome = 'accepted' | 'replayed' | 'rejected';
