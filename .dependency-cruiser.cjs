@@ -87,7 +87,7 @@ module.exports = {
       comment: "An operation's documentation (summary, description, examples) is read by its catalogue entry and the OpenAPI document only, never by a request's chain.",
       severity: 'error',
       from: { pathNot: '^src/(operations|openapi)/' },
-      to: { path: '^src/operations/docs/' },
+      to: { path: '^src/operations/docs\\.ts$' },
     },
     {
       name: 'openapi-served-and-written-only',
