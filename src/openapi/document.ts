@@ -14,7 +14,8 @@ import type { z } from 'zod';
 import { DEMO_BOOKING } from '../operations/demo-examples';
 import { OPERATIONS } from '../operations/catalogue';
 import { eventQuerySchema } from '../schemas/admin';
-import { operationPaths, type OperationText } from './operation-paths';
+import type { OperationText } from '../operations/docs';
+import { operationPaths } from './operation-paths';
 import { errorResponses, jsonSchema, REQUEST_ID_HEADER, RESPONSE_SCHEMAS, success, type Json, type ResponseExample, type ResponseName } from './responses';
 import { ADMIN_BEARER, AUTHENTICATION, OPEN, SECURITY_SCHEMES } from './security';
 

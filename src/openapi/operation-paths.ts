@@ -3,6 +3,7 @@
  * documented by its kind (a token notification, /v1/events, an operation keyed by {randomkey}, PATCH on the token
  * path), with the summary, description and examples of its documentation (src/operations/docs.ts).
  */
+import type { OperationText } from '../operations/docs';
 import { OPERATIONS, operationRoutes, tokenChangesByEvent, type KeyedOperation, type Method, type Operation, type TokenNotification } from '../operations/catalogue';
 import { keyedPathSchema } from '../schemas/booking';
 import { ruleClause } from '../schemas/fields';
@@ -22,15 +23,8 @@ function jsonBody(schemaName: string, examples: Record<string, unknown>): Json {
   };
 }
 
-/** What each operation says of itself; operationId is unique in the document. */
-export interface OperationText {
-  operationId: string;
-  summary: string;
-  description: string;
-}
-
 /** A token notification: share_public in the body, signed or not, answered with the plain success body. */
-function tokenNotification({ operationId, summary, description }: OperationText, requestBody: Json): Json {
+function tokenNotificationDocument({ operationId, summary, description }: OperationText, requestBody: Json): Json {
   return {
     operationId,
     tags: ['Tokens'],
@@ -56,7 +50,7 @@ const partnerPathParameters = (randomkey: string) => [
 const KEYED_DESCRIPTION = '{randomkey} is the idempotency key: the same request again replays the first answer byte for byte; another request with the same key is a 422.';
 
 /** An operation keyed by {randomkey}: share_secret in the body, signed or not, answered with what it made or changed. */
-function keyedOperation({ operationId, summary, description }: OperationText, requestBody: Json, answer: Json, randomkey: string, errors = BOOKING_ERRORS): Json {
+function keyedOperationDocument({ operationId, summary, description }: OperationText, requestBody: Json, answer: Json, randomkey: string, errors = BOOKING_ERRORS): Json {
   return {
     operationId,
     tags: ['Bookings'],
@@ -110,7 +104,7 @@ function tokenChangeDocument(text: OperationText): Json {
       },
     },
   };
-  return keyedOperation(text, requestBody, answer, 'openapi-change-token-01', TOKEN_CHANGE_ERRORS);
+  return keyedOperationDocument(text, requestBody, answer, 'openapi-change-token-01', TOKEN_CHANGE_ERRORS);
 }
 
 /** The catalogue's operations, by path: Express's `/:name` is OpenAPI's `/{name}`. */
@@ -131,13 +125,13 @@ const documentedMethods = (entry: Operation): Method[] => [...entry.methods].sor
 function operationDocument(entry: Operation, method: Method): Json {
   switch (entry.kind) {
     case 'event dispatch':
-      return tokenNotification(entry.openapi, eventsBody(OPERATIONS.filter((other) => other.kind === 'token notification')));
+      return tokenNotificationDocument(entry.openapi, eventsBody(OPERATIONS.filter((other) => other.kind === 'token notification')));
     case 'token notification':
-      return tokenNotification({ ...entry.openapi, ...entry.openapi.byMethod?.[method] }, jsonBody(entry.openapi.component, entry.openapi.examples));
+      return tokenNotificationDocument({ ...entry.openapi, ...entry.openapi.byMethod?.[method] }, jsonBody(entry.openapi.component, entry.openapi.examples));
     case 'keyed': {
       const text = { ...entry.openapi, ...entry.openapi.byMethod?.[method] };
       const errors = entry.tokenEvent === undefined ? BOOKING_ERRORS : TOKEN_CHANGE_ERRORS;
-      return keyedOperation(text, jsonBody(entry.openapi.component, entry.openapi.examples), success(...answerExample(entry), true), entry.openapi.randomkey, errors);
+      return keyedOperationDocument(text, jsonBody(entry.openapi.component, entry.openapi.examples), success(...answerExample(entry), true), entry.openapi.randomkey, errors);
     }
     case 'token change dispatch':
       return tokenChangeDocument(entry.openapi);

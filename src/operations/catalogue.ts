@@ -31,7 +31,7 @@ import { changeAvailableDate, changeExpiryDate } from '../services/token-dates';
 import { loadToken, modifyToken, unloadToken } from '../services/token-changes';
 import { load, refund, settleLoadSchedule, unload, withdraw } from '../services/token-ledger';
 import type { Account, StoreTransaction } from '../store/store';
-import { OPERATION_DOCS, type DispatchDocs, type KeyedDocs, type NotificationDocs } from './docs';
+import { OPERATION_DOCS, type KeyedDocs, type NotificationDocs, type OperationText } from './docs';
 
 /** The methods an operation is served on, as Express names its route methods. */
 export type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -77,7 +77,7 @@ export interface KeyedResults {
  * An operation keyed by `{randomkey}` (Create Token, the booking operations): `share_secret` in the body, the path's
  * partner and key, answered with what it made or changed. Operations of one path share one route, a method each.
  */
-export interface KeyedOperation<Schema extends KeyedSchema = KeyedSchema, Answer extends keyof KeyedResults = keyof KeyedResults> {
+export interface KeyedOperation<Schema extends KeyedSchema = KeyedSchema, AnswerKind extends keyof KeyedResults = keyof KeyedResults> {
   kind: 'keyed';
   name: string;
   path: string;
@@ -85,13 +85,13 @@ export interface KeyedOperation<Schema extends KeyedSchema = KeyedSchema, Answer
   schema: Schema;
   /** A body meant for another operation of the same path, told which method takes it before its fields are checked. */
   otherOperation?: (body: unknown) => FieldProblem | undefined;
-  service(tx: StoreTransaction, call: KeyedCall<z.output<Schema>>): Promise<Outcome<KeyedResults[Answer]>>;
+  service(tx: StoreTransaction, call: KeyedCall<z.output<Schema>>): Promise<Outcome<KeyedResults[AnswerKind]>>;
   /** What the answer carries besides success and message: `{ token }`, `{ booking }` or `{ token, transaction }`. */
-  answer: Answer;
+  answer: AnswerKind;
   /** The token_event that picks it on PATCH of the token path (the token change dispatch), beside its own published path. */
   tokenEvent?: TokenChangeEvent;
   /** Its summary, description, examples, answer's example and example {randomkey} (docs.ts), checked against the schema and the answer. */
-  openapi: KeyedDocs<Schema, Answer>;
+  openapi: KeyedDocs<Schema, AnswerKind>;
 }
 
 /** POST /v1/events: one URL for every token notification, dispatched on read_event to the entry of that event. */
@@ -100,7 +100,7 @@ export interface EventDispatch {
   name: string;
   path: string;
   methods: readonly ['post'];
-  openapi: DispatchDocs;
+  openapi: OperationText;
 }
 
 /**
@@ -112,7 +112,7 @@ export interface TokenChangeDispatch {
   name: string;
   path: string;
   methods: readonly ['patch'];
-  openapi: DispatchDocs;
+  openapi: OperationText;
 }
 
 export type Operation =
@@ -129,7 +129,7 @@ function tokenNotification<Schema extends NotificationSchema>(entry: Omit<TokenN
 }
 
 /** A keyed operation's entry; the compiler checks the service and examples against the schema and the answer. */
-function keyedOperation<Schema extends KeyedSchema, Answer extends keyof KeyedResults>(entry: Omit<KeyedOperation<Schema, Answer>, 'kind'>): KeyedOperation<KeyedSchema, Answer> {
+function keyedOperation<Schema extends KeyedSchema, AnswerKind extends keyof KeyedResults>(entry: Omit<KeyedOperation<Schema, AnswerKind>, 'kind'>): KeyedOperation<KeyedSchema, AnswerKind> {
   return { kind: 'keyed', ...entry };
 }
 

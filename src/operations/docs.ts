@@ -41,13 +41,13 @@ export interface AnswerExamples {
  * An operation keyed by `{randomkey}`: its answer's example, and a {randomkey} of its own, as they share one key space,
  * so a partner copying the examples gets 200s.
  */
-export type KeyedDocs<Schema extends z.ZodType = z.ZodType, Answer extends keyof AnswerExamples = keyof AnswerExamples> = OperationDocs<z.input<Schema>> & {
-  answerExample: AnswerExamples[Answer];
+export type KeyedDocs<Schema extends z.ZodType = z.ZodType, AnswerKind extends keyof AnswerExamples = keyof AnswerExamples> = OperationDocs<z.input<Schema>> & {
+  answerExample: AnswerExamples[AnswerKind];
   randomkey: string;
 };
 
-/** A dispatch's (POST /v1/events, PATCH on the token path): its text alone, the operations it dispatches to bring their own. */
-export type DispatchDocs = Pick<OperationDocs, 'operationId' | 'summary' | 'description'>;
+/** What an operation says of itself: a dispatch's whole documentation (the operations it dispatches to bring their own), and an admin route's. */
+export type OperationText = Pick<OperationDocs, 'operationId' | 'summary' | 'description'>;
 
 const DEMO_TOKEN_CHANGE = { share_secret: DEMO_SECRET_KEY, source_id: 'PDR28', token_id: '2908926013012565' } as const;
 const DEMO_TOKEN_VIEW = {
@@ -109,7 +109,7 @@ export const OPERATION_DOCS = {
     summary: 'One URL for every token notification',
     description:
       "Dispatches on read_event to the operation of that event: token.status_changed, token.withdrawn_created, token.loaded_created (always Loaded here, though the Unloaded route also takes that name), token.unloaded_created, token.load_schedule, token.expiry_updated, token.available_updated, token.refund_available. An unknown read_event is a 400 that lists the known ones; the rest of the body is then checked as on the operation's own route.",
-  } satisfies DispatchDocs,
+  } satisfies OperationText,
   loaded: {
     component: 'LoadedRequest',
     operationId: 'loaded',
@@ -203,7 +203,7 @@ export const OPERATION_DOCS = {
     summary: 'Modify, Load or Unload Token',
     description:
       'Dispatches on token_event to Modify Token (modify), Load Token (load) or Unload Token (unload), each also served on its own published path with the event after the key (PATCH .../{randomkey}/load), where the rules are described. A missing or unknown token_event is a 400 that lists the three; "create" is told to use POST.',
-  } satisfies DispatchDocs,
+  } satisfies OperationText,
   modify_token: {
     component: 'ModifyTokenRequest',
     operationId: 'modifyToken',

@@ -95,7 +95,7 @@ function receivedKeyed(entry: KeyedOperation, steps: OperationSteps): RequestHan
 }
 
 /** What a keyed operation's answer carries besides success and message, by its kind of answer. */
-const SHOW: { [Answer in keyof KeyedResults]: (result: KeyedResults[Answer]) => object } = {
+const SHOW: { [AnswerKind in keyof KeyedResults]: (result: KeyedResults[AnswerKind]) => object } = {
   token: (token) => ({ token: tokenView(token) }),
   booking: (booking) => ({ booking: bookingView(booking) }),
   movement: tokenMovementView,
