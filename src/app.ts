@@ -1,8 +1,8 @@
 import express, { type Express } from 'express';
-import type { Config } from './config';
-import { EventLog } from './event-log';
-import type { Logger } from './logger';
-import { Metrics } from './metrics';
+import type { Config } from './process/config';
+import { EventLog } from './process/event-log';
+import type { Logger } from './process/logger';
+import { Metrics } from './process/metrics';
 import { errorHandler, notFound } from './middleware/errors';
 import { refuseWhileDraining } from './middleware/draining';
 import { readJsonBody } from './middleware/json-body';
@@ -11,16 +11,17 @@ import { limitPerAccount, limitPerAddress, type RateLimitCounts } from './middle
 import { beginRequestContext } from './middleware/request-context';
 import { logRequests } from './middleware/request-logger';
 import { verifySignature } from './middleware/signature';
-import { operationRoutes } from './operations';
+import { findAccount } from './middleware/find-account';
+import { operationRoutes } from './operations/catalogue';
 import { adminRouter } from './routes/admin';
 import { docsRouter } from './routes/docs';
 import { healthRouter } from './routes/health';
 import { metricsRouter } from './routes/metrics';
-import type { OperationRouterDeps } from './routes/operation-deps';
+import type { OperationSteps } from './routes/lifecycle';
 import { operationRouter } from './routes/operation';
 import { openApiRouter } from './routes/openapi';
 import type { Store } from './store/store';
-import { createSignatureCheck } from './webhooks';
+import { createSignatureCheck } from './middleware/webhooks';
 
 export interface AppDeps {
   /** The settings loadConfig gives, defaults included: createApp adds none of its own. */
@@ -54,18 +55,19 @@ export function createApp(deps: AppDeps): Express {
   // Every request: its context (middleware/request-context.ts), then one log line and its metrics when it finishes.
   app.use(beginRequestContext, logRequests(logger), observeRequests(metrics, events));
 
-  // The operations. Each router's chain is: operation name, receive, schema, authenticate, what follows it, and
-  // applyInOneUnit: opens the unit of work and applies the service once in it (services/apply-once.ts: a repeat is
-  // answered there), with the answer's bytes kept under the request's keys in that same unit.
+  // The operations: the steps their chains share, made once. routes/lifecycle.ts (chainOf) gives each kind's whole
+  // chain: operation name, receive, schema, authenticate, what follows it, and applyInOneUnit, which applies the
+  // service once in one unit of work and keeps the answer's bytes under the request's keys in that same unit.
   const tolerance = config.signatureToleranceSeconds;
-  const operations: OperationRouterDeps = {
+  const operations: OperationSteps = {
     store,
     now,
     receive: [
       refuseWhileDraining(isShuttingDown), // 503
       ...perAddress, // 429
       readJsonBody(config.bodyLimitBytes), // 415, 413, 400
-      verifySignature(store, tolerance, config.webhook && createSignatureCheck(config.webhook.secrets, tolerance)), // 401
+      findAccount(store),
+      verifySignature(tolerance, config.webhook && createSignatureCheck(config.webhook.secrets, tolerance)), // 401
     ],
     afterAuthentication: [
       ...limitPerAccount(config.rateLimitPerMinute, counts), // 429
@@ -73,8 +75,8 @@ export function createApp(deps: AppDeps): Express {
     allowKeylessStatusChange: config.allowKeylessStatusChange,
     quotas: config.quotas,
   };
-  // One router per path of the catalogue (src/operations.ts), in its order, POST /v1/events among them (any token
-  // notification, by read_event): routes/operation.ts builds each chain.
+  // One router per path of the catalogue (src/operations/catalogue.ts), in its order, POST /v1/events among them (any token
+  // notification, by read_event).
   for (const route of operationRoutes()) app.use(operationRouter(route, operations));
 
   // Health, documents and the admin API (metrics are on a listener of their own: createMetricsApp).

@@ -1,16 +1,16 @@
 // First: with OTEL_EXPORTER_OTLP_ENDPOINT set, the instrumentations must patch http, express and pg before they load.
-import { tracing } from './tracing';
+import { tracing } from './process/tracing';
 import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { createApp, createMetricsApp } from './app';
-import { ConfigError, loadConfig, loadEnvFile, type DatabaseConfig } from './config';
-import { createHttpServer } from './http-server';
-import { createLogger, type Logger } from './logger';
-import { Metrics } from './metrics';
-import { connectRedis } from './redis';
-import { DEMO_SEED_FILE, readSeedFileApart, refusePublishedKeysInProduction, SeedFileError, seedFileToServe } from './seed';
-import { createDrain } from './shutdown';
+import { ConfigError, loadConfig, loadEnvFile, type DatabaseConfig } from './process/config';
+import { createHttpServer } from './process/http-server';
+import { createLogger, type Logger } from './process/logger';
+import { Metrics } from './process/metrics';
+import { connectRedis } from './process/redis';
+import { DEMO_SEED_FILE, readSeedFileApart, refusePublishedKeysInProduction, SeedFileError, seedFileToServe } from './seed/file';
+import { createDrain } from './process/shutdown';
 import { MemoryStore } from './store/memory-store';
 import { PgStore } from './store/postgres/pg-store';
 

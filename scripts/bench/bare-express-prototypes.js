@@ -1,7 +1,7 @@
-// Baseline (4): the same bare Express 5 app, served by the receiver's own server factory (dist/http-server.js),
+// Baseline (4): the same bare Express 5 app, served by the receiver's own server factory (dist/process/http-server.js),
 // with its time limits and JSON answers for malformed HTTP. Against (2), what the server options alone cost.
 const express = require('express');
-const { createHttpServer } = require('../../dist/http-server');
+const { createHttpServer } = require('../../dist/process/http-server');
 
 const app = express();
 app.use(express.json());

@@ -8,7 +8,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Token } from '../../src/domain/tokens';
 import type { LedgerEntry } from '../../src/domain/ledger';
-import { hashKey } from '../../src/secrets';
+import { hashKey } from '../../src/domain/secrets';
 import { MemoryStore } from '../../src/store/memory-store';
 import { PgStore } from '../../src/store/postgres/pg-store';
 import type { KeyedRequest, Store } from '../../src/store/store';

@@ -3,7 +3,7 @@
  * Store.transaction and the project's own withdraw() service, as the receiver's requests do. Run next to
  * `pgbench -N` in the same rounds (run.ts), it tells what the store makes of the database.
  */
-import { readSeedFile } from '../../src/seed';
+import { readSeedFile } from '../../src/seed/file';
 import { withdraw } from '../../src/services/token-ledger';
 import { PgStore } from '../../src/store/postgres/pg-store';
 import type { Account } from '../../src/store/store';

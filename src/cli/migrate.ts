@@ -1,5 +1,5 @@
 import { Pool } from 'pg';
-import { loadConfig, loadEnvFile } from '../config';
+import { loadConfig, loadEnvFile } from '../process/config';
 import { migrate } from '../store/postgres/migrate';
 
 /** `npm run migrate`: applies pending migrations to DATABASE_URL (the service also does this at start). */

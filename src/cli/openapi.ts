@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { buildOpenApiDocument } from '../openapi';
-import { SERVICE_VERSION } from '../version';
+import { buildOpenApiDocument } from '../openapi/document';
+import { SERVICE_VERSION } from '../process/version';
 
 /** `npm run openapi`: writes docs/openapi.json; CI fails when the committed file differs from what this writes. */
 export const OPENAPI_FILE = path.resolve(__dirname, '..', '..', 'docs', 'openapi.json');

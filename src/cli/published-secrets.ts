@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PUBLISHING_FILES, secretsShownIn } from '../published-secrets';
+import { PUBLISHING_FILES, secretsShownIn } from '../process/published-secrets';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 export const PUBLISHED_SECRETS_FILE = path.resolve(__dirname, '..', 'data', 'published-secrets.json');

@@ -1,4 +1,4 @@
-import { readSeedFile, SeedFileError } from '../seed';
+import { readSeedFile, SeedFileError } from '../seed/file';
 
 /**
  * `npm run seed:check FILE`: validates a seed file as the service does at start, without starting it. Prints

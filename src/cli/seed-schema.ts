@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { seedSchema } from '../schemas/seed';
+import { seedSchema } from '../seed/schema';
 
 /** `npm run seed:schema`: writes docs/seed.schema.json from the zod schema the service validates seeds with. */
 export const SEED_SCHEMA_FILE = path.resolve(__dirname, '..', '..', 'docs', 'seed.schema.json');

@@ -1,14 +1,13 @@
-import type { RequestHandler, Response } from 'express';
+import type { RequestHandler } from 'express';
 import { UnauthorizedError } from '../errors';
-import { hashKey, keyMatches } from '../secrets';
-import type { Store } from '../store/store';
-import { requestContext } from './request-context';
+import { hashKey, keyMatches } from '../domain/secrets';
+import { requestContext, type RequestContext } from './request-context';
 
 /** Which key the operation presents: token notifications the public key, booking operations the secret key. */
 export type KeyField = 'share_public' | 'share_secret';
 
-/** The caller's identity as the validated request states it. */
-export type Credentials = { source_id: string } & Partial<Record<KeyField, string>>;
+/** The caller's identity as the validated body states it: the catalogue's schemas all carry it. */
+type Credentials = { source_id: string } & Partial<Record<KeyField, string>>;
 
 const STORED_HASH: Record<KeyField, 'publicKeyHash' | 'secretKeyHash'> = { share_public: 'publicKeyHash', share_secret: 'secretKeyHash' };
 
@@ -16,30 +15,23 @@ const STORED_HASH: Record<KeyField, 'publicKeyHash' | 'secretKeyHash'> = { share
 const UNKNOWN_ACCOUNT_HASH = hashKey('\u0000unknown account\u0000');
 
 /**
- * The share_public / share_secret + source_id check: loads the account (or
- * takes the one the signature check loaded), compares the presented key with
- * its stored hash in constant time and puts the account into the request's
- * context for the steps after it. An unknown account, a wrong key and a missing one fail alike (401),
- * so callers cannot probe for accounts. A request may go without its key only
- * where `keyless` allows it (a Status Change signed with the account's own
- * secret, or ALLOW_KEYLESS_STATUS_CHANGE); then the account must still exist.
+ * The share_public / share_secret + source_id check: takes the account findAccount looked up for the validated
+ * body's source_id, compares the presented key with its stored hash in constant time and puts the account into
+ * the request's context for the steps after it. An unknown account, a wrong key and a missing one fail alike (401),
+ * so callers cannot probe for accounts. A request may go without its key only where `keyless` allows it (a Status
+ * Change signed with the account's own secret, or ALLOW_KEYLESS_STATUS_CHANGE); then the account must still exist.
  */
-export function authenticate(
-  store: Store,
-  field: KeyField,
-  credentialsOf: (res: Response) => Credentials,
-  keyless: (res: Response) => boolean = () => false,
-): RequestHandler {
+export function authenticate(field: KeyField, keyless: (context: RequestContext) => boolean = () => false): RequestHandler {
   const storedHash = STORED_HASH[field];
-  return async function authenticate(_req, res, next) {
+  return function authenticate(_req, res, next) {
     const context = requestContext(res);
-    const credentials = credentialsOf(res);
+    const credentials = context.input.body as Credentials;
     const key = credentials[field];
-    const named = context.signature.namedAccount;
-    const account = named?.sourceId === credentials.source_id ? named.account : await store.findAccount(credentials.source_id);
+    const { sourceId, account } = context.namedAccount;
+    if (sourceId !== credentials.source_id) throw new Error('the validated source_id is not the one findAccount looked up');
     // Hashed and compared whatever the outcome, so every failure takes the same time.
     const matches = keyMatches(key ?? '', account ? account[storedHash] : UNKNOWN_ACCOUNT_HASH);
-    if (!account || (key === undefined ? !keyless(res) : !matches)) throw new UnauthorizedError();
+    if (!account || (key === undefined ? !keyless(context) : !matches)) throw new UnauthorizedError();
     context.account = account;
     next();
   };

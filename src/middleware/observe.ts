@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from 'express';
-import type { EventLog, OperationEvent } from '../event-log';
-import { isoTimeNow } from '../logger';
-import type { Metrics, Outcome } from '../metrics';
+import type { EventLog, OperationEvent } from '../process/event-log';
+import { isoTimeNow } from '../process/logger';
+import type { Metrics, Verdict } from '../process/metrics';
 import type { Account } from '../store/store';
 import { requestContext, type RequestContext } from './request-context';
 import { routePattern } from './request-logger';
@@ -28,7 +28,7 @@ function identifiers(body: unknown, account: Account | undefined): Partial<Opera
 /** The methods the service serves; any other is counted as `other`, so callers cannot add metric series (contract section 11). */
 const SERVED_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PATCH', 'DELETE', 'OPTIONS']);
 
-function outcomeOf(res: Response, context: RequestContext): Outcome {
+function outcomeOf(res: Response, context: RequestContext): Verdict {
   if (res.statusCode !== 200) return 'rejected';
   return context.replayed ? 'replayed' : 'accepted';
 }

@@ -3,9 +3,9 @@ import type { RequestHandler, Response } from 'express';
 import { rateLimit, type AugmentedRequest, type Options } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
 import { TooManyRequestsError } from '../errors';
-import type { Logger } from '../logger';
-import type { Metrics } from '../metrics';
-import type { SendRedisCommand } from '../redis';
+import type { Logger } from '../process/logger';
+import type { Metrics } from '../process/metrics';
+import type { SendRedisCommand } from '../process/redis';
 import { requestContext } from './request-context';
 
 const WINDOW_MS = 60_000;

@@ -10,14 +10,29 @@ export interface ReceivedBody {
   parsed: unknown;
 }
 
+/** The account the body's source_id names, looked up once for the signature check and authentication alike. */
+export interface NamedAccount {
+  /** Unset when the body names none as text: the schema then refuses it, before authentication. */
+  sourceId: string | undefined;
+  /** Unset when no account has that source_id. */
+  account: Account | undefined;
+}
+
 /** What verifySignature found out, for authenticate and for applying the request once. */
 export interface CheckedSignature {
   /** The webhook-id of a signed notification whose signature verified; unset when none was needed. */
   webhookId: string | undefined;
   /** Signed with the named account's own signing secret (not the upstream sender's). */
   signedByAccount: boolean;
-  /** The account the body names, as looked up for its secrets; authenticate reuses it rather than looking again. */
-  namedAccount: { sourceId: string; account: Account | undefined } | undefined;
+}
+
+/**
+ * What validate made of the request: the body, typed and normalised by the operation's schema, and the path's
+ * parameters for an operation keyed by its path (unset otherwise). The schemas of the catalogue give its type.
+ */
+export interface ValidatedInput {
+  body: unknown;
+  path: unknown;
 }
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -34,8 +49,9 @@ function stageMissing(step: string): never {
 
 /**
  * What one request carries between the steps that serve it, each part written by the one step that learns it
- * and read through an accessor that fails loudly when that step has not run: the body (readJsonBody), the
- * signature (verifySignature), the account (authenticate). The outcome (replayed, why refused) is written by
+ * and read through an accessor that fails loudly when that step has not run: the body (readJsonBody), the account
+ * it names (findAccount), the signature (verifySignature), the validated input (validate), the account
+ * authenticated (authenticate). The outcome (replayed, why refused) is written by
  * the step that answers and read by the request log, the metrics and the per-address rate limit.
  */
 export class RequestContext {
@@ -48,7 +64,9 @@ export class RequestContext {
   /** A failure nobody foresaw (500): the log line carries it, with its stack; the client sees only the envelope. */
   unexpectedError: Error | undefined = undefined;
   private receivedBody: ReceivedBody | undefined = undefined;
+  private foundAccount: NamedAccount | undefined = undefined;
   private checkedSignature: CheckedSignature | undefined = undefined;
+  private validatedInput: ValidatedInput | undefined = undefined;
   private authenticatedAccount: Account | undefined = undefined;
 
   constructor(
@@ -72,6 +90,15 @@ export class RequestContext {
     return this.receivedBody;
   }
 
+  /** Written by findAccount. */
+  set namedAccount(named: NamedAccount) {
+    this.foundAccount = named;
+  }
+
+  get namedAccount(): NamedAccount {
+    return this.foundAccount ?? stageMissing('findAccount');
+  }
+
   /** Written by verifySignature. */
   set signature(signature: CheckedSignature) {
     this.checkedSignature = signature;
@@ -79,6 +106,15 @@ export class RequestContext {
 
   get signature(): CheckedSignature {
     return this.checkedSignature ?? stageMissing('verifySignature');
+  }
+
+  /** Written by validate. */
+  set input(input: ValidatedInput) {
+    this.validatedInput = input;
+  }
+
+  get input(): ValidatedInput {
+    return this.validatedInput ?? stageMissing('validate');
   }
 
   /** Written by authenticate. */
@@ -104,7 +140,7 @@ export const beginRequestContext: RequestHandler = function beginRequestContext(
   next();
 };
 
-/** The request's context if it reached the app: for what observes every answer (tracing.ts names spans with it). */
+/** The request's context if it reached the app: for what observes every answer (process/tracing.ts names spans with it). */
 export function requestContextIfBegun(res: ServerResponse): RequestContext | undefined {
   return contexts.get(res as Response);
 }

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Level } from 'pino';
-import type { Logger } from '../logger';
+import type { Logger } from '../process/logger';
 import { requestContext, type RequestContext } from './request-context';
 
 /**
@@ -25,7 +25,7 @@ function parameterName(part: string): string {
   }
 }
 
-/** The query string with the values of secret-like parameters replaced, as the body's keys are (logger.ts). */
+/** The query string with the values of secret-like parameters replaced, as the body's keys are (process/logger.ts). */
 function redactedQuery(url: string): string {
   const queryStart = url.indexOf('?');
   if (queryStart === -1) return url;

@@ -1,38 +1,21 @@
-import type { RequestHandler, Response } from 'express';
+import type { RequestHandler } from 'express';
 import type { z } from 'zod';
 import { fieldProblems, validationError } from '../schemas/validate';
 import { requestContext } from './request-context';
 
-/** The validation step of a route's chain, and how its handler reads what it validated. */
-export interface Validator<Input> extends RequestHandler {
-  input(res: Response): Input;
-}
-
 /**
- * Checks the parsed body, and with a path schema the path parameters too,
- * naming every bad field of both at once (400). The handler then reads the
- * typed, normalised values with `input(res)`.
+ * Checks the parsed body, and with a path schema the path parameters too, naming every bad field of both at once
+ * (400). The typed, normalised values go into the request's context (`input`), for the steps after it.
  */
-export function validate<Body extends z.ZodType>(bodySchema: Body): Validator<z.output<Body>>;
-export function validate<Body extends z.ZodType, Path extends z.ZodType>(
-  bodySchema: Body,
-  pathSchema: Path,
-): Validator<{ body: z.output<Body>; path: z.output<Path> }>;
-export function validate(bodySchema: z.ZodType, pathSchema?: z.ZodType): Validator<unknown> {
-  const inputs = new WeakMap<Response, unknown>();
-  const middleware: RequestHandler = function validate(req, res, next) {
+export function validate(bodySchema: z.ZodType, pathSchema?: z.ZodType): RequestHandler {
+  return function validate(req, res, next) {
+    const context = requestContext(res);
     const path = pathSchema?.safeParse(req.params);
-    const body = bodySchema.safeParse(requestContext(res).body.parsed);
+    const body = bodySchema.safeParse(context.body.parsed);
     if (!body.success || (path && !path.success)) {
       throw validationError([...(path && !path.success ? fieldProblems(path.error.issues) : []), ...(body.success ? [] : fieldProblems(body.error.issues))]);
     }
-    inputs.set(res, path ? { body: body.data, path: path.data } : body.data);
+    context.input = { body: body.data, path: path?.data };
     next();
   };
-  return Object.assign(middleware, {
-    input(res: Response): unknown {
-      if (!inputs.has(res)) throw new Error('validate() did not run before this handler');
-      return inputs.get(res);
-    },
-  });
 }

@@ -1,14 +1,14 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
 import { NotFoundError, UnauthorizedError } from '../errors';
-import type { EventLog } from '../event-log';
+import type { EventLog } from '../process/event-log';
 import { methodNotAllowed } from '../middleware/errors';
 import { sendJson } from '../middleware/send-json';
 import { formatAmount } from '../domain/money';
 import { eventQuerySchema } from '../schemas/admin';
 import { text, tokenId } from '../schemas/fields';
 import { parsePayload } from '../schemas/validate';
-import { hashKey, keyMatches } from '../secrets';
+import { hashKey, keyMatches } from '../domain/secrets';
 import type { Store } from '../store/store';
 import { bookingView } from './booking-view';
 import { tokenView } from './token-view';

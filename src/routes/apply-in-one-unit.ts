@@ -1,30 +1,23 @@
 import { createHash } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
+import type { RequestHandler } from 'express';
 import { requestContext, type RequestContext } from '../middleware/request-context';
 import { sendJson } from '../middleware/send-json';
-import { applyOnce, type DeliveryKey, type KeysOfUnit } from '../services/apply-once';
-import type { KeyedOutcome } from '../services/keyed-requests';
-import type { StoreTransaction } from '../store/store';
-import type { OperationRouterDeps } from './operation-deps';
-
-/** What an operation's handler reports: whether it repeated an applied request, and what the answer carries. */
-export interface Outcome {
-  replayed: boolean;
-  /** What the answer carries besides success and message (a booking, a token). */
-  extra?: object;
-  /** A replay's first answer, byte for byte, when its key kept it (operations keyed by {randomkey}). */
-  response?: string;
-}
-
-/** A keyed operation's outcome as the answer: the first answer's bytes, or what it made, shown by `view`. */
-export function keyedAnswer<Result>(outcome: KeyedOutcome<Result>, view: (result: Result) => object): Outcome {
-  if (outcome.replayed) return { replayed: true, response: outcome.response };
-  return { replayed: false, extra: view(outcome.result) };
-}
+import { applyOnce, type Answer, type Applied, type DeliveryKey, type KeysOfUnit, type Replay } from '../services/apply-once';
+import type { Quotas } from '../services/keyed-requests';
+import type { Store, StoreTransaction } from '../store/store';
 
 const SUCCESS = { success: true, message: 'Success' } as const;
 const SUCCESS_BODY = JSON.stringify(SUCCESS);
 const REPLAYED_HEADERS = { 'Idempotent-Replayed': 'true' } as const;
+
+/**
+ * The one place an outcome becomes the answer's bytes: a replay's first answer when its key kept one, else the
+ * success, with what `show` makes of the result (a keyed operation's token or booking) beside it.
+ */
+export function renderAnswer<Result>(outcome: Replay | Applied<Result>, show: ((result: Result) => object) | undefined): Answer {
+  if (outcome.replayed) return { replayed: true, body: outcome.response ?? SUCCESS_BODY };
+  return { replayed: false, body: show ? JSON.stringify({ ...SUCCESS, ...show(outcome.result) }) : SUCCESS_BODY };
+}
 
 /** A signed request's key: its account's webhook-id and the digest of the bytes signed. */
 function signedDelivery(context: RequestContext): DeliveryKey | undefined {
@@ -34,33 +27,22 @@ function signedDelivery(context: RequestContext): DeliveryKey | undefined {
 }
 
 /**
- * The last step of every operation's chain: its one service call, in one
- * unit of work, applied once (services/apply-once.ts: a signed request's
- * delivery, a {randomkey}, a ledger key), then the success answer, whose
- * bytes that unit keeps under the request's keys.
+ * The last step of every operation's chain: its one service call, in one unit of work, applied once
+ * (services/apply-once.ts: a signed request's delivery, a {randomkey}, a ledger key), then the answer rendered from
+ * its outcome, whose bytes that unit keeps under the request's keys.
  */
-export function applyInOneUnit(
-  { store, now, quotas }: Pick<OperationRouterDeps, 'store' | 'now' | 'quotas'>,
-  serve: (tx: StoreTransaction, res: Response, keys: KeysOfUnit) => Promise<Outcome>,
+export function applyInOneUnit<Result>(
+  { store, now, quotas }: { store: Store; now: () => Date; quotas: Quotas },
+  serve: (tx: StoreTransaction, context: RequestContext, keys: KeysOfUnit) => Promise<Replay | Applied<Result>>,
+  show?: (result: Result) => object,
 ): RequestHandler {
   return async function applyInOneUnit(_req, res) {
     const context = requestContext(res);
     const delivery = signedDelivery(context);
     const answer = await store.transaction((tx) =>
-      applyOnce(tx, now, delivery, quotas.keysPerAccount, async (keys) => {
-        const { replayed, extra, response } = await serve(tx, res, keys);
-        return { replayed, body: response ?? (extra ? JSON.stringify({ ...SUCCESS, ...extra }) : SUCCESS_BODY) };
-      }),
+      applyOnce(tx, now, delivery, quotas.keysPerAccount, async (keys) => renderAnswer(await serve(tx, context, keys), show)),
     );
     context.replayed = answer.replayed;
     sendJson(res, 200, answer.body, answer.replayed ? REPLAYED_HEADERS : undefined);
-  };
-}
-
-/** Names the operation a route serves, for metrics and the event log, before anything can refuse it. */
-export function operation(name: string): RequestHandler {
-  return function nameOperation(_req, res, next) {
-    requestContext(res).operation = name;
-    next();
   };
 }

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { methodNotAllowed } from '../middleware/errors';
 import { commonHeaders } from '../middleware/send-json';
-import type { Metrics } from '../metrics';
+import type { Metrics } from '../process/metrics';
 
 /** A scrape renders the page at most this often; scrapes in between get the page last rendered. */
 const RENDER_INTERVAL_MS = 1_000;

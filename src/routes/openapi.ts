@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { methodNotAllowed } from '../middleware/errors';
 import { sendJson } from '../middleware/send-json';
-import { buildOpenApiDocument } from '../openapi';
-import { SERVICE_VERSION } from '../version';
+import { buildOpenApiDocument } from '../openapi/document';
+import { SERVICE_VERSION } from '../process/version';
 
 /** The OpenAPI document, built once from the zod schemas. */
 export function openApiRouter(): Router {

@@ -23,19 +23,30 @@ export type RandomKey = Pick<KeyedRequest, 'sourceId' | 'key' | 'fingerprint'>;
 /** A signed delivery's key: its account's webhook-id and the digest of the bytes signed. */
 export type DeliveryKey = Pick<Delivery, 'sourceId' | 'webhookId' | 'bodyDigest'>;
 
-/** A request that repeats one applied under its key: nothing is applied again; a `{randomkey}` kept the first answer. */
+/** A request that repeats one applied under its key: nothing is applied again; a `{randomkey}` kept the first answer's bytes. */
 export interface Replay {
   replayed: true;
   response?: string;
 }
 
-/** A request applied now: nothing was under its key, or it has none (a notification that moves no money). */
-export const APPLIED = { replayed: false } as const;
+/**
+ * What a service did with a request, the one shape that crosses from the services to the route: it repeated one
+ * applied under its key (a Replay), or it applied it now, making or changing `result`. An operation with a result to
+ * show is keyed by `{randomkey}`, which keeps the first answer's bytes for its replays; a token notification shows
+ * none, and its ledger key keeps a row, so its replay is answered with the plain success.
+ */
+export type Outcome<Result = undefined> = [Result] extends [undefined] ? Replay | Applied<undefined> : Required<Replay> | Applied<Result>;
 
-/** What a token notification's service did: applied the request, or found it applied already under its ledger key. */
-export type OperationOutcome = Replay | typeof APPLIED;
+/** A request applied now, making or changing `result`. */
+export interface Applied<Result> {
+  replayed: false;
+  result: Result;
+}
 
-/** The answer of a request in its unit: whether it was a replay, and its bytes, which its key keeps. */
+/** A request applied now, with nothing to show but success: a token notification's outcome. */
+export const APPLIED: Outcome = { replayed: false, result: undefined };
+
+/** The answer to a request, rendered from its Outcome: whether it was a replay, and its bytes, which its keys keep. */
 export interface Answer {
   replayed: boolean;
   body: string;

@@ -4,7 +4,8 @@ import { ConflictError, NotFoundError } from '../errors';
 import type { BookingChangeRequest, CancelBookingRequest, CreateBookingRequest } from '../schemas/booking';
 import { validationError } from '../schemas/validate';
 import type { StoreTransaction } from '../store/store';
-import { fingerprintOf, requirePartner, requireRoomFor, type KeyedCall, type KeyedOutcome } from './keyed-requests';
+import type { Outcome } from './apply-once';
+import { fingerprintOf, requirePartner, requireRoomFor, type KeyedCall } from './keyed-requests';
 
 /**
  * The steps Modify and Cancel share: partner (403), the booking locked (404), then its key: the first answer
@@ -28,7 +29,7 @@ async function lockBookingUnderKey(
  * that made it committed both at once, so when a retry (or a concurrent copy) sees the booking it also sees
  * the key, and is answered as the replay it is rather than as a 409.
  */
-export async function createBooking(tx: StoreTransaction, { partnerId, key, body, account, now, quotas, keys }: KeyedCall<CreateBookingRequest>): Promise<KeyedOutcome<Booking>> {
+export async function createBooking(tx: StoreTransaction, { partnerId, key, body, account, now, quotas, keys }: KeyedCall<CreateBookingRequest>): Promise<Outcome<Booking>> {
   requirePartner(partnerId, account);
   const existing = await tx.bookingForUpdate(account.sourceId, body.booking_id);
   const replay = await keys.underRandomKey({ sourceId: account.sourceId, key, fingerprint: fingerprintOf('create_booking', body.booking_id, Object.entries(body.fields)) }, () => {
@@ -42,7 +43,7 @@ export async function createBooking(tx: StoreTransaction, { partnerId, key, body
 }
 
 /** PATCH: only the fields sent change; a cancelled booking stays as it is (409); the whole booking must then still keep its rules (400). */
-export async function modifyBooking(tx: StoreTransaction, call: KeyedCall<BookingChangeRequest>): Promise<KeyedOutcome<Booking>> {
+export async function modifyBooking(tx: StoreTransaction, call: KeyedCall<BookingChangeRequest>): Promise<Outcome<Booking>> {
   const { body, now } = call;
   const found = await lockBookingUnderKey(tx, call, body.booking_id, fingerprintOf('modify_booking', body.booking_id, Object.entries(body.changes)));
   if ('replay' in found) return { replayed: true, response: found.replay };
@@ -58,7 +59,7 @@ export async function modifyBooking(tx: StoreTransaction, call: KeyedCall<Bookin
 }
 
 /** The booking becomes cancelled; cancelling a cancelled booking changes nothing and answers 200. */
-export async function cancelBooking(tx: StoreTransaction, call: KeyedCall<CancelBookingRequest>): Promise<KeyedOutcome<Booking>> {
+export async function cancelBooking(tx: StoreTransaction, call: KeyedCall<CancelBookingRequest>): Promise<Outcome<Booking>> {
   const found = await lockBookingUnderKey(tx, call, call.body.booking_id, fingerprintOf('cancel_booking', call.body.booking_id));
   if ('replay' in found) return { replayed: true, response: found.replay };
   const { booking } = found;

@@ -4,7 +4,7 @@
  */
 import { ForbiddenError, QuotaExceededError } from '../errors';
 import type { Account, StoreTransaction } from '../store/store';
-import type { KeysOfUnit, Replay } from './apply-once';
+import type { KeysOfUnit } from './apply-once';
 
 /** The path's partner must be the authenticated account (403). */
 export function requirePartner(partnerId: string, account: Account): void {
@@ -36,9 +36,6 @@ export async function requireRoomFor(tx: StoreTransaction, sourceId: string, wha
   const [quota, setting] = what === 'tokens' ? [quotas.tokensPerAccount, 'MAX_TOKENS_PER_ACCOUNT'] : [quotas.bookingsPerAccount, 'MAX_BOOKINGS_PER_ACCOUNT'];
   if (quota > 0 && (await tx.holdingsForUpdate(sourceId))[what] >= quota) throw new QuotaExceededError(what, setting, quota);
 }
-
-/** What a keyed operation did: repeated its first answer, or applied and made or changed `result`. */
-export type KeyedOutcome<Result> = Required<Replay> | { replayed: false; result: Result };
 
 /** The request by value: its operation, then its fields, which the schemas hand over in the specification's order with values normalised. */
 export function fingerprintOf(operation: string, ...fields: unknown[]): string {

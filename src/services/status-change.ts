@@ -3,10 +3,10 @@ import { canChangeStatus } from '../domain/tokens';
 import { ConflictError } from '../errors';
 import type { StatusChangeRequest } from '../schemas/status-change';
 import type { Account, StoreTransaction } from '../store/store';
-import { APPLIED, type OperationOutcome } from './apply-once';
+import { APPLIED, type Outcome } from './apply-once';
 import { lockCallerToken } from './token-checks';
 
-export async function changeTokenStatus(tx: StoreTransaction, request: StatusChangeRequest, account: Account): Promise<OperationOutcome> {
+export async function changeTokenStatus(tx: StoreTransaction, request: StatusChangeRequest, account: Account): Promise<Outcome> {
   const token = await lockCallerToken(tx, account, request);
   const target = request.status;
   if (target === undefined || target === token.status) return APPLIED;

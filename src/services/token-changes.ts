@@ -11,7 +11,8 @@ import type { Token } from '../domain/tokens';
 import type { ModifyTokenRequest, MoneyMoveRequest } from '../schemas/token-change';
 import { validationError } from '../schemas/validate';
 import type { StoreTransaction } from '../store/store';
-import { fingerprintOf, requirePartner, type KeyedCall, type KeyedOutcome } from './keyed-requests';
+import type { Outcome } from './apply-once';
+import { fingerprintOf, requirePartner, type KeyedCall } from './keyed-requests';
 import { requireCallerToken, requireNotDeleted, requireWithinDates } from './token-checks';
 import { addedTo, recordMovement, takenOff } from './token-ledger';
 
@@ -57,7 +58,7 @@ function withDetails(token: Token, details: Readonly<Record<string, string>>): T
  * token after the change (400). The status moves along section 4's transitions, as by Status Change; a body whose
  * every field is what the token has is a 200 that changes nothing.
  */
-export async function modifyToken(tx: StoreTransaction, { partnerId, key, body, account, keys }: KeyedCall<ModifyTokenRequest>): Promise<KeyedOutcome<Token>> {
+export async function modifyToken(tx: StoreTransaction, { partnerId, key, body, account, keys }: KeyedCall<ModifyTokenRequest>): Promise<Outcome<Token>> {
   requirePartner(partnerId, account);
   const token = requireCallerToken(await tx.tokenForUpdate(account.sourceId, body.token_id), account, body.destination_id);
   const fingerprint = fingerprintOf('modify_token', body.token_id, body.destination_id, body.status, body.availableDay, body.expiryDay, Object.entries(body.details));
@@ -89,7 +90,7 @@ async function moveMoney(
   { partnerId, key, body, account, now, keys }: KeyedCall<MoneyMoveRequest>,
   kind: 'load' | 'unload',
   balanceAfter: (token: Token) => number,
-): Promise<KeyedOutcome<TokenMovement>> {
+): Promise<Outcome<TokenMovement>> {
   requirePartner(partnerId, account);
   let transactionId = randomTransactionId();
   const [locked, drawnTaken] = await tx.lockTokenAndFindLedgerEntry(body.token_id, account.sourceId, transactionId);
@@ -111,7 +112,7 @@ async function moveMoney(
 }
 
 /** The rules of Loaded (section 9.1): not deleted nor outside its dates (409), not past the largest balance (422). */
-export function loadToken(tx: StoreTransaction, call: KeyedCall<MoneyMoveRequest>): Promise<KeyedOutcome<TokenMovement>> {
+export function loadToken(tx: StoreTransaction, call: KeyedCall<MoneyMoveRequest>): Promise<Outcome<TokenMovement>> {
   return moveMoney(tx, call, 'load', (token) => {
     requireNotDeleted(token, 'cannot be loaded');
     requireWithinDates(token, call.now);
@@ -120,7 +121,7 @@ export function loadToken(tx: StoreTransaction, call: KeyedCall<MoneyMoveRequest
 }
 
 /** The rules of Unloaded (section 9.2): not deleted (409), not more than the balance (422). */
-export function unloadToken(tx: StoreTransaction, call: KeyedCall<MoneyMoveRequest>): Promise<KeyedOutcome<TokenMovement>> {
+export function unloadToken(tx: StoreTransaction, call: KeyedCall<MoneyMoveRequest>): Promise<Outcome<TokenMovement>> {
   return moveMoney(tx, call, 'unload', (token) => {
     requireNotDeleted(token, 'cannot be unloaded');
     return takenOff(token, call.body.amount, 'unload_amount');

@@ -4,7 +4,8 @@ import { dayNumber } from '../domain/calendar-days';
 import type { Token } from '../domain/tokens';
 import type { CreateTokenRequest } from '../schemas/token-creation';
 import type { StoreTransaction } from '../store/store';
-import { fingerprintOf, requirePartner, requireRoomFor, type KeyedCall, type KeyedOutcome } from './keyed-requests';
+import type { Outcome } from './apply-once';
+import { fingerprintOf, requirePartner, requireRoomFor, type KeyedCall } from './keyed-requests';
 import { requireDestination } from './token-checks';
 
 const FIRST_16_DIGIT = 1_000_000_000_000_000;
@@ -27,7 +28,7 @@ async function newTokenId(tx: StoreTransaction): Promise<string> {
   }
 }
 
-export async function createToken(tx: StoreTransaction, { partnerId, key, body: request, account, quotas, keys }: KeyedCall<CreateTokenRequest>): Promise<KeyedOutcome<Token>> {
+export async function createToken(tx: StoreTransaction, { partnerId, key, body: request, account, quotas, keys }: KeyedCall<CreateTokenRequest>): Promise<Outcome<Token>> {
   requirePartner(partnerId, account);
   requireDestination(account, request.destination_id);
   const replay = await keys.underRandomKey({

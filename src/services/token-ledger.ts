@@ -9,7 +9,7 @@ import type { Token } from '../domain/tokens';
 import { ConflictError, UnprocessableError } from '../errors';
 import type { LoadedRequest, LoadScheduleRequest, RefundRequest, UnloadedRequest, WithdrawRequest } from '../schemas/token-ledger';
 import type { Account, StoreTransaction } from '../store/store';
-import { APPLIED, ledgerReplay, type OperationOutcome } from './apply-once';
+import { APPLIED, ledgerReplay, type Outcome } from './apply-once';
 import { lockCallerToken, requireCallerToken, requireDestination, requireNotDeleted, requireWithinDates } from './token-checks';
 
 /** The largest balance an amount can state: 9999999999.99. */
@@ -56,7 +56,7 @@ async function applyLedgerRequest(
   account: Account,
   now: Date,
   balanceAfter: (token: Token) => MinorUnits,
-): Promise<OperationOutcome> {
+): Promise<Outcome> {
   requireDestination(account, request.destinationId);
   const [locked, recorded] = await tx.lockTokenAndFindLedgerEntry(request.tokenId, account.sourceId, request.transactionId);
   const token = requireCallerToken(locked, account, request.destinationId);
@@ -116,7 +116,7 @@ export function takenOff(token: Token, amount: MinorUnits, field: string): Minor
   return token.balance - amount;
 }
 
-export function withdraw(tx: StoreTransaction, request: WithdrawRequest, account: Account, now: Date): Promise<OperationOutcome> {
+export function withdraw(tx: StoreTransaction, request: WithdrawRequest, account: Account, now: Date): Promise<Outcome> {
   const ledgerRequest: LedgerRequest = {
     kind: 'withdrawal',
     destinationId: request.destination_id,
@@ -147,7 +147,7 @@ export function addedTo(token: Token, amount: MinorUnits, field: string): MinorU
 }
 
 /** The fee is the sender's: recorded with the row, never taken from the token. */
-export function load(tx: StoreTransaction, request: LoadedRequest, account: Account, now: Date): Promise<OperationOutcome> {
+export function load(tx: StoreTransaction, request: LoadedRequest, account: Account, now: Date): Promise<Outcome> {
   const ledgerRequest: LedgerRequest = {
     kind: 'load',
     destinationId: request.destination_id,
@@ -165,7 +165,7 @@ export function load(tx: StoreTransaction, request: LoadedRequest, account: Acco
 }
 
 /** The sender takes its money back: allowed on a frozen, disputed or expired token, never on a deleted one. */
-export function unload(tx: StoreTransaction, request: UnloadedRequest, account: Account, now: Date): Promise<OperationOutcome> {
+export function unload(tx: StoreTransaction, request: UnloadedRequest, account: Account, now: Date): Promise<Outcome> {
   const ledgerRequest: LedgerRequest = {
     kind: 'unload',
     destinationId: request.destination_id,
@@ -186,7 +186,7 @@ export function unload(tx: StoreTransaction, request: UnloadedRequest, account: 
  * ledger row, checked as a load. Deleted and failed schedules change nothing, and their token_balance must be
  * the balance, so a sender out of step learns it (409).
  */
-export async function settleLoadSchedule(tx: StoreTransaction, request: LoadScheduleRequest, account: Account, now: Date): Promise<OperationOutcome> {
+export async function settleLoadSchedule(tx: StoreTransaction, request: LoadScheduleRequest, account: Account, now: Date): Promise<Outcome> {
   if (request.schedule_status !== 'credited') {
     const token = await lockCallerToken(tx, account, request);
     requireStatedBalance(request.token_balance, token.balance);
@@ -218,7 +218,7 @@ export async function settleLoadSchedule(tx: StoreTransaction, request: LoadSche
  * expired token can be refunded); never more than withdrawals took from it less what was refunded before (422,
  * stating the most), nor past the largest balance (422).
  */
-export function refund(tx: StoreTransaction, request: RefundRequest, account: Account, now: Date): Promise<OperationOutcome> {
+export function refund(tx: StoreTransaction, request: RefundRequest, account: Account, now: Date): Promise<Outcome> {
   const ledgerRequest: LedgerRequest = {
     kind: 'refund',
     destinationId: request.destination_id,

@@ -2,7 +2,7 @@ import type { Booking } from '../domain/bookings';
 import type { LedgerEntry } from '../domain/ledger';
 import type { Token } from '../domain/tokens';
 import { ServiceUnavailableError } from '../errors';
-import type { Logger } from '../logger';
+import type { Logger } from '../process/logger';
 import { accountKey, addHoldings, copy, forgetOlderThan } from './memory-records';
 import { heapLimitBytes, heapShareGauge, usedHeapBytes } from './memory-heap';
 import { isLedgerTransactionId, ledgerKindCode, MemoryLedger } from './memory-ledger';

@@ -1,7 +1,7 @@
 import net, { type AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createApp } from '../../src/app';
-import { createHttpServer, type ConnectionLimits, type ServerTimeLimits } from '../../src/http-server';
+import { createHttpServer, type ConnectionLimits, type ServerTimeLimits } from '../../src/process/http-server';
 import { MemoryStore } from '../../src/store/memory-store';
 import { testConfig } from '../helpers/app';
 import { capturingLogger } from '../helpers/capture';

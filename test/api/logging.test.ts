@@ -2,7 +2,7 @@ import net from 'node:net';
 import { Writable } from 'node:stream';
 import request from 'supertest';
 import { ServiceUnavailableError } from '../../src/errors';
-import { createLogger } from '../../src/logger';
+import { createLogger } from '../../src/process/logger';
 import { buildTestApp, type TestApp } from '../helpers/app';
 import * as client from '../helpers/clients';
 import { FailingStore } from '../helpers/failing-store';

@@ -2,7 +2,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import fc from 'fast-check';
 import request from 'supertest';
-import { buildOpenApiDocument } from '../../src/openapi';
+import { buildOpenApiDocument } from '../../src/openapi/document';
 import { buildTestApp, type TestApp } from '../helpers/app';
 import { ACME, TOKENS } from '../helpers/fixtures';
 import { PROPERTY_TEST_TIMEOUT_MS, withinBudget } from '../helpers/property';

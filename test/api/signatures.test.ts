@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
-import { parseSecrets } from '../../src/webhooks';
+import { parseSecrets } from '../../src/middleware/webhooks';
 import { describeOnEveryStore, type TestApp } from '../helpers/app';
 import * as client from '../helpers/clients';
 import { SIGNER, SIGNER_SECRET, TOKENS } from '../helpers/fixtures';

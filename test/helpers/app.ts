@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
 import { createApp, createMetricsApp, type AppDeps } from '../../src/app';
-import { loadConfig, type Config } from '../../src/config';
-import { createHttpServer, type ServerTimeLimits } from '../../src/http-server';
-import { Metrics } from '../../src/metrics';
+import { loadConfig, type Config } from '../../src/process/config';
+import { createHttpServer, type ServerTimeLimits } from '../../src/process/http-server';
+import { Metrics } from '../../src/process/metrics';
 import { MemoryStore } from '../../src/store/memory-store';
 import type { Store } from '../../src/store/store';
 import { captureResponses, capturingLogger } from './capture';

@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
-import { createLogger, type Logger } from '../../src/logger';
+import { createLogger, type Logger } from '../../src/process/logger';
 
 export interface CapturedResponse {
   method: string;

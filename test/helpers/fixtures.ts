@@ -1,5 +1,5 @@
-import { seedSchema } from '../../src/schemas/seed';
-import { toSeedData } from '../../src/seed';
+import { seedSchema } from '../../src/seed/schema';
+import { toSeedData } from '../../src/seed/file';
 import type { SeedData } from '../../src/store/store';
 
 export const ACME = { source_id: 'ACME', share_public: 'pk_test_acme_1', share_secret: 'sk_test_acme_1', destinations: ['D1', 'D2'] };

@@ -1,7 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
-import { buildOpenApiDocument } from '../../src/openapi';
+import { buildOpenApiDocument } from '../../src/openapi/document';
 import type { CapturedResponse } from './capture';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DEMO_SEED_FILE } from '../../src/seed';
+import { DEMO_SEED_FILE } from '../../src/seed/file';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 

@@ -41,9 +41,9 @@ const WITHDRAWAL = {
   token_id: '2908926013012565', transaction_id: '20240121000000000001', withdrawn_amount: '100.00', token_balance: '900.00',
 };
 
-/** How many of OpenTelemetry's modules the process has loaded once src/tracing.ts ran, with the environment given. */
+/** How many of OpenTelemetry's modules the process has loaded once src/process/tracing.ts ran, with the environment given. */
 function openTelemetryModulesLoaded(env: Record<string, string>): number {
-  const script = "require('./src/tracing'); console.log(Object.keys(require.cache).filter((file) => file.includes('@opentelemetry')).length)";
+  const script = "require('./src/process/tracing'); console.log(Object.keys(require.cache).filter((file) => file.includes('@opentelemetry')).length)";
   const output = execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: path.resolve(__dirname, '..', '..'), env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' });
   return Number(output.trim());
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { formatAmount } from '../../src/domain/money';
-import { OPERATIONS, type KeyedOperation, type Operation, type TokenNotification } from '../../src/operations';
+import { OPERATIONS, type KeyedOperation, type Operation, type TokenNotification } from '../../src/operations/catalogue';
 import { applyOnce, type Answer, type DeliveryKey } from '../../src/services/apply-once';
 import type { Quotas } from '../../src/services/keyed-requests';
 import { MemoryStore } from '../../src/store/memory-store';

@@ -1,8 +1,8 @@
 import { Client } from 'pg';
 import request from 'supertest';
 import { createApp } from '../../src/app';
-import { createHttpServer } from '../../src/http-server';
-import { createLogger } from '../../src/logger';
+import { createHttpServer } from '../../src/process/http-server';
+import { createLogger } from '../../src/process/logger';
 import { formatAmount } from '../../src/domain/money';
 import type { PgStore } from '../../src/store/postgres/pg-store';
 import { FIXED_NOW, testConfig } from '../helpers/app';

@@ -1,9 +1,9 @@
 import { Client } from 'pg';
 import request from 'supertest';
 import { createApp } from '../../src/app';
-import { createHttpServer } from '../../src/http-server';
-import { createLogger } from '../../src/logger';
-import { hashKey } from '../../src/secrets';
+import { createHttpServer } from '../../src/process/http-server';
+import { createLogger } from '../../src/process/logger';
+import { hashKey } from '../../src/domain/secrets';
 import { PgStore } from '../../src/store/postgres/pg-store';
 import { FIXED_NOW, testConfig } from '../helpers/app';
 import { CuttableProxy } from '../helpers/cuttable-proxy';

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { createApp } from '../../src/app';
-import { createHttpServer } from '../../src/http-server';
-import { createLogger } from '../../src/logger';
+import { createHttpServer } from '../../src/process/http-server';
+import { createLogger } from '../../src/process/logger';
 import { formatAmount } from '../../src/domain/money';
 import { readMigrations } from '../../src/store/postgres/migrate';
 import { PgStore } from '../../src/store/postgres/pg-store';

@@ -1,6 +1,6 @@
 import request from 'supertest';
-import { Metrics } from '../../src/metrics';
-import { connectRedis } from '../../src/redis';
+import { Metrics } from '../../src/process/metrics';
+import { connectRedis } from '../../src/process/redis';
 import { buildTestApp } from '../helpers/app';
 import { CuttableProxy } from '../helpers/cuttable-proxy';
 import { waitFor } from '../helpers/wait';

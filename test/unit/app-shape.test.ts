@@ -1,7 +1,7 @@
 import type { Express } from 'express';
 import { createApp } from '../../src/app';
-import { createLogger } from '../../src/logger';
-import { operationRoutes, type Operation } from '../../src/operations';
+import { createLogger } from '../../src/process/logger';
+import { operationRoutes, type Operation } from '../../src/operations/catalogue';
 import { MemoryStore } from '../../src/store/memory-store';
 import { testConfig } from '../helpers/app';
 
@@ -27,7 +27,7 @@ function routesOf(app: Express): Map<string, Record<string, string[]>> {
   return routes;
 }
 
-const RECEIVE = ['refuseWhileDraining', 'limitPerAddress', 'readJsonBody', 'verifySignature'];
+const RECEIVE = ['refuseWhileDraining', 'limitPerAddress', 'readJsonBody', 'findAccount', 'verifySignature'];
 const AFTER_AUTHENTICATION = ['limitPerAccount'];
 
 describe('the app createApp builds', () => {
@@ -45,12 +45,12 @@ describe('the app createApp builds', () => {
         return ['nameOperation', ...RECEIVE, 'validate', 'authenticate', ...AFTER_AUTHENTICATION, 'applyInOneUnit'];
       case 'keyed':
         return ['nameOperation', 'supportedVersion', ...RECEIVE, ...(entry.otherOperation ? ['refuseOtherOperation'] : []), 'validate', 'authenticate', ...AFTER_AUTHENTICATION, 'applyInOneUnit'];
-      case 'dispatch':
+      case 'event dispatch':
         // Received the same way, then the chain of the operation its read_event names.
-        return ['nameOperation', ...RECEIVE, 'dispatchOnReadEvent'];
+        return ['nameOperation', ...RECEIVE, 'dispatchOnEvent'];
       case 'token change dispatch':
         // The version and the receiving steps, then the chain of the token change its token_event names.
-        return ['nameOperation', 'supportedVersion', ...RECEIVE, 'dispatchOnTokenEvent'];
+        return ['nameOperation', 'supportedVersion', ...RECEIVE, 'dispatchOnEvent'];
     }
   };
 

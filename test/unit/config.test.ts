@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/process/config';
 import { PUBLISHED_SECRETS_FILE, renderPublishedSecrets } from '../../src/cli/published-secrets';
-import { PUBLISHED_SECRETS } from '../../src/published-secrets';
+import { PUBLISHED_SECRETS } from '../../src/process/published-secrets';
 
 describe('loadConfig', () => {
   it('applies the contract defaults', () => {

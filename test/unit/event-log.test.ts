@@ -1,4 +1,4 @@
-import { EventLog, type OperationEvent } from '../../src/event-log';
+import { EventLog, type OperationEvent } from '../../src/process/event-log';
 
 const event = (n: number, overrides: Partial<OperationEvent> = {}): OperationEvent => ({
   time: `2026-01-01T00:00:0${n}.000Z`,

@@ -1,5 +1,5 @@
-import { Metrics } from '../../src/metrics';
-import { SERVICE_VERSION } from '../../src/version';
+import { Metrics } from '../../src/process/metrics';
+import { SERVICE_VERSION } from '../../src/process/version';
 
 /** The page's lines for one metric name, labels and value as printed. */
 async function samples(metrics: Metrics, name: string): Promise<string[]> {

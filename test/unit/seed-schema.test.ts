@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { renderSeedSchema, SEED_SCHEMA_FILE } from '../../src/cli/seed-schema';
-import { DEMO_SEED_FILE } from '../../src/seed';
+import { DEMO_SEED_FILE } from '../../src/seed/file';
 
 describe("the seed file's JSON Schema (docs/seed.schema.json)", () => {
   it('is committed as generated from the zod schema: run `npm run seed:schema` after changing it', () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { TOKEN_STATUSES, type Token } from '../../src/domain/tokens';
-import { DEMO_SEED_FILE, readSeedFile } from '../../src/seed';
-import { movedBuffers, receivedSeed, toColumns, type TransferredSeed } from '../../src/seed-transfer';
+import { DEMO_SEED_FILE, readSeedFile } from '../../src/seed/file';
+import { movedBuffers, receivedSeed, toColumns, type TransferredSeed } from '../../src/seed/transfer';
 
 /** What a worker's postMessage does to the seed: a structured clone, the columns' buffers moved. */
 function crossThreads(seed: TransferredSeed): TransferredSeed {

@@ -1,9 +1,9 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PUBLISHED_SECRETS } from '../../src/published-secrets';
-import { DEMO_SEED_FILE, readSeedFile, refusePublishedKeysInProduction } from '../../src/seed';
-import { keyMatches } from '../../src/secrets';
+import { PUBLISHED_SECRETS } from '../../src/process/published-secrets';
+import { DEMO_SEED_FILE, readSeedFile, refusePublishedKeysInProduction } from '../../src/seed/file';
+import { keyMatches } from '../../src/domain/secrets';
 import { FIXTURE } from '../helpers/fixtures';
 
 const directory = mkdtempSync(path.join(tmpdir(), 'seed-'));

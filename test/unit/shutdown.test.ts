@@ -1,9 +1,9 @@
 import http from 'node:http';
 import { once } from 'node:events';
 import { connect, type AddressInfo } from 'node:net';
-import { createHttpServer } from '../../src/http-server';
-import { createLogger } from '../../src/logger';
-import { createDrain } from '../../src/shutdown';
+import { createHttpServer } from '../../src/process/http-server';
+import { createLogger } from '../../src/process/logger';
+import { createDrain } from '../../src/process/shutdown';
 import { MemoryStore } from '../../src/store/memory-store';
 import { waitFor } from '../helpers/wait';
 

@@ -1,5 +1,5 @@
 import { Client, type ClientConfig, type QueryResult } from 'pg';
-import type { Logger } from '../../logger';
+import type { Logger } from '../../process/logger';
 import type { Account } from '../store';
 
 /** Contract section 11: no request is authenticated against accounts read longer ago than this; it waits for a fresh read. */

@@ -7,7 +7,7 @@
  */
 import type { Pool } from 'pg';
 import type { StoreTransaction } from '../store';
-import type { Logger } from '../../logger';
+import type { Logger } from '../../process/logger';
 import { Batch, MAX_QUIET_TURNS, type BatchOptions, type UnitOutcome } from './batch';
 import { withClient } from './connection';
 import { ServiceUnavailableError } from '../../errors';

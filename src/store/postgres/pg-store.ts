@@ -1,5 +1,5 @@
 import { Pool, type ClientConfig, type PoolClient } from 'pg';
-import type { Logger } from '../../logger';
+import type { Logger } from '../../process/logger';
 import type { Account, SeedData, Store, StoreTransaction } from '../store';
 import { inTransaction, withClient, withoutSessionState } from './connection';
 import { ServiceUnavailableError } from '../../errors';

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { Logger } from '../../logger';
+import type { Logger } from '../../process/logger';
 import { roundTrip, withClient } from './connection';
 import { toStoreError } from './errors';
 import { BEGIN, COMMIT, statement } from './statements';

@@ -1,4 +1,4 @@
-import type { Outcome } from './metrics';
+import type { Verdict } from './metrics';
 
 /** One operation request as ops see it: who, what, when, how it ended. Never a key or a secret. */
 export interface OperationEvent {
@@ -12,14 +12,14 @@ export interface OperationEvent {
   booking_id?: string;
   transaction_id?: string;
   status: number;
-  outcome: Outcome;
+  outcome: Verdict;
   reason?: string;
 }
 
 export interface EventFilter {
   source_id?: string;
   token_id?: string;
-  outcome?: Outcome;
+  outcome?: Verdict;
   limit: number;
 }
 

@@ -1,8 +1,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from '@prometheus-io/client';
-import type { StoreConnections } from './store/postgres/pg-store';
+import type { StoreConnections } from '../store/postgres/pg-store';
 import { SERVICE_VERSION } from './version';
 
-export type Outcome = 'accepted' | 'replayed' | 'rejected';
+export type Verdict = 'accepted' | 'replayed' | 'rejected';
 
 const STORE_ERROR_KINDS = ['unavailable', 'timeout', 'full'] as const;
 
@@ -68,7 +68,7 @@ export class Metrics {
   /** By method, route and status. */
   private readonly requestSeries = new Map<string, Map<string, Map<number, RequestSeries>>>();
   /** By operation, outcome and reason. */
-  private readonly operationSeries = new Map<string, Map<Outcome, Map<string, () => void>>>();
+  private readonly operationSeries = new Map<string, Map<Verdict, Map<string, () => void>>>();
   private readonly storeErrorSeries = new Map<string, () => void>();
 
   /** With `processMetrics`, also Node's own: CPU, memory, event loop lag, handles, GC. */
@@ -134,8 +134,8 @@ export class Metrics {
   }
 
   /** `operation` is the route's operation name, or token_event for a /v1/events request refused before its read_event was known. */
-  countOperation(operation: string, outcome: Outcome, reason = ''): void {
-    const byOutcome = childOf(this.operationSeries, operation, () => new Map<Outcome, Map<string, () => void>>());
+  countOperation(operation: string, outcome: Verdict, reason = ''): void {
+    const byOutcome = childOf(this.operationSeries, operation, () => new Map<Verdict, Map<string, () => void>>());
     const count = childOf(childOf(byOutcome, outcome, () => new Map<string, () => void>()), reason, () => {
       const child = this.operations.labels(operation, outcome, reason);
       return () => child.inc();

@@ -8,8 +8,8 @@ import { createRequire } from 'node:module';
 import type { ServerResponse } from 'node:http';
 import type { Span, SpanContext } from '@opentelemetry/api';
 import { loadEnvFile } from './config';
-import { requestContextIfBegun } from './middleware/request-context';
-import type { StoreTracing } from './store/postgres/group-commit';
+import { requestContextIfBegun } from '../middleware/request-context';
+import type { StoreTracing } from '../store/postgres/group-commit';
 import { SERVICE_VERSION } from './version';
 
 export interface Tracing {

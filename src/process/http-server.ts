@@ -1,7 +1,7 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { envelope } from './errors';
+import { envelope } from '../errors';
 
 /** Slow clients must not hold connections forever; values sit below typical load-balancer idle timeouts. */
 export interface ServerTimeLimits {

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { closeConnectionsAfterAnswers, closeConnectionsWithoutRequests } from './http-server';
 import type { Logger } from './logger';
-import type { Store } from './store/store';
+import type { Store } from '../store/store';
 
 /** How long a drain waits for requests already sent on open connections before closing those that have none. */
 const REQUEST_GRACE_MS = 1_000;

@@ -3,7 +3,7 @@ import bytes from 'bytes';
 import dotenv from 'dotenv';
 import type { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
-import { MAX_TOLERANCE_SECONDS, parseSecrets } from './webhooks';
+import { MAX_TOLERANCE_SECONDS, parseSecrets } from '../middleware/webhooks';
 import { PUBLISHED_SECRETS } from './published-secrets';
 import { hostname } from 'node:os';
 

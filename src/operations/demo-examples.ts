@@ -4,7 +4,7 @@
  * refuses to start on the demo seed.
  */
 import type { z } from 'zod';
-import type { bookingSuccessSchema } from './schemas/responses';
+import type { bookingSuccessSchema } from '../schemas/responses';
 
 export const DEMO_PUBLIC_KEY = 'pk_demo_PDR28_7f3a9c2e';
 export const DEMO_SECRET_KEY = 'sk_demo_PDR28_d41b8e60';

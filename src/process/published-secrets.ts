@@ -1,4 +1,4 @@
-import publishedSecrets from './data/published-secrets.json';
+import publishedSecrets from '../data/published-secrets.json';
 
 /**
  * Contract section 11: no published secret works in production. The keys, secrets and tokens this repository's

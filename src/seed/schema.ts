@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { BOOKING_STATUSES, bookingRuleProblems } from '../domain/bookings';
 import { isBeforeDate } from '../domain/calendar-days';
-import { bookingFieldSchemas } from './booking';
-import { parseSecrets } from '../webhooks';
-import { amount, calendarDate, text, tokenId, tokenStatus } from './fields';
+import { bookingFieldSchemas } from '../schemas/booking';
+import { parseSecrets } from '../middleware/webhooks';
+import { amount, calendarDate, text, tokenId, tokenStatus } from '../schemas/fields';
 
 /** A Standard Webhooks secret, as standardwebhooks takes it. */
 const signingSecret = text(1024).refine((secret) => {

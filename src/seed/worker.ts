@@ -1,11 +1,11 @@
 /**
- * The worker thread of readSeedFileApart (seed.ts): reads and checks the seed file, then hands the result
+ * The worker thread of readSeedFileApart (file.ts): reads and checks the seed file, then hands the result
  * over with its tokens in columns. Parsing a large file makes several times its size in short-lived objects;
  * here they live and die in this thread's heap, which is given back whole when the thread ends.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { readSeedFile, SeedFileError } from './seed';
-import { movedBuffers, toColumns, type SeedWorkerAnswer } from './seed-transfer';
+import { readSeedFile, SeedFileError } from './file';
+import { movedBuffers, toColumns, type SeedWorkerAnswer } from './transfer';
 
 const { file } = workerData as { file: string };
 let answer: SeedWorkerAnswer;

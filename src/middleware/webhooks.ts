@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import { SignatureError } from './errors';
+import { SignatureError } from '../errors';
 
 /** The library's own window; a configured tolerance may only be narrower. */
 export const MAX_TOLERANCE_SECONDS = 300;

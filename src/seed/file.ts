@@ -1,21 +1,21 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { BOOKING_FIELDS, type BookingFields } from './domain/bookings';
-import { dayNumber } from './domain/calendar-days';
-import type { Token } from './domain/tokens';
-import { seedSchema, type SeedFile } from './schemas/seed';
-import { fieldProblems } from './schemas/validate';
-import { PUBLISHED_SECRETS } from './published-secrets';
-import { hashKey } from './secrets';
-import { receivedSeed, type SeedWorkerAnswer } from './seed-transfer';
-import type { SeedData } from './store/store';
+import { BOOKING_FIELDS, type BookingFields } from '../domain/bookings';
+import { dayNumber } from '../domain/calendar-days';
+import type { Token } from '../domain/tokens';
+import { seedSchema, type SeedFile } from './schema';
+import { fieldProblems } from '../schemas/validate';
+import { PUBLISHED_SECRETS } from '../process/published-secrets';
+import { hashKey } from '../domain/secrets';
+import { receivedSeed, type SeedWorkerAnswer } from './transfer';
+import type { SeedData } from '../store/store';
 
 /** A seed file's records as read in this thread: its tokens in an array. */
 export type SeedRecords = SeedData & { tokens: Token[] };
 
 /** Shipped with the service and served when SEED_FILE is unset, so the README's examples work as written. */
-export const DEMO_SEED_FILE = path.resolve(__dirname, '..', 'seed', 'demo.json');
+export const DEMO_SEED_FILE = path.resolve(__dirname, '..', '..', 'seed', 'demo.json');
 
 /** A seed file the service cannot start with: each problem (a bad entry) goes on a log line of its own. */
 export class SeedFileError extends Error {
@@ -50,7 +50,7 @@ export function seedFileToServe(seedFile: string | undefined, production: boolea
  * Contract section 11: the demo seed is recognised by its content, its keys, not by its file name. With
  * NODE_ENV=production a seed holding any of them, public or secret (a copy of the demo under another path, or
  * one demo account pasted into a real seed), stops the start, unless SEED_FILE=demo asks for the demo by name.
- * So does an account with any other key or signing secret the documentation publishes (published-secrets.ts):
+ * So does an account with any other key or signing secret the documentation publishes (process/published-secrets.ts):
  * anyone could sign or authenticate for it.
  */
 export function refusePublishedKeysInProduction(seed: SeedData, seedFile: string | undefined, production: boolean): void {
@@ -147,14 +147,14 @@ export function readSeedFile(file: string, loadedAt = new Date()): SeedRecords {
   return toSeedData(result.data, loadedAt);
 }
 
-/** seed-worker's own file beside this one: .js when built, .ts when run by tsx (the thread inherits its loader). */
-const SEED_WORKER_FILE = path.join(__dirname, `seed-worker${path.extname(__filename)}`);
+/** worker's own file beside this one: .js when built, .ts when run by tsx (the thread inherits its loader). */
+const SEED_WORKER_FILE = path.join(__dirname, `worker${path.extname(__filename)}`);
 
 /**
  * readSeedFile on a worker thread, resolved once the thread has ended. A million-token seed is 110 MB of text
  * that parsing and checking turn into several times that in objects; in the serving thread they would grow its
  * heap to its largest, which V8 keeps long after (about 1 GB resident on Node 24, docs/BENCHMARKS.md). The
- * thread's heap goes when the thread does, and the tokens arrive in columns (seed-transfer.ts).
+ * thread's heap goes when the thread does, and the tokens arrive in columns (transfer.ts).
  */
 export async function readSeedFileApart(file: string): Promise<SeedData> {
   const worker = new Worker(SEED_WORKER_FILE, { workerData: { file } });

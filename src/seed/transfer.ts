@@ -1,11 +1,11 @@
 /**
- * A seed read on a worker thread, as it crosses to the thread that serves (see readSeedFileApart in seed.ts).
+ * A seed read on a worker thread, as it crosses to the thread that serves (see readSeedFileApart in file.ts).
  * Its tokens travel in columns: the typed arrays move without a copy, and reading them back makes one
  * short-lived Token at a time, so a million tokens never stand in the serving thread's heap as objects.
  */
-import type { Token } from './domain/tokens';
-import { TOKEN_STATUSES } from './domain/tokens';
-import type { Account, SeedData } from './store/store';
+import type { Token } from '../domain/tokens';
+import { TOKEN_STATUSES } from '../domain/tokens';
+import type { Account, SeedData } from '../store/store';
 
 /** A day column's value for "no such date": below any calendar day a seed can state. */
 const NO_DAY = -2_147_483_648;

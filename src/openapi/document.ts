@@ -1,0 +1,216 @@
+/**
+ * The OpenAPI 3.1 document, generated from the same zod schemas the routes validate with (zod 4's JSON Schema
+ * output). The partner operations' paths come from the catalogue (src/operations/catalogue.ts), with the summaries,
+ * descriptions and examples of its documentation (src/operations/docs.ts): operation-paths.ts documents each entry by
+ * its kind. responses.ts holds the answers (statuses, headers, the error envelope's examples), security.ts who may
+ * call what; this module assembles them with the routes that are not operations (health, this document, admin).
+ *
+ * CI lints it with Redocly's recommended rules (`npm run lint:openapi`) and a unit test validates every example
+ * against its schema. A catalogue entry keeps both passing with complete examples (the compiler checks them against
+ * its schema). Any other route's answer goes in RESPONSE_SCHEMAS, is built by adminGet() or plainGet() or states its
+ * `security` (OPEN when it is open), and uses a tag of TAGS.
+ */
+import type { z } from 'zod';
+import { DEMO_BOOKING } from '../operations/demo-examples';
+import { OPERATIONS } from '../operations/catalogue';
+import { eventQuerySchema } from '../schemas/admin';
+import type { OperationText } from '../operations/docs';
+import { operationPaths } from './operation-paths';
+import { errorResponses, jsonSchema, REQUEST_ID_HEADER, RESPONSE_SCHEMAS, success, type Json, type ResponseExample, type ResponseName } from './responses';
+import { ADMIN_BEARER, AUTHENTICATION, OPEN, SECURITY_SCHEMES } from './security';
+
+/** Request bodies, described as sent (zod's input side): each operation's schema of the catalogue, under its component name. */
+const REQUEST_SCHEMAS: Record<string, z.ZodType> = Object.fromEntries(
+  OPERATIONS.flatMap((entry) => (entry.kind === 'event dispatch' || entry.kind === 'token change dispatch' ? [] : [[entry.openapi.component, entry.schema]])),
+);
+
+/** Answers, described as sent back (zod's output side). */
+function mapValues<Value>(record: Record<string, Value>, map: (value: Value) => Json): Record<string, Json> {
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value)]));
+}
+
+const DEMO_ADMIN_TOKEN: ResponseExample<'AdminToken'> = {
+  token_id: '2908926013012565',
+  source_id: 'PDR28',
+  destination_id: 'ID001',
+  status: 'active',
+  balance: '900.00',
+  available_date: '01-01-2024',
+  expiry_date: '31-12-2025',
+  last_ledger_entries: [
+    { transaction_id: '20240121000000000002', kind: 'load', amount: '250.00', fee_amount: '2.50', token_balance: '1150.00', created_at: '2024-01-21T11:00:00.000Z' },
+    { transaction_id: '20240121000000000001', kind: 'withdrawal', amount: '100.00', token_balance: '900.00', created_at: '2024-01-21T10:15:00.000Z' },
+  ],
+};
+
+const DEMO_ADMIN_EVENTS: ResponseExample<'AdminEvents'> = {
+  events: [
+    {
+      time: '2024-01-21T10:15:00.012Z',
+      request_id: '5f0c2a8e-9d41-4c7b-a3e2-1b6f0d9c4e27',
+      method: 'POST',
+      route: '/v1/tokens/withdraw',
+      operation: 'withdraw',
+      source_id: 'PDR28',
+      token_id: '2908926013012565',
+      transaction_id: '20240121000000000001',
+      status: 200,
+      outcome: 'accepted',
+    },
+  ],
+};
+
+const ADMIN_CHALLENGE: Record<number, Json> = {
+  401: { 'WWW-Authenticate': { required: true, description: 'Bearer realm="admin"', schema: { type: 'string' } } },
+};
+const ADMIN_ERRORS = [400, 401, 404, 405, 429, 500, 503, 504];
+
+/** A GET that answers something other than this API's JSON (this document), or 405. Open. */
+function plainGet(operationId: string, summary: string, description: string, mediaType: string, schemaType: 'string' | 'object'): Json {
+  return {
+    get: {
+      operationId,
+      tags: ['Health'],
+      summary,
+      security: OPEN,
+      responses: {
+        '200': { description, headers: REQUEST_ID_HEADER, content: { [mediaType]: { schema: { type: schemaType } } } },
+        ...errorResponses([405]),
+      },
+    },
+  };
+}
+
+/** Every operation has one of these tags, and every tag says what its operations are for. */
+const TAGS = {
+  Tokens: 'Payment-token notifications from the issuing platform, one URL per event or all on /v1/events. share_public in the body.',
+  Bookings: 'Booking creation, changes and cancellation, and Create Token, from partner platforms, each under an idempotency key in the path. share_secret in the body.',
+  Health: 'Liveness, readiness and this document, for operators and load balancers. Open.',
+  Admin: 'Read-only inspection of tokens, bookings and recent requests, for ops and developers. Only with ADMIN_TOKEN, as a bearer token.',
+};
+
+/** A read-only admin GET: the bearer ADMIN_TOKEN. */
+function adminGet<Name extends ResponseName>({ operationId, summary, description }: OperationText, parameters: Json[], schemaName: Name, example: ResponseExample<Name>): Json {
+  return {
+    get: {
+      operationId,
+      tags: ['Admin'],
+      summary,
+      description,
+      security: ADMIN_BEARER,
+      parameters,
+      responses: { '200': success(schemaName, example, false), ...errorResponses(ADMIN_ERRORS, ADMIN_CHALLENGE) },
+    },
+  };
+}
+
+const ADMIN_ONLY = 'Only when the service runs with ADMIN_TOKEN; without it the route does not exist (404).';
+
+/** Freezes a JSON value and everything in it, so a document shared by its callers cannot be changed by one of them. */
+function deepFreeze<Value>(value: Value): Value {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+const documents = new Map<string, Readonly<Json>>();
+
+/**
+ * The OpenAPI document of this service version, built on the first call and the same frozen object after: the
+ * conversion of the zod schemas is most of what building an app costs, and every app built in a process (each
+ * test builds its own) would otherwise pay it again for the same document.
+ */
+export function buildOpenApiDocument(version: string): Readonly<Json> {
+  let document = documents.get(version);
+  if (!document) {
+    // A copy of its own: the document holds the module's constants and the catalogue's examples, which stay unfrozen.
+    document = deepFreeze(structuredClone(documentOf(version)));
+    documents.set(version, document);
+  }
+  return document;
+}
+
+function documentOf(version: string): Json {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Token and booking receiver',
+      version,
+      description: `Receives payment-token notifications (status changes, withdrawals, loads, unloads, load schedules, dates) and token and booking operations (Create Token; create, modify and cancel a booking) from partner platforms. Every error is the JSON envelope shown in the responses. The interactive page for this document, /docs, and its scripts and styles are for browsers, not API operations: they are not listed.\n\n${AUTHENTICATION}`,
+      // package.json's "UNLICENSED": proprietary, no licence granted. LicenseRef- is SPDX's form for a licence not on its list.
+      license: { name: 'Proprietary (UNLICENSED): no licence is granted', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: '/', description: 'The service that serves this document at /openapi.json: paths are relative to it, wherever it runs' }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
+    paths: {
+      ...operationPaths(),
+      '/healthz': {
+        get: {
+          operationId: 'liveness',
+          tags: ['Health'],
+          summary: 'Liveness: 200 while the process serves',
+          security: OPEN,
+          responses: { '200': success('Health', { status: 'ok' }, false), ...errorResponses([405]) },
+        },
+      },
+      '/readyz': {
+        get: {
+          operationId: 'readiness',
+          tags: ['Health'],
+          summary: 'Readiness: 200 when the store answers; 503 otherwise and while shutting down',
+          security: OPEN,
+          responses: { '200': success('Ready', { status: 'ready' }, false), ...errorResponses([405, 503]) },
+        },
+      },
+      '/openapi.json': plainGet('openapi', 'This document', 'OpenAPI 3.1', 'application/json', 'object'),
+      '/admin/tokens/{tokenId}': adminGet(
+        { operationId: 'adminToken', summary: 'A token with its latest ledger rows (withdrawals, loads, unloads, credited schedules)', description: ADMIN_ONLY },
+        [{ name: 'tokenId', in: 'path', required: true, schema: { type: 'string', pattern: '^[1-9]\\d{0,31}$' } }],
+        'AdminToken',
+        DEMO_ADMIN_TOKEN,
+      ),
+      '/admin/bookings/{sourceId}/{bookingId}': adminGet(
+        { operationId: 'adminBooking', summary: 'A booking', description: ADMIN_ONLY },
+        ['sourceId', 'bookingId'].map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+        'AdminBooking',
+        { booking: DEMO_BOOKING },
+      ),
+      '/admin/events': adminGet(
+        { operationId: 'adminEvents', summary: 'The most recent operation requests of this instance, newest first', description: ADMIN_ONLY },
+        Object.entries((jsonSchema(eventQuerySchema, 'input') as { properties: Record<string, Json> }).properties).map(([name, schema]) => ({
+          name,
+          in: 'query',
+          required: false,
+          schema,
+        })),
+        'AdminEvents',
+        DEMO_ADMIN_EVENTS,
+      ),
+    },
+    components: {
+      schemas: {
+        ...mapValues(REQUEST_SCHEMAS, (schema) => jsonSchema(schema, 'input')),
+        ...mapValues(RESPONSE_SCHEMAS, (schema) => jsonSchema(schema, 'output')),
+      },
+      headers: {
+        RequestId: { description: 'The request id: the X-Request-Id sent (when well-formed) or a new UUID', schema: { type: 'string' } },
+        IdempotentReplayed: { description: 'Present, as "true", when the answer repeats an earlier accepted request', schema: { type: 'string', const: 'true' } },
+        RateLimit: {
+          description:
+            "The caller's own per-account budget, in the IETF RateLimit header fields draft's format (draft-ietf-httpapi-ratelimit-headers-08): the policy's name, r = requests left in this window, t = seconds until it resets. Sent on answers after authentication; absent when the per-account limit is off (RATE_LIMIT_PER_MINUTE=0) and on the per-address 429.",
+          schema: { type: 'string', pattern: '^"\\d+-in-1min"; r=\\d+; t=\\d+$' },
+          example: '"6000-in-1min"; r=5999; t=60',
+        },
+        RateLimitPolicy: {
+          description:
+            "The per-account limit's policy, in the same draft's format: q = requests per window, w = the window in seconds, pk = a partition key derived from the account. Sent with RateLimit.",
+          schema: { type: 'string', pattern: '^"\\d+-in-1min"; q=\\d+; w=60(; pk=:[A-Za-z0-9+/]+=*:)?$' },
+          example: '"6000-in-1min"; q=6000; w=60; pk=:NDdiZWYyMjNiNGU0:',
+        },
+      },
+      securitySchemes: SECURITY_SCHEMES,
+    },
+  };
+}

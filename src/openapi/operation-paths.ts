@@ -1,0 +1,167 @@
+/**
+ * The partner operations of the OpenAPI document, from the catalogue (src/operations/catalogue.ts): each entry
+ * documented by its kind (a token notification, /v1/events, an operation keyed by {randomkey}, PATCH on the token
+ * path), with the summary, description and examples of its documentation (src/operations/docs.ts).
+ */
+import type { OperationText } from '../operations/docs';
+import { OPERATIONS, operationRoutes, tokenChangesByEvent, type KeyedOperation, type Method, type Operation, type TokenNotification } from '../operations/catalogue';
+import { keyedPathSchema } from '../schemas/booking';
+import { ruleClause } from '../schemas/fields';
+import { errorResponses, jsonSchema, ref, success, type Json, type ResponseExample } from './responses';
+import { authenticationNote, SIGNED_OR_UNSIGNED } from './security';
+
+const TOKEN_ERRORS = [400, 401, 403, 405, 409, 413, 415, 422, 428, 429, 500, 503, 504];
+const BOOKING_ERRORS = [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 503, 504];
+/** Modify, Load and Unload Token name a token the caller must have (428). */
+const TOKEN_CHANGE_ERRORS = [...BOOKING_ERRORS, 428].sort((a, b) => a - b);
+const SUCCESS_EXAMPLE: ResponseExample<'Success'> = { success: true, message: 'Success' };
+
+function jsonBody(schemaName: string, examples: Record<string, unknown>): Json {
+  return {
+    required: true,
+    content: { 'application/json': { schema: ref(schemaName), examples: Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { value }])) } },
+  };
+}
+
+/** A token notification: share_public in the body, signed or not, answered with the plain success body. */
+function tokenNotificationDocument({ operationId, summary, description }: OperationText, requestBody: Json): Json {
+  return {
+    operationId,
+    tags: ['Tokens'],
+    summary,
+    description: `${description}\n\n${authenticationNote('share_public')}`,
+    security: SIGNED_OR_UNSIGNED,
+    requestBody,
+    responses: { '200': success('Success', SUCCESS_EXAMPLE, true), ...errorResponses(TOKEN_ERRORS) },
+  };
+}
+
+const partnerPathSchema = jsonSchema(keyedPathSchema, 'input') as { properties: Record<string, Json> };
+/**
+ * The path of the operations keyed by {randomkey}: /{version}/booking/... and /{version}/token/...; each operation's
+ * example key is its own, as they share one key space.
+ */
+const partnerPathParameters = (randomkey: string) => [
+  { name: 'version', in: 'path', required: true, description: 'Only v1 exists; anything else is a 404', schema: { type: 'string', enum: ['v1'] } },
+  { name: 'partnerid', in: 'path', required: true, description: "Must equal the body's source_id", schema: partnerPathSchema.properties.partnerid, example: 'PDR28' },
+  { name: 'randomkey', in: 'path', required: true, description: 'The idempotency key', schema: partnerPathSchema.properties.randomkey, example: randomkey },
+];
+
+const KEYED_DESCRIPTION = '{randomkey} is the idempotency key: the same request again replays the first answer byte for byte; another request with the same key is a 422.';
+
+/** An operation keyed by {randomkey}: share_secret in the body, signed or not, answered with what it made or changed. */
+function keyedOperationDocument({ operationId, summary, description }: OperationText, requestBody: Json, answer: Json, randomkey: string, errors = BOOKING_ERRORS): Json {
+  return {
+    operationId,
+    tags: ['Bookings'],
+    summary,
+    description: `${description} ${KEYED_DESCRIPTION}\n\n${authenticationNote('share_secret')}`,
+    security: SIGNED_OR_UNSIGNED,
+    parameters: partnerPathParameters(randomkey),
+    requestBody,
+    responses: { '200': answer, ...errorResponses(errors) },
+  };
+}
+
+type KeyedAnswerName = 'TokenSuccess' | 'BookingSuccess' | 'TokenMovementSuccess';
+
+/** A keyed operation's answer as its example shows it, by the kind of what it made or changed. */
+function answerExample(entry: KeyedOperation): [KeyedAnswerName, ResponseExample<KeyedAnswerName>] {
+  const SUCCESS = { success: true, message: 'Success' } as const;
+  const example = entry.openapi.answerExample;
+  switch (entry.answer) {
+    case 'token':
+      return ['TokenSuccess', { ...SUCCESS, token: example as ResponseExample<'TokenSuccess'>['token'] }];
+    case 'booking':
+      return ['BookingSuccess', { ...SUCCESS, booking: example as ResponseExample<'BookingSuccess'>['booking'] }];
+    case 'movement':
+      return ['TokenMovementSuccess', { ...SUCCESS, ...(example as Pick<ResponseExample<'TokenMovementSuccess'>, 'token' | 'transaction'>) }];
+  }
+}
+
+/**
+ * PATCH on the token path: any token change's body and answer, each with its example; the body's token_event says
+ * which it is.
+ */
+function tokenChangeDocument(text: OperationText): Json {
+  const changes = [...tokenChangesByEvent().values()];
+  const requestBody = {
+    required: true,
+    content: {
+      'application/json': {
+        schema: { oneOf: changes.map((change) => ref(change.openapi.component)) },
+        examples: Object.fromEntries(changes.map(({ openapi: { examples } }) => Object.entries(examples)[0]).map(([name, value]) => [name, { value }])),
+      },
+    },
+  };
+  const answers = changes.map(answerExample);
+  const answer = {
+    ...success(...answers[0], true),
+    content: {
+      'application/json': {
+        schema: { oneOf: [...new Set(answers.map(([name]) => name))].map(ref) },
+        examples: Object.fromEntries(changes.map((change, i) => [change.openapi.operationId, { value: answers[i][1] }])),
+      },
+    },
+  };
+  return keyedOperationDocument(text, requestBody, answer, 'openapi-change-token-01', TOKEN_CHANGE_ERRORS);
+}
+
+/** The catalogue's operations, by path: Express's `/:name` is OpenAPI's `/{name}`. */
+export function operationPaths(): Record<string, Json> {
+  return Object.fromEntries(
+    operationRoutes().map(({ path, operations }) => [
+      path.replace(/:(\w+)/g, '{$1}'),
+      Object.fromEntries(operations.flatMap((entry) => documentedMethods(entry).map((method) => [method, operationDocument(entry, method)]))),
+    ]),
+  );
+}
+
+/** POST before GET: Withdraw's GET, which the published samples send, follows the POST it repeats. */
+const DOCUMENTED_ORDER: readonly Method[] = ['post', 'get', 'patch', 'delete'];
+const documentedMethods = (entry: Operation): Method[] => [...entry.methods].sort((a, b) => DOCUMENTED_ORDER.indexOf(a) - DOCUMENTED_ORDER.indexOf(b));
+
+/** One method of a catalogue entry, as its kind documents it. */
+function operationDocument(entry: Operation, method: Method): Json {
+  switch (entry.kind) {
+    case 'event dispatch':
+      return tokenNotificationDocument(entry.openapi, eventsBody(OPERATIONS.filter((other) => other.kind === 'token notification')));
+    case 'token notification':
+      return tokenNotificationDocument({ ...entry.openapi, ...entry.openapi.byMethod?.[method] }, jsonBody(entry.openapi.component, entry.openapi.examples));
+    case 'keyed': {
+      const text = { ...entry.openapi, ...entry.openapi.byMethod?.[method] };
+      const errors = entry.tokenEvent === undefined ? BOOKING_ERRORS : TOKEN_CHANGE_ERRORS;
+      return keyedOperationDocument(text, jsonBody(entry.openapi.component, entry.openapi.examples), success(...answerExample(entry), true), entry.openapi.randomkey, errors);
+    }
+    case 'token change dispatch':
+      return tokenChangeDocument(entry.openapi);
+  }
+}
+
+/**
+ * POST /v1/events' body: any token notification's, each with its first example. A schema that also takes another
+ * notification's read_event (Unloaded takes token.loaded_created) is held to its own here, where that event is the
+ * other notification's.
+ */
+function eventsBody(notifications: TokenNotification[]): Json {
+  return {
+    required: true,
+    content: {
+      'application/json': {
+        schema: {
+          oneOf: notifications.map(({ event, schema, openapi: { component } }) => {
+            const { properties } = jsonSchema(schema, 'input') as { properties: { read_event: { enum: string[] } } };
+            if (properties.read_event.enum.length === 1) return ref(component);
+            return { allOf: [ref(component), ruleClause({ properties: { read_event: { const: event } } })] };
+          }),
+        },
+        examples: Object.fromEntries(
+          notifications.map(({ openapi: { examples, eventsExample } }) => {
+            const [name, value] = Object.entries(examples)[0];
+            return [eventsExample ?? name, { value }];
+          }),
+        ),
+      },
+    },
+  };
+}
