@@ -25,7 +25,6 @@ import { roundTrip, type StatementResult } from './connection';
 import { plus, StagedWrites } from './staged-writes';
 import { BEGIN, COMMIT, combined, statement, type Call } from './statements';
 import { byKey, readCall, READ_KINDS, WRITTEN, writeCalls, type ItemOf, type ReadKind } from './table-statements';
-import { within } from './tables';
 import { UnitView, type UnitsBatch } from './unit-view';
 
 /** Turns with nothing to fetch after which the units waiting on in-batch locks give up (they wait on each other). */
@@ -115,8 +114,7 @@ export class Batch implements UnitsBatch {
     for (;;) {
       // Every unit runs until it ends or waits on a read or a lock: after one turn of the event loop, all have.
       await new Promise((resolve) => setImmediate(resolve));
-      const running = units.filter((unit) => !unit.settled);
-      if (running.length === 0) break;
+      if (units.every((unit) => unit.settled)) break;
       if (this.wanted.size > 0) {
         quietTurns = 0;
         await this.fetch();
@@ -126,6 +124,7 @@ export class Batch implements UnitsBatch {
       if (quietTurns === QUIET_TURNS) {
         for (const view of this.locks.abandonWaiting()) this.deferred.add(view);
       } else if (quietTurns >= MAX_QUIET_TURNS) {
+        const running = units.filter((unit) => !unit.settled);
         this.options.onStall?.(running.length);
         for (const unit of running) this.defer(unit);
         break;
@@ -157,9 +156,8 @@ export class Batch implements UnitsBatch {
     }
   }
 
-  async read<Kind extends ReadKind>(view: UnitView, kind: Kind, keyParts: string[]): Promise<ItemOf<Kind> | null> {
+  async read<Kind extends ReadKind>(view: UnitView, kind: Kind, key: string, keyParts: string[]): Promise<ItemOf<Kind> | null> {
     if (this.deferred.has(view)) throw new UnitDeferred();
-    const key = within(...keyParts);
     const waiting = this.locks.acquire(view, lockKey(kind, key));
     if (waiting && !(await waiting)) throw new UnitDeferred();
     const rows = this.rows[kind];

@@ -22,8 +22,10 @@ function toParameter(value: unknown): string | Buffer | null {
 /** One element of an array literal: quoted, its quotes and backslashes escaped; bytes in bytea's hex form. */
 function arrayElement(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
+  // A number needs no quotes; most text needs no escapes, and a replace that finds none still costs its scan.
+  if (typeof value === 'number') return String(value);
   const text = Buffer.isBuffer(value) ? `\\x${value.toString('hex')}` : value instanceof Date ? value.toISOString() : String(value);
-  return `"${text.replace(/[\\"]/g, '\\$&')}"`;
+  return text.includes('"') || text.includes('\\') ? `"${text.replace(/[\\"]/g, '\\$&')}"` : `"${text}"`;
 }
 
 /** The names of the statements each connection has parsed, so they are parsed once per connection. */

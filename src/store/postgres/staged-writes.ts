@@ -6,10 +6,19 @@ import { strict as assert } from 'node:assert';
 import type { Holdings } from '../store';
 import { WRITTEN, type ItemOf, type Writes, type WrittenKind } from './table-statements';
 
-type ByKind = { [Kind in WrittenKind]: Map<string, ItemOf<Kind>> };
+type ByKind = { -readonly [Kind in WrittenKind]: Map<string, ItemOf<Kind>> };
+
+/** Every kind's map, empty and shared until the first write of that kind (most units write one or two kinds). */
+const NONE = new Map<string, never>();
 
 function byKind(): ByKind {
-  return Object.fromEntries(WRITTEN.map((kind) => [kind, new Map()])) as unknown as ByKind;
+  return { tokens: NONE, ledger: NONE, bookings: NONE, keyedRequests: NONE, deliveries: NONE };
+}
+
+/** The kind's own map in `maps`, made at its first write. */
+function writable<Kind extends WrittenKind>(maps: ByKind, kind: Kind): ByKind[Kind] {
+  if (maps[kind] === NONE) maps[kind] = new Map() as ByKind[Kind];
+  return maps[kind];
 }
 
 /** Counts held plus counts added; either may be missing (none). */
@@ -35,7 +44,7 @@ export class StagedWrites implements Writes {
   /** A new row: each is created once (a database's unique key refuses a second). */
   create<Kind extends WrittenKind>(kind: Kind, key: string, item: ItemOf<Kind>): void {
     assert.ok(!this.created[kind].has(key) && !this.saved[kind].has(key), `${kind} ${JSON.stringify(key)} created twice`);
-    this.created[kind].set(key, item);
+    writable(this.created, kind).set(key, item);
   }
 
   /**
@@ -44,7 +53,7 @@ export class StagedWrites implements Writes {
    */
   save<Kind extends WrittenKind>(kind: Kind, key: string, item: ItemOf<Kind>): void {
     if (this.created[kind].has(key)) this.created[kind].set(key, item);
-    else this.saved[kind].set(key, item);
+    else writable(this.saved, kind).set(key, item);
   }
 
   add(sourceId: string, added: Holdings): void {

@@ -41,15 +41,30 @@ export function insert(name: string, table: Table<unknown>, ifNew = false): Stat
   );
 }
 
+/** The columns a save sends: the key, then what it changes. */
+function savedColumns(table: Table<unknown>): string[] {
+  return [...table.key, ...table.changes];
+}
+
 /** Rows changed, found by their whole key (the account's part too); `add` adds the values to the columns instead of setting them. */
 function update(name: string, table: Table<unknown>, add = false): Statement {
-  const columns = Object.entries(table.columns);
+  const columns = savedColumns(table).map((column) => [column, table.columns[column]] as [string, ColumnType]);
   const set = table.changes.map((column) => {
     const value = table.columns[column].write?.(`v.${column}`) ?? `v.${column}`;
     return `${column} = ${add ? `${table.name}.${column} + ` : ''}${value}`;
   });
   const match = table.key.map((column) => `${table.name}.${column} = v.${column}`).join(' AND ');
   return statement(name, `UPDATE ${table.name} SET ${set.join(', ')} FROM ${unnestOf(columns)} WHERE ${match}`);
+}
+
+/** A record's values as its table's save sends them (savedColumns). */
+function savedValues<Item>(table: Table<Item>): (item: Item) => unknown[] {
+  const all = Object.keys(table.columns);
+  const positions = savedColumns(table as Table<unknown>).map((column) => all.indexOf(column));
+  return (item) => {
+    const values = table.values(item);
+    return positions.map((position) => values[position]);
+  };
 }
 
 /** Whether any account holds a token id: the one read not within an account, for drawing a new id (token-creation.ts). */
@@ -86,14 +101,15 @@ export type ItemOf<Kind extends ReadKind> = (typeof READS)[Kind]['table'] extend
 export const WRITTEN = ['tokens', 'ledger', 'bookings', 'keyedRequests', 'deliveries'] as const;
 export type WrittenKind = (typeof WRITTEN)[number];
 
-const WRITES: Record<WrittenKind, { insert: Statement; update?: Statement }> = {
-  tokens: { insert: insert('batch_create_tokens', TOKENS), update: update('batch_save_tokens', TOKENS) },
+const WRITES: Record<WrittenKind, { insert: Statement; update?: { statement: Statement; values: (item: never) => unknown[] } }> = {
+  tokens: { insert: insert('batch_create_tokens', TOKENS), update: { statement: update('batch_save_tokens', TOKENS), values: savedValues(TOKENS) } },
   ledger: { insert: insert('batch_record_ledger_entries', LEDGER) },
-  bookings: { insert: insert('batch_create_bookings', BOOKINGS), update: update('batch_save_bookings', BOOKINGS) },
+  bookings: { insert: insert('batch_create_bookings', BOOKINGS), update: { statement: update('batch_save_bookings', BOOKINGS), values: savedValues(BOOKINGS) } },
   keyedRequests: { insert: insert('batch_record_keyed_requests', KEYED_REQUESTS) },
   deliveries: { insert: insert('batch_record_deliveries', DELIVERIES) },
 };
 const ADD_HOLDINGS = update('batch_add_holdings', HOLDINGS, true);
+const addedHoldings = savedValues(HOLDINGS);
 
 /** Rows of values as columns, one array per position: what unnest takes. */
 export function columnsOf(rows: unknown[][]): unknown[][] {
@@ -134,8 +150,8 @@ export function writeCalls(writes: Writes): Call[] {
     const { table } = READS[kind] as { table: Table<unknown> };
     add(WRITES[kind].insert, [...writes.created[kind].values()].map((item) => table.values(item)));
     const { update: save } = WRITES[kind];
-    if (save) add(save, [...writes.saved[kind].values()].map((item) => table.values(item)));
+    if (save) add(save.statement, [...writes.saved[kind].values()].map((item) => save.values(item as never)));
   }
-  add(ADD_HOLDINGS, [...writes.holdings].map(([sourceId, added]) => HOLDINGS.values({ sourceId, ...added })));
+  add(ADD_HOLDINGS, [...writes.holdings].map(([sourceId, added]) => addedHoldings({ sourceId, ...added })));
   return calls;
 }

@@ -50,9 +50,9 @@ export interface Table<Item> {
   keyOf(item: Item): string;
 }
 
-/** A key of several parts as one string; no part holds U+0000 (every key is checked text). */
-export function within(...parts: string[]): string {
-  return parts.join('\u0000');
+/** A key of one or two parts as one string; no part holds U+0000 (every key is checked text). */
+export function within(first: string, second?: string): string {
+  return second === undefined ? first : `${first}\u0000${second}`;
 }
 
 function jsonOrNull(value: object | undefined): string | null {

@@ -13,8 +13,11 @@ import { BOOKINGS, DELIVERIES, KEYED_REQUESTS, LEDGER, TOKENS, within } from './
 
 /** What a unit asks of its batch. */
 export interface UnitsBatch {
-  /** The row of `kind` under the key made of `keyParts`, once `unit` holds its in-batch lock and the batch has read it; null when there is none. */
-  read<Kind extends ReadKind>(unit: UnitView, kind: Kind, keyParts: string[]): Promise<ItemOf<Kind> | null>;
+  /**
+   * The row of `kind` under `key` (within() of `keyParts`, the key columns' values), once `unit` holds its in-batch
+   * lock and the batch has read it; null when there is none.
+   */
+  read<Kind extends ReadKind>(unit: UnitView, kind: Kind, key: string, keyParts: string[]): Promise<ItemOf<Kind> | null>;
 }
 
 /**
@@ -24,7 +27,8 @@ export interface UnitsBatch {
 function copyOf<Item>(item: Item): Item {
   if (item === null || typeof item !== 'object') return item;
   const copy = { ...item } as Record<string, unknown>;
-  for (const [name, value] of Object.entries(copy)) {
+  for (const name in copy) {
+    const value = copy[name];
     if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) copy[name] = { ...value };
   }
   return copy as Item;
@@ -36,29 +40,30 @@ export class UnitView implements StoreTransaction {
   constructor(private readonly batch: UnitsBatch) {}
 
   /** The row as the unit sees it: its own write of it, else the batch's copy of it. */
-  private async find<Kind extends WrittenKind>(kind: Kind, keyParts: string[]): Promise<ItemOf<Kind> | undefined> {
-    const own = this.staged.own(kind, within(...keyParts));
+  private async find<Kind extends WrittenKind>(kind: Kind, sourceId: string, id: string): Promise<ItemOf<Kind> | undefined> {
+    const key = within(sourceId, id);
+    const own = this.staged.own(kind, key);
     if (own) return copyOf(own);
-    return copyOf(await this.batch.read(this, kind, keyParts)) ?? undefined;
+    return copyOf(await this.batch.read(this, kind, key, [sourceId, id])) ?? undefined;
   }
 
   tokenForUpdate(sourceId: string, tokenId: string): Promise<Token | undefined> {
     // Locked within the caller's account, as the database locks only the account's own row (contract section 11).
-    return this.find('tokens', [sourceId, tokenId]);
+    return this.find('tokens', sourceId, tokenId);
   }
 
   async isTokenIdTaken(tokenId: string): Promise<boolean> {
     if ([...this.staged.created.tokens.values()].some((token) => token.tokenId === tokenId)) return true;
-    return (await this.batch.read(this, 'tokenIds', [tokenId])) !== null;
+    return (await this.batch.read(this, 'tokenIds', tokenId, [tokenId])) !== null;
   }
 
   async lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]> {
     // Both in one round trip: the token's lock and the ledger key's, then both reads asked for together.
-    return Promise.all([this.tokenForUpdate(sourceId, tokenId), this.find('ledger', [sourceId, transactionId])]);
+    return Promise.all([this.tokenForUpdate(sourceId, tokenId), this.find('ledger', sourceId, transactionId)]);
   }
 
   async holdingsForUpdate(sourceId: string): Promise<Holdings> {
-    const held = await this.batch.read(this, 'holdings', [sourceId]);
+    const held = await this.batch.read(this, 'holdings', sourceId, [sourceId]);
     return plus(held, this.staged.holdings.get(sourceId));
   }
 
@@ -80,7 +85,7 @@ export class UnitView implements StoreTransaction {
   }
 
   bookingForUpdate(sourceId: string, bookingId: string): Promise<Booking | undefined> {
-    return this.find('bookings', [sourceId, bookingId]);
+    return this.find('bookings', sourceId, bookingId);
   }
 
   async createBooking(booking: Booking): Promise<void> {
@@ -93,7 +98,7 @@ export class UnitView implements StoreTransaction {
   }
 
   findKeyedRequest(sourceId: string, key: string): Promise<KeyedRequest | undefined> {
-    return this.find('keyedRequests', [sourceId, key]);
+    return this.find('keyedRequests', sourceId, key);
   }
 
   async recordKeyedRequest(request: KeyedRequest): Promise<void> {
@@ -102,7 +107,7 @@ export class UnitView implements StoreTransaction {
   }
 
   findDelivery(sourceId: string, webhookId: string): Promise<Delivery | undefined> {
-    return this.find('deliveries', [sourceId, webhookId]);
+    return this.find('deliveries', sourceId, webhookId);
   }
 
   async recordDelivery(delivery: Delivery): Promise<void> {
