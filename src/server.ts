@@ -64,10 +64,14 @@ async function main(): Promise<void> {
     logger.fatal({ err: error }, 'server error');
     process.exit(1);
   });
-  const metricsServer = createHttpServer(createMetricsApp(metrics), {}, config.connections).listen(config.metrics.port, config.metrics.host, () => {
-    const { port } = metricsServer.address() as AddressInfo;
-    logger.info({ host: config.metrics.host, port }, 'metrics listening');
-  });
+  const metricsServer = createHttpServer(createMetricsApp(metrics), {}, config.connections).listen(
+    config.metrics.port,
+    config.metrics.host,
+    () => {
+      const { port } = metricsServer.address() as AddressInfo;
+      logger.info({ host: config.metrics.host, port }, 'metrics listening');
+    },
+  );
   metricsServer.on('error', (error) => {
     logger.fatal({ err: error }, 'metrics server error');
     process.exit(1);

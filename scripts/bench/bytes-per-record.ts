@@ -24,10 +24,29 @@ const NOW = new Date('2026-01-02T03:04:05.678Z');
 /** A Modify Booking's answer, the largest a key keeps (about 730 bytes), different for each key as in real use. */
 function bookingAnswer(i: number): string {
   const booking = {
-    source_id: ACCOUNT, booking_id: `B-${i}`, buyer_id: '', booking_date: '21-01-2024', booking_category: 'hotel', supplier_id: 'SUP-4471',
-    property_name: 'Hotel Aurora', property_country: 'NL', guests_count: '3', room_count: '1', check_in: '14-02-2024', check_out: '17-02-2024',
-    transaction_currency: 'EUR', transaction_amount: '450.00', margin_category: '%', transaction_margin: '12.50', nonrefundable_amount: '150.00',
-    refundable_amount: '300.00', firstnight_amount: '150.00', cancellation_days: '7', auth_code: 'AUTH-77812', pre_auth: 'true', status: 'active',
+    source_id: ACCOUNT,
+    booking_id: `B-${i}`,
+    buyer_id: '',
+    booking_date: '21-01-2024',
+    booking_category: 'hotel',
+    supplier_id: 'SUP-4471',
+    property_name: 'Hotel Aurora',
+    property_country: 'NL',
+    guests_count: '3',
+    room_count: '1',
+    check_in: '14-02-2024',
+    check_out: '17-02-2024',
+    transaction_currency: 'EUR',
+    transaction_amount: '450.00',
+    margin_category: '%',
+    transaction_margin: '12.50',
+    nonrefundable_amount: '150.00',
+    refundable_amount: '300.00',
+    firstnight_amount: '150.00',
+    cancellation_days: '7',
+    auth_code: 'AUTH-77812',
+    pre_auth: 'true',
+    status: 'active',
     updated_at: new Date(NOW.getTime() + i).toISOString(),
   };
   return JSON.stringify({ success: true, message: 'Success', booking });
@@ -40,14 +59,29 @@ const keyedRequest = (i: number): KeyedRequest => ({
   response: bookingAnswer(i),
   createdAt: NOW,
 });
-const token = (i: number): Token => ({ tokenId: String(4_000_000_000_000_000 + i), sourceId: ACCOUNT, destinationId: 'D1', status: 'active', balance: 100_000 });
+const token = (i: number): Token => ({
+  tokenId: String(4_000_000_000_000_000 + i),
+  sourceId: ACCOUNT,
+  destinationId: 'D1',
+  status: 'active',
+  balance: 100_000,
+});
 const ledgerEntry = (i: number): LedgerEntry => ({
-  kind: 'withdrawal', transactionId: String(90_000_000_000_000_000_000n + BigInt(i)), sourceId: ACCOUNT, destinationId: 'D1', tokenId: token(0).tokenId,
-  amount: 100, fee: 0, tokenBalance: 100_000 - 100, createdAt: NOW,
+  kind: 'withdrawal',
+  transactionId: String(90_000_000_000_000_000_000n + BigInt(i)),
+  sourceId: ACCOUNT,
+  destinationId: 'D1',
+  tokenId: token(0).tokenId,
+  amount: 100,
+  fee: 0,
+  tokenBalance: 100_000 - 100,
+  createdAt: NOW,
 });
 
 const SEED = {
-  accounts: [{ sourceId: ACCOUNT, publicKeyHash: hashKey('pk'), secretKeyHash: hashKey('sk'), destinations: new Set(['D1']), signingSecrets: [] }],
+  accounts: [
+    { sourceId: ACCOUNT, publicKeyHash: hashKey('pk'), secretKeyHash: hashKey('sk'), destinations: new Set(['D1']), signingSecrets: [] },
+  ],
   tokens: [token(0)],
   bookings: [],
 };
@@ -107,13 +141,15 @@ async function postgresBytes(url: string, kind: 'keys' | 'ledger rows' | 'tokens
 async function main(): Promise<void> {
   const kinds = ['keys', 'ledger rows', 'tokens'] as const;
   const one = (kind: string) => kind.replace(/s$/, '');
-  for (const kind of kinds) process.stdout.write(`memory store: ${Math.round(await memoryBytes(kind))} bytes per ${one(kind)} (${N} records)\n`);
+  for (const kind of kinds)
+    process.stdout.write(`memory store: ${Math.round(await memoryBytes(kind))} bytes per ${one(kind)} (${N} records)\n`);
   const url = process.env.DATABASE_URL;
   if (!url) {
     process.stdout.write('PostgreSQL: SKIPPED (set DATABASE_URL)\n');
     return;
   }
-  for (const kind of kinds) process.stdout.write(`PostgreSQL: ${Math.round(await postgresBytes(url, kind))} bytes per ${one(kind)} (${N} records)\n`);
+  for (const kind of kinds)
+    process.stdout.write(`PostgreSQL: ${Math.round(await postgresBytes(url, kind))} bytes per ${one(kind)} (${N} records)\n`);
 }
 
 void main();

@@ -21,8 +21,30 @@ import { BENCH_ACCOUNT, BOOKINGS, bookingIdOf, START_BALANCE_CENTS, tokenIdOf, w
 const ROOT = path.resolve(__dirname, '..', '..');
 const SMOKE = process.argv.includes('--smoke');
 const SETTINGS = SMOKE
-  ? { rounds: 1, warmupSeconds: 1, seconds: 1, tokens: 20_000, scaleTokens: [1_000, 5_000], appliedWithdrawals: 2_000, settleSeconds: 1, pgSeconds: 1, pgTokens: 2_000, unauthorizedPairs: 200 }
-  : { rounds: 3, warmupSeconds: 2, seconds: 8, tokens: 300_000, scaleTokens: [1_000, 100_000, 1_000_000], appliedWithdrawals: 1_000_000, settleSeconds: 10, pgSeconds: 10, pgTokens: 50_000, unauthorizedPairs: 5_000 };
+  ? {
+      rounds: 1,
+      warmupSeconds: 1,
+      seconds: 1,
+      tokens: 20_000,
+      scaleTokens: [1_000, 5_000],
+      appliedWithdrawals: 2_000,
+      settleSeconds: 1,
+      pgSeconds: 1,
+      pgTokens: 2_000,
+      unauthorizedPairs: 200,
+    }
+  : {
+      rounds: 3,
+      warmupSeconds: 2,
+      seconds: 8,
+      tokens: 300_000,
+      scaleTokens: [1_000, 100_000, 1_000_000],
+      appliedWithdrawals: 1_000_000,
+      settleSeconds: 10,
+      pgSeconds: 10,
+      pgTokens: 50_000,
+      unauthorizedPairs: 5_000,
+    };
 /**
  * For quick iterations while profiling: BENCH_ROUNDS, BENCH_SECONDS, BENCH_WORKLOADS=withdraw,status (empty: none), BENCH_SERVERS=receiver,express,
  * BENCH_SKIP_SCALE=1, BENCH_SKIP_401=1, BENCH_SCALE_TOKENS=1000000; BENCH_LOG_LEVEL=warn to see what the per-request log line costs.
@@ -88,7 +110,11 @@ function workload(name: WorkloadName, tokens: number, runId: number): autocannon
     path: '/v1/tokens/withdraw',
     headers: { 'content-type': 'application/json' },
     setupRequest: (request) => {
-      const path = isBooking ? `/v1/booking/BENCH/k${prefix}-${counter + 1}` : name === 'withdraw' ? '/v1/tokens/withdraw' : '/v1/tokens/status-change';
+      const path = isBooking
+        ? `/v1/booking/BENCH/k${prefix}-${counter + 1}`
+        : name === 'withdraw'
+          ? '/v1/tokens/withdraw'
+          : '/v1/tokens/status-change';
       return { ...request, path, body: body() };
     },
   };
@@ -144,7 +170,8 @@ interface Running {
   logFile: string;
 }
 
-const lastLines = (file: string, count = 20) => (existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-count).join('\n') : '');
+const lastLines = (file: string, count = 20) =>
+  existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-count).join('\n') : '';
 
 /** A port the kernel just handed out and took back: for a receiver that will not log its port (BENCH_LOG_LEVEL above info). */
 async function provenFreePort(): Promise<number> {
@@ -158,7 +185,13 @@ async function provenFreePort(): Promise<number> {
 async function waitUntilServing(port: number, child: ChildProcess, logFile: string): Promise<number> {
   for (let attempt = 0; attempt < 1200; attempt += 1) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}; its last lines:\n${lastLines(logFile)}`);
-    if (await fetch(`http://127.0.0.1:${port}/healthz`).then(() => true, () => false)) return port;
+    if (
+      await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        () => true,
+        () => false,
+      )
+    )
+      return port;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`server did not start within 30 s; its last lines:\n${lastLines(logFile)}`);
@@ -182,7 +215,8 @@ async function startServer(name: ServerName, env: Record<string, string> = {}): 
   const output = openSync(logFile, 'w');
   const started = performance.now();
   // BENCH_PROFILE=1: the receiver writes a CPU profile to bench-results/profile when it stops.
-  const profile = process.env.BENCH_PROFILE && name === 'receiver' ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench-results', 'profile')}`] : [];
+  const profile =
+    process.env.BENCH_PROFILE && name === 'receiver' ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench-results', 'profile')}`] : [];
   const quiet = isReceiver(name) && process.env.BENCH_LOG_LEVEL !== undefined && process.env.BENCH_LOG_LEVEL !== 'info';
   const fixedPort = quiet ? await provenFreePort() : 0;
   const metricsPort = await provenFreePort();
@@ -191,7 +225,17 @@ async function startServer(name: ServerName, env: Record<string, string> = {}): 
   const child = spawn(process.execPath, [...nodeFlags, ...profile, SCRIPTS[name]], {
     cwd: ROOT,
     stdio: ['ignore', output, output],
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', PORT: String(fixedPort), METRICS_PORT: String(metricsPort), HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      NODE_ENV: 'production',
+      PORT: String(fixedPort),
+      METRICS_PORT: String(metricsPort),
+      HOST: '127.0.0.1',
+      RATE_LIMIT_PER_MINUTE: '0',
+      RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+      ...env,
+    },
   });
   closeSync(output);
   const port = quiet ? await waitUntilServing(fixedPort, child, logFile) : await listeningPort(child, logFile);
@@ -211,7 +255,9 @@ function cpuMicros(pid: number): number {
 }
 
 function memoryMb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`)) as string;
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${field}:`)) as string;
   return Math.round(Number(line.split(/\s+/)[1]) / 1024);
 }
 
@@ -256,7 +302,14 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 // ---------------------------------------------------------------- the runs
 
 async function compareServers(seedFile: string) {
-  const servers = (process.env.BENCH_SERVERS?.split(',') ?? ['receiver', ...(BASELINE ? ['receiver-baseline'] : []), 'receiver-traced', 'express', 'express-prototypes', 'node']) as ServerName[];
+  const servers = (process.env.BENCH_SERVERS?.split(',') ?? [
+    'receiver',
+    ...(BASELINE ? ['receiver-baseline'] : []),
+    'receiver-traced',
+    'express',
+    'express-prototypes',
+    'node',
+  ]) as ServerName[];
   const workloads = (process.env.BENCH_WORKLOADS?.split(',').filter(Boolean) ?? ['withdraw', 'status', 'booking']) as WorkloadName[];
   const samples: Record<string, Measurement[]> = {};
   let runId = 1;
@@ -272,7 +325,9 @@ async function compareServers(seedFile: string) {
         const result = await measure(server, request, SETTINGS.seconds);
         await stop(server);
         (samples[`${serverName}/${name}`] ??= []).push(result);
-        write(`  round ${round + 1} ${name.padEnd(8)} ${serverName.padEnd(8)} ${String(result.rps).padStart(6)} req/s  p99 ${result.p99} ms  ${result.cpuUsPerRequest} µs CPU/req  ${result.non200} non-200`);
+        write(
+          `  round ${round + 1} ${name.padEnd(8)} ${serverName.padEnd(8)} ${String(result.rps).padStart(6)} req/s  p99 ${result.p99} ms  ${result.cpuUsPerRequest} µs CPU/req  ${result.non200} non-200`,
+        );
       }
     }
   }
@@ -283,12 +338,27 @@ async function compareServers(seedFile: string) {
       servers.map((serverName) => {
         const runs = samples[`${serverName}/${name}`];
         const pick = (key: keyof Measurement) => median(runs.map((run) => run[key]));
-        return [serverName, { rps: pick('rps'), p50: pick('p50'), p99: pick('p99'), cpuUsPerRequest: pick('cpuUsPerRequest'), peakRssMb: Math.max(...runs.map((r) => r.peakRssMb)), requests: pick('requests'), non200: Math.max(...runs.map((r) => r.non200)) }];
+        return [
+          serverName,
+          {
+            rps: pick('rps'),
+            p50: pick('p50'),
+            p99: pick('p99'),
+            cpuUsPerRequest: pick('cpuUsPerRequest'),
+            peakRssMb: Math.max(...runs.map((r) => r.peakRssMb)),
+            requests: pick('requests'),
+            non200: Math.max(...runs.map((r) => r.non200)),
+          },
+        ];
       }),
     ) as Record<ServerName, Measurement>;
     for (const serverName of servers) {
       const m = medians[serverName];
-      summary[name][serverName] = { ...m, vsExpress: round2(m.rps / (medians.express?.rps ?? NaN)), vsNode: round2(m.rps / (medians.node?.rps ?? NaN)) };
+      summary[name][serverName] = {
+        ...m,
+        vsExpress: round2(m.rps / (medians.express?.rps ?? NaN)),
+        vsNode: round2(m.rps / (medians.node?.rps ?? NaN)),
+      };
     }
   }
   return summary;
@@ -304,12 +374,17 @@ async function metricSample(port: number, series: string): Promise<number> {
 }
 
 /** The receiver's own count of accepted withdrawals. */
-const appliedWithdrawals = (port: number) => metricSample(port, 'receiver_operations_total{operation="withdraw",outcome="accepted",reason=""}');
+const appliedWithdrawals = (port: number) =>
+  metricSample(port, 'receiver_operations_total{operation="withdraw",outcome="accepted",reason=""}');
 
 /** Where the memory is: V8's heap (used, and held) and memory outside it (the ledger's typed arrays), in MB. */
 async function heapMb(port: number) {
   const mb = async (series: string) => Math.round((await metricSample(port, series)) / 1024 / 1024);
-  return { heapUsedMb: await mb('nodejs_heap_size_used_bytes'), heapTotalMb: await mb('nodejs_heap_size_total_bytes'), externalMb: await mb('nodejs_external_memory_bytes') };
+  return {
+    heapUsedMb: await mb('nodejs_heap_size_used_bytes'),
+    heapTotalMb: await mb('nodejs_heap_size_total_bytes'),
+    externalMb: await mb('nodejs_external_memory_bytes'),
+  };
 }
 
 async function scale(directory: string) {
@@ -323,7 +398,15 @@ async function scale(directory: string) {
     const request = workload('withdraw', tokens, runId++);
     await load(server.port, request, { seconds: SETTINGS.warmupSeconds });
     const result = await measure(server, request, SETTINGS.seconds);
-    const row: Record<string, number> = { tokens, startSeconds: round2(server.startMs / 1000), startRssMb, rps: result.rps, p99: result.p99, cpuUsPerRequest: result.cpuUsPerRequest, non200: result.non200 };
+    const row: Record<string, number> = {
+      tokens,
+      startSeconds: round2(server.startMs / 1000),
+      startRssMb,
+      rps: result.rps,
+      p99: result.p99,
+      cpuUsPerRequest: result.cpuUsPerRequest,
+      non200: result.non200,
+    };
     if (tokens === SETTINGS.scaleTokens[SETTINGS.scaleTokens.length - 1]) {
       // Apply withdrawals until the ledger holds SETTINGS.appliedWithdrawals, counted by the receiver itself, then read the memory.
       const remaining = SETTINGS.appliedWithdrawals - (await appliedWithdrawals(server.metricsPort));
@@ -345,7 +428,9 @@ async function scale(directory: string) {
 
 /** The receiver's batch sizes, from the line its store logs when it closes. */
 function batchSizesLogged(logFile: string): unknown {
-  const line = readFileSync(logFile, 'utf8').split('\n').find((text) => text.includes('"msg":"group commit: units per batch"'));
+  const line = readFileSync(logFile, 'utf8')
+    .split('\n')
+    .find((text) => text.includes('"msg":"group commit: units per batch"'));
   return line ? (JSON.parse(line) as { batches: unknown }).batches : undefined;
 }
 
@@ -370,13 +455,15 @@ async function databaseCounters(admin: Client, schema: string) {
             ARRAY(SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()) AS pids`,
   );
   const pids = rows[0].pids as number[];
-  const cpu = new Map(pids.flatMap((pid) => {
-    try {
-      return [[pid, cpuMicros(pid)] as const];
-    } catch {
-      return []; // ended meanwhile
-    }
-  }));
+  const cpu = new Map(
+    pids.flatMap((pid) => {
+      try {
+        return [[pid, cpuMicros(pid)] as const];
+      } catch {
+        return []; // ended meanwhile
+      }
+    }),
+  );
   return { cpu, walBytes: Number(rows[0].wal), ledgerRows: Number(rows[0].ledger) };
 }
 
@@ -402,7 +489,15 @@ async function postgres(directory: string) {
     url.searchParams.set('options', `-c search_path=${schema}`);
     const pgEnv = { ...process.env, PGOPTIONS: `-c search_path=${schema}_pgbench` };
     const target = new URL(databaseUrl);
-    const connection = ['-h', target.hostname, '-p', target.port || '5432', '-U', decodeURIComponent(target.username || 'postgres'), target.pathname.slice(1)];
+    const connection = [
+      '-h',
+      target.hostname,
+      '-p',
+      target.port || '5432',
+      '-U',
+      decodeURIComponent(target.username || 'postgres'),
+      target.pathname.slice(1),
+    ];
     spawnSync('pgbench', ['-i', '-q', '-s', '10', ...connection], { env: pgEnv, encoding: 'utf8' });
     // Interleaved rounds, as for the HTTP comparison: the receiver (a fresh process on the same schema), then
     // pgbench. Each round's requests state balances from the seed's, which the round first restores: a request
@@ -446,7 +541,11 @@ async function postgres(directory: string) {
         const unitsAlone = await measureStoreAlone(unbatched.store, unbatched.account, nextUnbatched, SETTINGS.pgSeconds);
         const pgbench: PgRound['pgbench'] = {};
         for (const connections of PG_CONNECTIONS) {
-          const bench = spawnSync('pgbench', ['-N', '-n', '-c', String(connections), '-j', '2', '-T', String(SETTINGS.pgSeconds), ...connection], { env: pgEnv, encoding: 'utf8' });
+          const bench = spawnSync(
+            'pgbench',
+            ['-N', '-n', '-c', String(connections), '-j', '2', '-T', String(SETTINGS.pgSeconds), ...connection],
+            { env: pgEnv, encoding: 'utf8' },
+          );
           const tps = Math.round(Number(/tps = ([\d.]+)/.exec(bench.stdout)?.[1] ?? 0));
           pgbench[connections] = { tps };
         }
@@ -537,16 +636,28 @@ async function unauthorized(seedFile: string): Promise<UnauthorizedTiming[]> {
 }
 
 function unauthorizedTable(rounds: UnauthorizedTiming[]): string {
-  const lines = ['| 401 round | pairs | known account, wrong key: median µs | unknown account: median µs | medians apart % | P(known slower) % | non-401 |', '|---|---|---|---|---|---|---|'];
-  rounds.forEach((r, i) => lines.push(`| ${i + 1} | ${r.pairs} | ${r.knownMedianUs} | ${r.unknownMedianUs} | ${r.mediansApartPercent} | ${r.knownSlowerPercent} | ${r.non401} |`));
+  const lines = [
+    '| 401 round | pairs | known account, wrong key: median µs | unknown account: median µs | medians apart % | P(known slower) % | non-401 |',
+    '|---|---|---|---|---|---|---|',
+  ];
+  rounds.forEach((r, i) =>
+    lines.push(
+      `| ${i + 1} | ${r.pairs} | ${r.knownMedianUs} | ${r.unknownMedianUs} | ${r.mediansApartPercent} | ${r.knownSlowerPercent} | ${r.non401} |`,
+    ),
+  );
   return lines.join('\n');
 }
 
 function table(summary: Awaited<ReturnType<typeof compareServers>>): string {
-  const lines = ['| workload | server | req/s | p50 ms | p99 ms | CPU µs/req | peak RSS MB | × Express | × node:http | non-200 |', '|---|---|---|---|---|---|---|---|---|---|'];
+  const lines = [
+    '| workload | server | req/s | p50 ms | p99 ms | CPU µs/req | peak RSS MB | × Express | × node:http | non-200 |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
   for (const [name, servers] of Object.entries(summary)) {
     for (const [server, m] of Object.entries(servers)) {
-      lines.push(`| ${name} | ${server} | ${m.rps} | ${m.p50} | ${m.p99} | ${m.cpuUsPerRequest} | ${m.peakRssMb} | ${m.vsExpress} | ${m.vsNode} | ${m.non200} |`);
+      lines.push(
+        `| ${name} | ${server} | ${m.rps} | ${m.p50} | ${m.p99} | ${m.cpuUsPerRequest} | ${m.peakRssMb} | ${m.vsExpress} | ${m.vsNode} | ${m.non200} |`,
+      );
     }
   }
   return lines.join('\n');
@@ -555,19 +666,40 @@ function table(summary: Awaited<ReturnType<typeof compareServers>>): string {
 async function main() {
   const directory = mkdtempSync(path.join(tmpdir(), 'receiver-bench-'));
   const seedFile = path.join(directory, 'seed.json');
-  write(`bench${SMOKE ? ' (smoke)' : ''}: Node ${process.version}, ${SETTINGS.rounds} round(s) of ${SETTINGS.seconds} s, ${CONNECTIONS} connections, seed of ${SETTINGS.tokens} tokens`);
+  write(
+    `bench${SMOKE ? ' (smoke)' : ''}: Node ${process.version}, ${SETTINGS.rounds} round(s) of ${SETTINGS.seconds} s, ${CONNECTIONS} connections, seed of ${SETTINGS.tokens} tokens`,
+  );
   await writeBenchSeed(seedFile, SETTINGS.tokens);
   const summary = await compareServers(seedFile);
   const unauthorizedRounds = process.env.BENCH_SKIP_401 ? [] : await unauthorized(seedFile);
   const scaleRows = process.env.BENCH_SKIP_SCALE ? [] : await scale(directory);
   const pg = await postgres(directory);
-  const result = { when: new Date().toISOString(), node: process.version, smoke: SMOKE, settings: SETTINGS, connections: CONNECTIONS, summary, unauthorizedTiming: unauthorizedRounds, scale: scaleRows, postgres: pg };
+  const result = {
+    when: new Date().toISOString(),
+    node: process.version,
+    smoke: SMOKE,
+    settings: SETTINGS,
+    connections: CONNECTIONS,
+    summary,
+    unauthorizedTiming: unauthorizedRounds,
+    scale: scaleRows,
+    postgres: pg,
+  };
   mkdirSync(path.join(ROOT, 'bench-results'), { recursive: true });
   const file = path.join(ROOT, 'bench-results', SMOKE ? 'smoke.json' : 'latest.json');
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
   write(`\n${table(summary)}\n\n${unauthorizedTable(unauthorizedRounds)}\n\nwrote ${path.relative(ROOT, file)}`);
-  const failures = Object.values(summary).flatMap((servers) => Object.values(servers)).filter((m) => m.non200 > 0 || m.rps === 0);
-  if (failures.length > 0 || scaleRows.some((row) => row.non200 > 0) || (pg?.non200 ?? 0) > 0 || (pg?.storeAlone.failures ?? 0) > 0 || (pg?.unitsAlone.failures ?? 0) > 0 || unauthorizedRounds.some((r) => r.non401 > 0)) {
+  const failures = Object.values(summary)
+    .flatMap((servers) => Object.values(servers))
+    .filter((m) => m.non200 > 0 || m.rps === 0);
+  if (
+    failures.length > 0 ||
+    scaleRows.some((row) => row.non200 > 0) ||
+    (pg?.non200 ?? 0) > 0 ||
+    (pg?.storeAlone.failures ?? 0) > 0 ||
+    (pg?.unitsAlone.failures ?? 0) > 0 ||
+    unauthorizedRounds.some((r) => r.non401 > 0)
+  ) {
     write('FAILED: some runs answered other than 200');
     process.exit(1);
   }

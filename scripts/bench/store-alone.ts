@@ -39,7 +39,12 @@ export function withdrawals(tokens: number, runId: number) {
 }
 
 /** A store of its own schema, seeded from the bench seed. */
-export async function openBenchStore(connectionString: string, schema: string, seedFile: string, groupCommit: boolean): Promise<{ store: PgStore; account: Account }> {
+export async function openBenchStore(
+  connectionString: string,
+  schema: string,
+  seedFile: string,
+  groupCommit: boolean,
+): Promise<{ store: PgStore; account: Account }> {
   const store = await PgStore.open({ connectionString, schema, statementTimeoutMs: 5_000, poolSize: 16, sweepIntervalMs: 0, groupCommit });
   await store.loadSeed(readSeedFile(seedFile));
   return { store, account: (await store.findAccount('BENCH')) as Account };

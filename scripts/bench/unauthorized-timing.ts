@@ -25,9 +25,11 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 /** P(a > b) + P(a = b) / 2 over every pair of samples, from the ranks of both together (O(n log n)). */
 function probabilityGreater(a: number[], b: number[]): number {
-  const all = [...a.map((value) => ({ value, fromA: true })), ...b.map((value) => ({ value, fromA: false }))].sort((x, y) => x.value - y.value);
+  const all = [...a.map((value) => ({ value, fromA: true })), ...b.map((value) => ({ value, fromA: false }))].sort(
+    (x, y) => x.value - y.value,
+  );
   let rankSumA = 0;
-  for (let i = 0; i < all.length; ) {
+  for (let i = 0; i < all.length;) {
     let j = i;
     while (j < all.length && all[j].value === all[i].value) j += 1;
     const rank = (i + 1 + j) / 2;
@@ -59,11 +61,14 @@ export async function measureUnauthorizedTiming(port: number, pairs: number): Pr
   const send = (body: string) =>
     new Promise<number>((resolve, reject) => {
       const started = process.hrtime.bigint();
-      const outgoing = request({ host: '127.0.0.1', port, path: '/v1/tokens/withdraw', method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (response) => {
-        if (response.statusCode !== 401) non401 += 1;
-        response.resume();
-        response.on('end', () => resolve(Number(process.hrtime.bigint() - started) / 1000));
-      });
+      const outgoing = request(
+        { host: '127.0.0.1', port, path: '/v1/tokens/withdraw', method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+        (response) => {
+          if (response.statusCode !== 401) non401 += 1;
+          response.resume();
+          response.on('end', () => resolve(Number(process.hrtime.bigint() - started) / 1000));
+        },
+      );
       outgoing.on('error', reject);
       outgoing.end(body);
     });

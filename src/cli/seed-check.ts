@@ -11,7 +11,9 @@ function main(file: string | undefined): number {
   }
   try {
     const seed = readSeedFile(file);
-    process.stdout.write(`${file}: valid: ${seed.accounts.length} accounts, ${seed.tokens.length} tokens, ${seed.bookings.length} bookings\n`);
+    process.stdout.write(
+      `${file}: valid: ${seed.accounts.length} accounts, ${seed.tokens.length} tokens, ${seed.bookings.length} bookings\n`,
+    );
     return 0;
   } catch (error) {
     if (!(error instanceof SeedFileError)) throw error;

@@ -8,8 +8,7 @@ export type MinorUnits = number;
 
 export const AMOUNT_PATTERN = /^(\d{1,10})(?:\.(\d{1,2}))?$/;
 
-export const AMOUNT_FORMAT_MESSAGE =
-  'must be a decimal amount: 1 to 10 digits, optionally a point and 1 or 2 decimals (e.g. "100.00")';
+export const AMOUNT_FORMAT_MESSAGE = 'must be a decimal amount: 1 to 10 digits, optionally a point and 1 or 2 decimals (e.g. "100.00")';
 
 /** Parses a decimal amount string; throws RangeError when it is not one. */
 export function parseAmount(text: string): MinorUnits {

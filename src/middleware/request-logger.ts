@@ -30,7 +30,9 @@ function redactedQuery(url: string): string {
   const queryStart = url.indexOf('?');
   if (queryStart === -1) return url;
   const parts = url.slice(queryStart + 1).split('&');
-  const redacted = parts.map((part) => (part.includes('=') && SECRET_PARAMETER.test(parameterName(part)) ? `${part.slice(0, part.indexOf('='))}=[redacted]` : part));
+  const redacted = parts.map((part) =>
+    part.includes('=') && SECRET_PARAMETER.test(parameterName(part)) ? `${part.slice(0, part.indexOf('='))}=[redacted]` : part,
+  );
   return `${url.slice(0, queryStart + 1)}${redacted.join('&')}`;
 }
 
@@ -82,7 +84,15 @@ export function logRequests(logger: Logger): RequestHandler {
   };
 }
 
-function writeLine(logger: Logger, req: Request, res: Response, context: RequestContext, method: string, url: string, streamError: Error | undefined): void {
+function writeLine(
+  logger: Logger,
+  req: Request,
+  res: Response,
+  context: RequestContext,
+  method: string,
+  url: string,
+  streamError: Error | undefined,
+): void {
   const { statusCode } = res;
   const level = levelOf(statusCode, context, streamError);
   if (!logger.isLevelEnabled(level)) return;

@@ -12,7 +12,10 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  * ones named here win.
  */
 export function sendJson(res: Response, status: number, body: string, headers: Readonly<Record<string, string>> = {}): void {
-  res.writeHead(status, headerList(res, { 'Content-Type': JSON_CONTENT_TYPE, 'Content-Length': String(Buffer.byteLength(body)), ...headers }));
+  res.writeHead(
+    status,
+    headerList(res, { 'Content-Type': JSON_CONTENT_TYPE, 'Content-Length': String(Buffer.byteLength(body)), ...headers }),
+  );
   res.end(body);
 }
 

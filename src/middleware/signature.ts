@@ -16,7 +16,14 @@ export function verifySignature(toleranceSeconds: number, upstream: SignatureChe
   const ownCheck = (account: Account): SignatureCheck | undefined => {
     if (account.signingSecrets.length === 0) return undefined;
     let check = checks.get(account);
-    if (!check) checks.set(account, (check = createSignatureCheck(account.signingSecrets.map((secret) => new Webhook(secret)), toleranceSeconds)));
+    if (!check)
+      checks.set(
+        account,
+        (check = createSignatureCheck(
+          account.signingSecrets.map((secret) => new Webhook(secret)),
+          toleranceSeconds,
+        )),
+      );
     return check;
   };
   return function verifySignature(req, res, next) {

@@ -13,7 +13,10 @@ export function validate(bodySchema: z.ZodType, pathSchema?: z.ZodType): Request
     const path = pathSchema?.safeParse(req.params);
     const body = bodySchema.safeParse(context.body.parsed);
     if (!body.success || (path && !path.success)) {
-      throw validationError([...(path && !path.success ? fieldProblems(path.error.issues) : []), ...(body.success ? [] : fieldProblems(body.error.issues))]);
+      throw validationError([
+        ...(path && !path.success ? fieldProblems(path.error.issues) : []),
+        ...(body.success ? [] : fieldProblems(body.error.issues)),
+      ]);
     }
     context.input = { body: body.data, path: path?.data };
     next();

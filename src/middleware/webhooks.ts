@@ -30,11 +30,15 @@ export function createSignatureCheck(secrets: Webhook[], toleranceSeconds: numbe
     verify(rawBody, headers) {
       const values = HEADERS.map((name) => headers[name]);
       if (values.some((value) => typeof value !== 'string' || value.length === 0)) {
-        throw new SignatureError('Missing webhook signature headers: webhook-id, webhook-timestamp and webhook-signature are required', 'signature_missing');
+        throw new SignatureError(
+          'Missing webhook signature headers: webhook-id, webhook-timestamp and webhook-signature are required',
+          'signature_missing',
+        );
       }
       const [id, timestampText] = values as string[];
       // Deliveries are remembered by id: a bounded, printable one.
-      if (!/^[\x21-\x7e]{1,256}$/.test(id)) throw new SignatureError('webhook-id must be 1 to 256 printable ASCII characters', 'signature_invalid');
+      if (!/^[\x21-\x7e]{1,256}$/.test(id))
+        throw new SignatureError('webhook-id must be 1 to 256 printable ASCII characters', 'signature_invalid');
       if (!/^\d{1,12}$/.test(timestampText)) throw new SignatureError('webhook-timestamp must be Unix seconds', 'signature_invalid');
       const skew = Math.floor(now().getTime() / 1000) - Number(timestampText);
       if (skew > toleranceSeconds) throw new SignatureError('Webhook timestamp is too old', 'signature_too_old');

@@ -16,12 +16,23 @@ import { OPERATIONS } from '../operations/catalogue';
 import { eventQuerySchema } from '../schemas/admin';
 import type { OperationText } from '../operations/docs';
 import { operationPaths } from './operation-paths';
-import { errorResponses, jsonSchema, REQUEST_ID_HEADER, RESPONSE_SCHEMAS, success, type Json, type ResponseExample, type ResponseName } from './responses';
+import {
+  errorResponses,
+  jsonSchema,
+  REQUEST_ID_HEADER,
+  RESPONSE_SCHEMAS,
+  success,
+  type Json,
+  type ResponseExample,
+  type ResponseName,
+} from './responses';
 import { ADMIN_BEARER, AUTHENTICATION, OPEN, SECURITY_SCHEMES } from './security';
 
 /** Request bodies, described as sent (zod's input side): each operation's schema of the catalogue, under its component name. */
 const REQUEST_SCHEMAS: Record<string, z.ZodType> = Object.fromEntries(
-  OPERATIONS.flatMap((entry) => (entry.kind === 'event dispatch' || entry.kind === 'token change dispatch' ? [] : [[entry.openapi.component, entry.schema]])),
+  OPERATIONS.flatMap((entry) =>
+    entry.kind === 'event dispatch' || entry.kind === 'token change dispatch' ? [] : [[entry.openapi.component, entry.schema]],
+  ),
 );
 
 /** Answers, described as sent back (zod's output side). */
@@ -38,8 +49,21 @@ const DEMO_ADMIN_TOKEN: ResponseExample<'AdminToken'> = {
   available_date: '01-01-2024',
   expiry_date: '31-12-2025',
   last_ledger_entries: [
-    { transaction_id: '20240121000000000002', kind: 'load', amount: '250.00', fee_amount: '2.50', token_balance: '1150.00', created_at: '2024-01-21T11:00:00.000Z' },
-    { transaction_id: '20240121000000000001', kind: 'withdrawal', amount: '100.00', token_balance: '900.00', created_at: '2024-01-21T10:15:00.000Z' },
+    {
+      transaction_id: '20240121000000000002',
+      kind: 'load',
+      amount: '250.00',
+      fee_amount: '2.50',
+      token_balance: '1150.00',
+      created_at: '2024-01-21T11:00:00.000Z',
+    },
+    {
+      transaction_id: '20240121000000000001',
+      kind: 'withdrawal',
+      amount: '100.00',
+      token_balance: '900.00',
+      created_at: '2024-01-21T10:15:00.000Z',
+    },
   ],
 };
 
@@ -84,13 +108,19 @@ function plainGet(operationId: string, summary: string, description: string, med
 /** Every operation has one of these tags, and every tag says what its operations are for. */
 const TAGS = {
   Tokens: 'Payment-token notifications from the issuing platform, one URL per event or all on /v1/events. share_public in the body.',
-  Bookings: 'Booking creation, changes and cancellation, and Create Token, from partner platforms, each under an idempotency key in the path. share_secret in the body.',
+  Bookings:
+    'Booking creation, changes and cancellation, and Create Token, from partner platforms, each under an idempotency key in the path. share_secret in the body.',
   Health: 'Liveness, readiness and this document, for operators and load balancers. Open.',
   Admin: 'Read-only inspection of tokens, bookings and recent requests, for ops and developers. Only with ADMIN_TOKEN, as a bearer token.',
 };
 
 /** A read-only admin GET: the bearer ADMIN_TOKEN. */
-function adminGet<Name extends ResponseName>({ operationId, summary, description }: OperationText, parameters: Json[], schemaName: Name, example: ResponseExample<Name>): Json {
+function adminGet<Name extends ResponseName>(
+  { operationId, summary, description }: OperationText,
+  parameters: Json[],
+  schemaName: Name,
+  example: ResponseExample<Name>,
+): Json {
   return {
     get: {
       operationId,
@@ -142,7 +172,9 @@ function documentOf(version: string): Json {
       // package.json's "UNLICENSED": proprietary, no licence granted. LicenseRef- is SPDX's form for a licence not on its list.
       license: { name: 'Proprietary (UNLICENSED): no licence is granted', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: [{ url: '/', description: 'The service that serves this document at /openapi.json: paths are relative to it, wherever it runs' }],
+    servers: [
+      { url: '/', description: 'The service that serves this document at /openapi.json: paths are relative to it, wherever it runs' },
+    ],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths: {
       ...operationPaths(),
@@ -166,7 +198,11 @@ function documentOf(version: string): Json {
       },
       '/openapi.json': plainGet('openapi', 'This document', 'OpenAPI 3.1', 'application/json', 'object'),
       '/admin/tokens/{tokenId}': adminGet(
-        { operationId: 'adminToken', summary: 'A token with its latest ledger rows (withdrawals, loads, unloads, credited schedules)', description: ADMIN_ONLY },
+        {
+          operationId: 'adminToken',
+          summary: 'A token with its latest ledger rows (withdrawals, loads, unloads, credited schedules)',
+          description: ADMIN_ONLY,
+        },
         [{ name: 'tokenId', in: 'path', required: true, schema: { type: 'string', pattern: '^[1-9]\\d{0,31}$' } }],
         'AdminToken',
         DEMO_ADMIN_TOKEN,
@@ -178,13 +214,19 @@ function documentOf(version: string): Json {
         { booking: DEMO_BOOKING },
       ),
       '/admin/events': adminGet(
-        { operationId: 'adminEvents', summary: 'The most recent operation requests of this instance, newest first', description: ADMIN_ONLY },
-        Object.entries((jsonSchema(eventQuerySchema, 'input') as { properties: Record<string, Json> }).properties).map(([name, schema]) => ({
-          name,
-          in: 'query',
-          required: false,
-          schema,
-        })),
+        {
+          operationId: 'adminEvents',
+          summary: 'The most recent operation requests of this instance, newest first',
+          description: ADMIN_ONLY,
+        },
+        Object.entries((jsonSchema(eventQuerySchema, 'input') as { properties: Record<string, Json> }).properties).map(
+          ([name, schema]) => ({
+            name,
+            in: 'query',
+            required: false,
+            schema,
+          }),
+        ),
         'AdminEvents',
         DEMO_ADMIN_EVENTS,
       ),
@@ -196,7 +238,10 @@ function documentOf(version: string): Json {
       },
       headers: {
         RequestId: { description: 'The request id: the X-Request-Id sent (when well-formed) or a new UUID', schema: { type: 'string' } },
-        IdempotentReplayed: { description: 'Present, as "true", when the answer repeats an earlier accepted request', schema: { type: 'string', const: 'true' } },
+        IdempotentReplayed: {
+          description: 'Present, as "true", when the answer repeats an earlier accepted request',
+          schema: { type: 'string', const: 'true' },
+        },
         RateLimit: {
           description:
             "The caller's own per-account budget, in the IETF RateLimit header fields draft's format (draft-ietf-httpapi-ratelimit-headers-08): the policy's name, r = requests left in this window, t = seconds until it resets. Sent on answers after authentication; absent when the per-account limit is off (RATE_LIMIT_PER_MINUTE=0) and on the per-address 429.",

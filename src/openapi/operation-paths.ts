@@ -4,7 +4,15 @@
  * path), with the summary, description and examples of its documentation (src/operations/docs.ts).
  */
 import type { OperationText } from '../operations/docs';
-import { OPERATIONS, operationRoutes, tokenChangesByEvent, type KeyedOperation, type Method, type Operation, type TokenNotification } from '../operations/catalogue';
+import {
+  OPERATIONS,
+  operationRoutes,
+  tokenChangesByEvent,
+  type KeyedOperation,
+  type Method,
+  type Operation,
+  type TokenNotification,
+} from '../operations/catalogue';
 import { keyedPathSchema } from '../schemas/booking';
 import { ruleClause } from '../schemas/fields';
 import { errorResponses, jsonSchema, ref, success, type Json, type ResponseExample } from './responses';
@@ -19,7 +27,12 @@ const SUCCESS_EXAMPLE: ResponseExample<'Success'> = { success: true, message: 'S
 function jsonBody(schemaName: string, examples: Record<string, unknown>): Json {
   return {
     required: true,
-    content: { 'application/json': { schema: ref(schemaName), examples: Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { value }])) } },
+    content: {
+      'application/json': {
+        schema: ref(schemaName),
+        examples: Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { value }])),
+      },
+    },
   };
 }
 
@@ -42,15 +55,42 @@ const partnerPathSchema = jsonSchema(keyedPathSchema, 'input') as { properties: 
  * example key is its own, as they share one key space.
  */
 const partnerPathParameters = (randomkey: string) => [
-  { name: 'version', in: 'path', required: true, description: 'Only v1 exists; anything else is a 404', schema: { type: 'string', enum: ['v1'] } },
-  { name: 'partnerid', in: 'path', required: true, description: "Must equal the body's source_id", schema: partnerPathSchema.properties.partnerid, example: 'PDR28' },
-  { name: 'randomkey', in: 'path', required: true, description: 'The idempotency key', schema: partnerPathSchema.properties.randomkey, example: randomkey },
+  {
+    name: 'version',
+    in: 'path',
+    required: true,
+    description: 'Only v1 exists; anything else is a 404',
+    schema: { type: 'string', enum: ['v1'] },
+  },
+  {
+    name: 'partnerid',
+    in: 'path',
+    required: true,
+    description: "Must equal the body's source_id",
+    schema: partnerPathSchema.properties.partnerid,
+    example: 'PDR28',
+  },
+  {
+    name: 'randomkey',
+    in: 'path',
+    required: true,
+    description: 'The idempotency key',
+    schema: partnerPathSchema.properties.randomkey,
+    example: randomkey,
+  },
 ];
 
-const KEYED_DESCRIPTION = '{randomkey} is the idempotency key: the same request again replays the first answer byte for byte; another request with the same key is a 422.';
+const KEYED_DESCRIPTION =
+  '{randomkey} is the idempotency key: the same request again replays the first answer byte for byte; another request with the same key is a 422.';
 
 /** An operation keyed by {randomkey}: share_secret in the body, signed or not, answered with what it made or changed. */
-function keyedOperationDocument({ operationId, summary, description }: OperationText, requestBody: Json, answer: Json, randomkey: string, errors = BOOKING_ERRORS): Json {
+function keyedOperationDocument(
+  { operationId, summary, description }: OperationText,
+  requestBody: Json,
+  answer: Json,
+  randomkey: string,
+  errors = BOOKING_ERRORS,
+): Json {
   return {
     operationId,
     tags: ['Bookings'],
@@ -75,7 +115,10 @@ function answerExample(entry: KeyedOperation): [KeyedAnswerName, ResponseExample
     case 'booking':
       return ['BookingSuccess', { ...SUCCESS, booking: example as ResponseExample<'BookingSuccess'>['booking'] }];
     case 'movement':
-      return ['TokenMovementSuccess', { ...SUCCESS, ...(example as Pick<ResponseExample<'TokenMovementSuccess'>, 'token' | 'transaction'>) }];
+      return [
+        'TokenMovementSuccess',
+        { ...SUCCESS, ...(example as Pick<ResponseExample<'TokenMovementSuccess'>, 'token' | 'transaction'>) },
+      ];
   }
 }
 
@@ -90,7 +133,9 @@ function tokenChangeDocument(text: OperationText): Json {
     content: {
       'application/json': {
         schema: { oneOf: changes.map((change) => ref(change.openapi.component)) },
-        examples: Object.fromEntries(changes.map(({ openapi: { examples } }) => Object.entries(examples)[0]).map(([name, value]) => [name, { value }])),
+        examples: Object.fromEntries(
+          changes.map(({ openapi: { examples } }) => Object.entries(examples)[0]).map(([name, value]) => [name, { value }]),
+        ),
       },
     },
   };
@@ -112,14 +157,17 @@ export function operationPaths(): Record<string, Json> {
   return Object.fromEntries(
     operationRoutes().map(({ path, operations }) => [
       path.replace(/:(\w+)/g, '{$1}'),
-      Object.fromEntries(operations.flatMap((entry) => documentedMethods(entry).map((method) => [method, operationDocument(entry, method)]))),
+      Object.fromEntries(
+        operations.flatMap((entry) => documentedMethods(entry).map((method) => [method, operationDocument(entry, method)])),
+      ),
     ]),
   );
 }
 
 /** POST before GET: Withdraw's GET, which the published samples send, follows the POST it repeats. */
 const DOCUMENTED_ORDER: readonly Method[] = ['post', 'get', 'patch', 'delete'];
-const documentedMethods = (entry: Operation): Method[] => [...entry.methods].sort((a, b) => DOCUMENTED_ORDER.indexOf(a) - DOCUMENTED_ORDER.indexOf(b));
+const documentedMethods = (entry: Operation): Method[] =>
+  [...entry.methods].sort((a, b) => DOCUMENTED_ORDER.indexOf(a) - DOCUMENTED_ORDER.indexOf(b));
 
 /** One method of a catalogue entry, as its kind documents it. */
 function operationDocument(entry: Operation, method: Method): Json {
@@ -127,11 +175,20 @@ function operationDocument(entry: Operation, method: Method): Json {
     case 'event dispatch':
       return tokenNotificationDocument(entry.openapi, eventsBody(OPERATIONS.filter((other) => other.kind === 'token notification')));
     case 'token notification':
-      return tokenNotificationDocument({ ...entry.openapi, ...entry.openapi.byMethod?.[method] }, jsonBody(entry.openapi.component, entry.openapi.examples));
+      return tokenNotificationDocument(
+        { ...entry.openapi, ...entry.openapi.byMethod?.[method] },
+        jsonBody(entry.openapi.component, entry.openapi.examples),
+      );
     case 'keyed': {
       const text = { ...entry.openapi, ...entry.openapi.byMethod?.[method] };
       const errors = entry.tokenEvent === undefined ? BOOKING_ERRORS : TOKEN_CHANGE_ERRORS;
-      return keyedOperationDocument(text, jsonBody(entry.openapi.component, entry.openapi.examples), success(...answerExample(entry), true), entry.openapi.randomkey, errors);
+      return keyedOperationDocument(
+        text,
+        jsonBody(entry.openapi.component, entry.openapi.examples),
+        success(...answerExample(entry), true),
+        entry.openapi.randomkey,
+        errors,
+      );
     }
     case 'token change dispatch':
       return tokenChangeDocument(entry.openapi);

@@ -41,15 +41,25 @@ export type ResponseExample<Name extends ResponseName> = z.output<(typeof RESPON
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-const envelopeExample = (status: number, message: string, details?: Array<{ field: string; message: string }>): ResponseExample<'ErrorEnvelope'> => ({
+const envelopeExample = (
+  status: number,
+  message: string,
+  details?: Array<{ field: string; message: string }>,
+): ResponseExample<'ErrorEnvelope'> => ({
   success: 'false',
   errors: { code: String(status), message, ...(details ? { details } : {}) },
 });
 
 /** One example per status; two where the same status has two meanings. */
 const ERROR_EXAMPLES: Record<number, Array<[string, ResponseExample<'ErrorEnvelope'>]>> = {
-  400: [['invalid', envelopeExample(400, 'Invalid field: token_id', [{ field: 'token_id', message: 'is required' }])], ['malformed', envelopeExample(400, 'Malformed JSON body: unexpected "}" at line 1, column 6')]],
-  401: [['unauthorized', envelopeExample(401, 'Unauthorized')], ['signature', envelopeExample(401, 'Invalid webhook signature')]],
+  400: [
+    ['invalid', envelopeExample(400, 'Invalid field: token_id', [{ field: 'token_id', message: 'is required' }])],
+    ['malformed', envelopeExample(400, 'Malformed JSON body: unexpected "}" at line 1, column 6')],
+  ],
+  401: [
+    ['unauthorized', envelopeExample(401, 'Unauthorized')],
+    ['signature', envelopeExample(401, 'Invalid webhook signature')],
+  ],
   403: [
     ['partner', envelopeExample(403, 'partnerid in the path does not match source_id')],
     ['quota', envelopeExample(403, 'Quota exceeded: the account already holds 1000000 tokens, the most MAX_TOKENS_PER_ACCOUNT allows')],
@@ -61,7 +71,10 @@ const ERROR_EXAMPLES: Record<number, Array<[string, ResponseExample<'ErrorEnvelo
       ),
     ],
   ],
-  404: [['booking', envelopeExample(404, 'Booking not found')], ['version', envelopeExample(404, 'Unsupported API version')]],
+  404: [
+    ['booking', envelopeExample(404, 'Booking not found')],
+    ['version', envelopeExample(404, 'Unsupported API version')],
+  ],
   405: [['method', envelopeExample(405, 'Method Not Allowed: use POST')]],
   409: [
     ['not active', envelopeExample(409, 'Token is freezed; only an active token can be withdrawn from')],
@@ -70,7 +83,10 @@ const ERROR_EXAMPLES: Record<number, Array<[string, ResponseExample<'ErrorEnvelo
     ['booking exists', envelopeExample(409, 'Booking 1396 already exists')],
     ['booking cancelled', envelopeExample(409, 'Booking is cancelled; a cancelled booking cannot be modified')],
   ],
-  413: [['destination', envelopeExample(413, 'Destination ID Unknown')], ['size', envelopeExample(413, 'Payload Too Large: the limit is 32kb')]],
+  413: [
+    ['destination', envelopeExample(413, 'Destination ID Unknown')],
+    ['size', envelopeExample(413, 'Payload Too Large: the limit is 32kb')],
+  ],
   415: [['type', envelopeExample(415, 'Content-Type must be application/json')]],
   422: [
     ['overdraft', envelopeExample(422, 'withdrawn_amount 600.00 is more than the token balance 500.00')],

@@ -14,13 +14,23 @@ export const ADMIN_BEARER = [{ adminBearer: [] }];
 export const OPEN: Json[] = [];
 
 export const SECURITY_SCHEMES = {
-  webhookId: signatureHeader('webhook-id', 'The delivery id, 1 to 256 printable ASCII characters. A repeated id with the same body is answered as a replay (Idempotent-Replayed: true); with another body it is a 422.'),
-  webhookTimestamp: signatureHeader('webhook-timestamp', 'Unix seconds when the delivery was signed; at most WEBHOOK_TOLERANCE_SECONDS (300 unless set lower) from the service clock, either way.'),
+  webhookId: signatureHeader(
+    'webhook-id',
+    'The delivery id, 1 to 256 printable ASCII characters. A repeated id with the same body is answered as a replay (Idempotent-Replayed: true); with another body it is a 422.',
+  ),
+  webhookTimestamp: signatureHeader(
+    'webhook-timestamp',
+    'Unix seconds when the delivery was signed; at most WEBHOOK_TOLERANCE_SECONDS (300 unless set lower) from the service clock, either way.',
+  ),
   webhookSignature: signatureHeader(
     'webhook-signature',
     'One or more space-separated signatures, each v1, a comma, then the base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{raw body}" with a signing secret. Computed for each request: not a fixed key.',
   ),
-  adminBearer: { type: 'http', scheme: 'bearer', description: 'The ADMIN_TOKEN the service runs with. A missing or wrong token is a 401 with WWW-Authenticate: Bearer realm="admin".' },
+  adminBearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'The ADMIN_TOKEN the service runs with. A missing or wrong token is a 401 with WWW-Authenticate: Bearer realm="admin".',
+  },
 };
 
 function signatureHeader(name: string, description: string): Json {

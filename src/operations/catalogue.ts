@@ -20,7 +20,14 @@ import { statusChangeSchema } from '../schemas/status-change';
 import { availableDateSchema, expiryDateSchema } from '../schemas/token-dates';
 import { createTokenSchema } from '../schemas/token-creation';
 import { ROUTE_OF_EVENT, TOKEN_EVENTS, type TokenEvent } from '../schemas/token-event';
-import { loadTokenSchema, modifyTokenSchema, otherTokenOperation, otherPathEvent, unloadTokenSchema, type TokenChangeEvent } from '../schemas/token-change';
+import {
+  loadTokenSchema,
+  modifyTokenSchema,
+  otherTokenOperation,
+  otherPathEvent,
+  unloadTokenSchema,
+  type TokenChangeEvent,
+} from '../schemas/token-change';
 import { loadedSchema, loadScheduleSchema, refundSchema, unloadedSchema, withdrawSchema } from '../schemas/token-ledger';
 import type { Outcome } from '../services/apply-once';
 import { cancelBooking, createBooking, modifyBooking } from '../services/booking-changes';
@@ -124,12 +131,16 @@ export type Operation =
   | TokenChangeDispatch;
 
 /** A token notification's entry, its path taken from its event; the compiler checks the service and examples against the schema. */
-function tokenNotification<Schema extends NotificationSchema>(entry: Omit<TokenNotification<Schema>, 'kind' | 'path' | 'answer'>): TokenNotification {
+function tokenNotification<Schema extends NotificationSchema>(
+  entry: Omit<TokenNotification<Schema>, 'kind' | 'path' | 'answer'>,
+): TokenNotification {
   return { kind: 'token notification', path: ROUTE_OF_EVENT[entry.event], answer: 'success', ...entry };
 }
 
 /** A keyed operation's entry; the compiler checks the service and examples against the schema and the answer. */
-function keyedOperation<Schema extends KeyedSchema, AnswerKind extends keyof KeyedResults>(entry: Omit<KeyedOperation<Schema, AnswerKind>, 'kind'>): KeyedOperation<KeyedSchema, AnswerKind> {
+function keyedOperation<Schema extends KeyedSchema, AnswerKind extends keyof KeyedResults>(
+  entry: Omit<KeyedOperation<Schema, AnswerKind>, 'kind'>,
+): KeyedOperation<KeyedSchema, AnswerKind> {
   return { kind: 'keyed', ...entry };
 }
 
@@ -309,7 +320,11 @@ export function operationRoutes(operations: readonly Operation[] = OPERATIONS): 
 
 /** The token changes, by token_event: PATCH on the token path serves each event's operation. */
 export function tokenChangesByEvent(operations: readonly Operation[] = OPERATIONS): ReadonlyMap<TokenChangeEvent, KeyedOperation> {
-  return new Map(operations.flatMap((entry) => (entry.kind === 'keyed' && entry.tokenEvent !== undefined ? [[entry.tokenEvent, entry as KeyedOperation] as const] : [])));
+  return new Map(
+    operations.flatMap((entry) =>
+      entry.kind === 'keyed' && entry.tokenEvent !== undefined ? [[entry.tokenEvent, entry as KeyedOperation] as const] : [],
+    ),
+  );
 }
 
 /** The token notifications, by read_event: POST /v1/events serves each event's operation. */

@@ -10,7 +10,12 @@ export const DEMO_PUBLIC_KEY = 'pk_demo_PDR28_7f3a9c2e';
 export const DEMO_SECRET_KEY = 'sk_demo_PDR28_d41b8e60';
 
 /** The notification fields every demo shares, naming the demo seed's token 2908926013012565. */
-export const DEMO_NOTIFICATION = { share_public: DEMO_PUBLIC_KEY, source_id: 'PDR28', destination_id: 'ID001', token_id: '2908926013012565' };
+export const DEMO_NOTIFICATION = {
+  share_public: DEMO_PUBLIC_KEY,
+  source_id: 'PDR28',
+  destination_id: 'ID001',
+  token_id: '2908926013012565',
+};
 
 /** The booking as the service shows it after the demo Modify Booking: every field, as the answer always carries them all. */
 export const DEMO_BOOKING: z.output<typeof bookingSuccessSchema>['booking'] = {

@@ -41,7 +41,9 @@ export interface AnswerExamples {
  * An operation keyed by `{randomkey}`: its answer's example, and a {randomkey} of its own, as they share one key space,
  * so a partner copying the examples gets 200s.
  */
-export type KeyedDocs<Schema extends z.ZodType = z.ZodType, AnswerKind extends keyof AnswerExamples = keyof AnswerExamples> = OperationDocs<z.input<Schema>> & {
+export type KeyedDocs<Schema extends z.ZodType = z.ZodType, AnswerKind extends keyof AnswerExamples = keyof AnswerExamples> = OperationDocs<
+  z.input<Schema>
+> & {
   answerExample: AnswerExamples[AnswerKind];
   randomkey: string;
 };
@@ -87,7 +89,14 @@ export const OPERATION_DOCS = {
     description:
       "A token's status changed. deleted is final. Setting the status a token has, or sending none, changes nothing; but any other field whose name holds stat (in any case: status, token_stats) is a 400 naming it, as a misspelt status field would otherwise be a 200 that changed nothing. token_status, the alias, must equal tokes_status when both are sent. share_public may be left out when the request is signed with the account's own secret, or the service runs with ALLOW_KEYLESS_STATUS_CHANGE=true.",
     examples: {
-      statusChange: { share_public: DEMO_PUBLIC_KEY, read_event: 'token.status_changed', source_id: 'PDR28', destination_id: 'ID001', token_id: 1010, tokes_status: 'disputed' },
+      statusChange: {
+        share_public: DEMO_PUBLIC_KEY,
+        read_event: 'token.status_changed',
+        source_id: 'PDR28',
+        destination_id: 'ID001',
+        token_id: 1010,
+        tokes_status: 'disputed',
+      },
     },
   } satisfies NotificationDocs<typeof statusChangeSchema>,
   withdraw: {
@@ -117,7 +126,14 @@ export const OPERATION_DOCS = {
     description:
       'Funds were added to a token: the balance goes up by load_amount, and token_balance must equal the result (409). fee_amount is charged to the sender and only recorded. A deleted token, or one outside its available and expiry dates, cannot be loaded (409); a balance over 9999999999.99 is a 422. A ledger row under transaction_id, idempotent as Withdraw.',
     examples: {
-      load: { ...DEMO_NOTIFICATION, read_event: 'token.loaded_created', transaction_id: '20240121000000000002', load_amount: '250.00', fee_amount: '2.50', token_balance: '1150.00' },
+      load: {
+        ...DEMO_NOTIFICATION,
+        read_event: 'token.loaded_created',
+        transaction_id: '20240121000000000002',
+        load_amount: '250.00',
+        fee_amount: '2.50',
+        token_balance: '1150.00',
+      },
     },
   } satisfies NotificationDocs<typeof loadedSchema>,
   unloaded: {
@@ -127,7 +143,13 @@ export const OPERATION_DOCS = {
     description:
       'The sender took funds back: allowed unless the token is deleted (409). unload_amount must not exceed the balance (422) and token_balance must equal the balance less it (409). Also takes read_event token.loaded_created, the name the published page shows for this event. A ledger row under transaction_id, idempotent as Withdraw.',
     examples: {
-      unload: { ...DEMO_NOTIFICATION, read_event: 'token.unloaded_created', transaction_id: '20240121000000000003', unload_amount: '50.00', token_balance: '1100.00' },
+      unload: {
+        ...DEMO_NOTIFICATION,
+        read_event: 'token.unloaded_created',
+        transaction_id: '20240121000000000003',
+        unload_amount: '50.00',
+        token_balance: '1100.00',
+      },
     },
   } satisfies NotificationDocs<typeof unloadedSchema>,
   load_schedule: {
@@ -136,7 +158,10 @@ export const OPERATION_DOCS = {
     summary: 'Load Schedule',
     description:
       'A scheduled load settled. credited: the balance becomes token_balance, never lower than it is (409); the difference is a ledger row under transaction_id (20 digits). deleted and failure change nothing; their transaction_id is empty and token_balance must equal the balance (409).',
-    examples: { credited: DEMO_LOAD_SCHEDULE, failure: { ...DEMO_LOAD_SCHEDULE, schedule_status: 'failure', transaction_id: '', token_balance: '1200.00' } },
+    examples: {
+      credited: DEMO_LOAD_SCHEDULE,
+      failure: { ...DEMO_LOAD_SCHEDULE, schedule_status: 'failure', transaction_id: '', token_balance: '1200.00' },
+    },
     eventsExample: 'loadSchedule',
   } satisfies NotificationDocs<typeof loadScheduleSchema>,
   expiry_date: {
@@ -151,7 +176,8 @@ export const OPERATION_DOCS = {
     component: 'AvailableDateRequest',
     operationId: 'availableDate',
     summary: 'Available Date',
-    description: "Sets the token's first usable day (UTC). A date after the token's expiry date is a 400; a deleted token's dates cannot change (409).",
+    description:
+      "Sets the token's first usable day (UTC). A date after the token's expiry date is a 400; a deleted token's dates cannot change (409).",
     examples: { availableDate: { ...DEMO_NOTIFICATION, read_event: 'token.available_updated', available_date: '01-02-2024' } },
   } satisfies NotificationDocs<typeof availableDateSchema>,
   refund: {
@@ -161,7 +187,13 @@ export const OPERATION_DOCS = {
     description:
       'Money the recipient had collected from the token comes back to it: the balance goes up by refund_amount, and token_balance must equal the result (409). A token gets back at most what was withdrawn from it less what was refunded to it before: more is a 422 stating the most. A balance over 9999999999.99 is a 422. Allowed unless the token is deleted (409): a frozen, disputed or expired token can be refunded. A ledger row under transaction_id, idempotent as Withdraw.',
     examples: {
-      refund: { ...DEMO_NOTIFICATION, read_event: 'token.refund_available', transaction_id: '20240121000000000005', refund_amount: '40.00', token_balance: '1240.00' },
+      refund: {
+        ...DEMO_NOTIFICATION,
+        read_event: 'token.refund_available',
+        transaction_id: '20240121000000000005',
+        refund_amount: '40.00',
+        token_balance: '1240.00',
+      },
     },
   } satisfies NotificationDocs<typeof refundSchema>,
   create_token: {
@@ -211,7 +243,13 @@ export const OPERATION_DOCS = {
     description:
       "Changes the fields the body carries, at least one of token_status, available_date, expiry_date, token_name, token_reference, customer_name, booking_reference, check_in, check_out, room_count. token_status is active or freezed only: disputed and deleted are the platform's (Status Change). The token must be the caller's and at destination_id (428); a deleted token cannot be modified (409). The rules hold on the token as it would be after the change: expiry_date not before available_date, check_out not before check_in (400). email_token and email_settings are accepted and ignored: the service sends no e-mail. Answered with the token after the change; a body that changes nothing is a 200 that changes nothing. Also served as PATCH on the token path with token_event modify.",
     examples: {
-      modifyToken: { ...DEMO_TOKEN_CHANGE, token_event: 'modify', destination_id: 'ID001', expiry_date: '31-12-2028', token_name: 'Guest card 1396' },
+      modifyToken: {
+        ...DEMO_TOKEN_CHANGE,
+        token_event: 'modify',
+        destination_id: 'ID001',
+        expiry_date: '31-12-2028',
+        token_name: 'Guest card 1396',
+      },
     },
     randomkey: 'openapi-modify-token-01',
     answerExample: { ...DEMO_TOKEN_VIEW, balance: '1240.00', expiry_date: '31-12-2028', token_name: 'Guest card 1396' },
@@ -234,7 +272,7 @@ export const OPERATION_DOCS = {
     operationId: 'unloadToken',
     summary: 'Unload Token',
     description:
-      "The partner takes money back from its token: the balance goes down by unload_amount, which must not exceed it (422). Allowed unless the token is deleted (409): a frozen, disputed or expired token can be unloaded. destination_id, check_in, check_out and room_count as in Load Token, and the transaction_id too. Also served as PATCH on the token path with token_event unload.",
+      'The partner takes money back from its token: the balance goes down by unload_amount, which must not exceed it (422). Allowed unless the token is deleted (409): a frozen, disputed or expired token can be unloaded. destination_id, check_in, check_out and room_count as in Load Token, and the transaction_id too. Also served as PATCH on the token path with token_event unload.',
     examples: { unloadToken: { ...DEMO_TOKEN_CHANGE, token_event: 'unload', unload_amount: '25.00' } },
     randomkey: 'openapi-unload-token-01',
     answerExample: {
@@ -252,7 +290,15 @@ export const OPERATION_DOCS = {
     examples: {
       createBooking: (() => {
         const { source_id: sourceId, booking_id: _bookingId, status: _status, updated_at: _updatedAt, ...fields } = DEMO_BOOKING;
-        return { share_secret: DEMO_SECRET_KEY, booking_event: 'new', source_id: sourceId, booking_id: '1400', ...fields, margin_category: '%', pre_auth: 'false' } as const;
+        return {
+          share_secret: DEMO_SECRET_KEY,
+          booking_event: 'new',
+          source_id: sourceId,
+          booking_id: '1400',
+          ...fields,
+          margin_category: '%',
+          pre_auth: 'false',
+        } as const;
       })(),
     },
     randomkey: '3f9c1a7e-new-booking-01',
@@ -264,7 +310,16 @@ export const OPERATION_DOCS = {
     summary: 'Modify Booking',
     description:
       'Changes the fields the body carries, at least one besides the four that name the booking. A cancelled booking cannot be modified (409). The rules across fields hold on the booking as it would be after the change, whichever of the fields the body carries, so they need the stored booking and the schema cannot state them: check_out not before check_in, and a transaction_margin of at most 100 when margin_category is % (400).',
-    examples: { bookingChange: { share_secret: DEMO_SECRET_KEY, booking_event: 'modify', source_id: 'PDR28', booking_id: '1396', guests_count: '3', check_out: '18-02-2024' } },
+    examples: {
+      bookingChange: {
+        share_secret: DEMO_SECRET_KEY,
+        booking_event: 'modify',
+        source_id: 'PDR28',
+        booking_id: '1396',
+        guests_count: '3',
+        check_out: '18-02-2024',
+      },
+    },
     randomkey: '3f9c1a7e-change-01',
     answerExample: DEMO_BOOKING,
   } satisfies KeyedDocs<typeof bookingChangeSchema, 'booking'>,

@@ -27,7 +27,10 @@ function isProxyAddress(entry: string): boolean {
   const [address, prefix, ...rest] = entry.split('/');
   const version = isIP(address);
   if (version === 0 || rest.length > 0) return false;
-  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) >= WIDEST_PREFIX[version] && Number(prefix) <= (version === 4 ? 32 : 128));
+  return (
+    prefix === undefined ||
+    (/^\d{1,3}$/.test(prefix) && Number(prefix) >= WIDEST_PREFIX[version] && Number(prefix) <= (version === 4 ? 32 : 128))
+  );
 }
 
 /** One message for any value out of the range, a sign or a fraction included: `-5` is not "not a whole number". */
@@ -197,7 +200,10 @@ export class ConfigError extends Error {
 function refusePublishedSecrets(present: Record<string, string | undefined>): void {
   for (const name of ['ADMIN_TOKEN', 'WEBHOOK_SECRET']) {
     const published = (present[name] ?? '').split(/\s+/).some((value) => PUBLISHED_SECRETS.has(value));
-    if (published) throw new ConfigError([`${name} is a value published in this repository's documentation; NODE_ENV=production needs a secret of your own`]);
+    if (published)
+      throw new ConfigError([
+        `${name} is a value published in this repository's documentation; NODE_ENV=production needs a secret of your own`,
+      ]);
   }
 }
 
@@ -243,7 +249,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
     signatureToleranceSeconds: settings.WEBHOOK_TOLERANCE_SECONDS,
     allowKeylessStatusChange: settings.ALLOW_KEYLESS_STATUS_CHANGE === 'true',
     connections: { maxConnections: settings.MAX_CONNECTIONS, maxConnectionsPerAddress: settings.MAX_CONNECTIONS_PER_ADDRESS },
-    quotas: { tokensPerAccount: settings.MAX_TOKENS_PER_ACCOUNT, bookingsPerAccount: settings.MAX_BOOKINGS_PER_ACCOUNT, keysPerAccount: settings.MAX_KEYS_PER_ACCOUNT },
+    quotas: {
+      tokensPerAccount: settings.MAX_TOKENS_PER_ACCOUNT,
+      bookingsPerAccount: settings.MAX_BOOKINGS_PER_ACCOUNT,
+      keysPerAccount: settings.MAX_KEYS_PER_ACCOUNT,
+    },
   });
 }
 

@@ -76,7 +76,10 @@ export class EventLog {
 
   /** Newest first, across the rings the filter allows. */
   list(filter: EventFilter): OperationEvent[] {
-    const rings = filter.source_id !== undefined ? [this.rings.get(filter.source_id)].filter((ring) => ring !== undefined) : [this.unauthenticated, ...this.rings.values()];
+    const rings =
+      filter.source_id !== undefined
+        ? [this.rings.get(filter.source_id)].filter((ring) => ring !== undefined)
+        : [this.unauthenticated, ...this.rings.values()];
     const merged = rings.flatMap((ring) => [...ring.newestFirst()]).sort((a, b) => b.seq - a.seq);
     const found: OperationEvent[] = [];
     for (const { event } of merged) {

@@ -36,7 +36,12 @@ function handleExpectations(server: Server): void {
   server.on('checkContinue', (req, res) => server.emit('request', req, res));
   server.on('checkExpectation', (_req, res: ServerResponse) => {
     const body = JSON.stringify(envelope(417, 'Expectation Failed: only Expect: 100-continue is supported'));
-    res.writeHead(417, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', Connection: 'close' });
+    res.writeHead(417, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+      'Cache-Control': 'no-store',
+      Connection: 'close',
+    });
     res.end(body);
   });
 }

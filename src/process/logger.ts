@@ -38,7 +38,12 @@ export function isoTimeNow(): string {
  * JSON lines at `level`. With `instance` (INSTANCE_ID), every line names the instance that wrote it (contract
  * section 12), so the lines of several instances can be told apart once collected together.
  */
-export function createLogger(level: string, destination?: pino.DestinationStream, instance?: string, mixin?: () => Record<string, string>): Logger {
+export function createLogger(
+  level: string,
+  destination?: pino.DestinationStream,
+  instance?: string,
+  mixin?: () => Record<string, string>,
+): Logger {
   return pino(
     {
       level,

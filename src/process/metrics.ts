@@ -123,12 +123,16 @@ export class Metrics {
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
     const byRoute = childOf(this.requestSeries, method, () => new Map<string, Map<number, RequestSeries>>());
-    const series = childOf(childOf(byRoute, route, () => new Map<number, RequestSeries>()), status, () => {
-      const labels = [method, route, String(status)] as const;
-      const count = this.requests.labels(...labels);
-      const latency = this.latency.labels(...labels);
-      return { count: () => count.inc(), observe: (value: number) => latency.observe(value) };
-    });
+    const series = childOf(
+      childOf(byRoute, route, () => new Map<number, RequestSeries>()),
+      status,
+      () => {
+        const labels = [method, route, String(status)] as const;
+        const count = this.requests.labels(...labels);
+        const latency = this.latency.labels(...labels);
+        return { count: () => count.inc(), observe: (value: number) => latency.observe(value) };
+      },
+    );
     series.count();
     series.observe(seconds);
   }
@@ -136,10 +140,14 @@ export class Metrics {
   /** `operation` is the route's operation name, or token_event for a /v1/events request refused before its read_event was known. */
   countOperation(operation: string, outcome: Verdict, reason = ''): void {
     const byOutcome = childOf(this.operationSeries, operation, () => new Map<Verdict, Map<string, () => void>>());
-    const count = childOf(childOf(byOutcome, outcome, () => new Map<string, () => void>()), reason, () => {
-      const child = this.operations.labels(operation, outcome, reason);
-      return () => child.inc();
-    });
+    const count = childOf(
+      childOf(byOutcome, outcome, () => new Map<string, () => void>()),
+      reason,
+      () => {
+        const child = this.operations.labels(operation, outcome, reason);
+        return () => child.inc();
+      },
+    );
     count();
   }
 

@@ -8,7 +8,14 @@ import publishedSecrets from '../data/published-secrets.json';
 export const PUBLISHED_SECRETS: ReadonlySet<string> = new Set(publishedSecrets.secrets);
 
 /** The files, relative to the repository, whose examples are public: whatever secret they show is published. */
-export const PUBLISHING_FILES = ['README.md', '.env.example', 'docker-compose.yml', 'seed/demo.json', 'docs/*.md', 'docs/openapi.json'] as const;
+export const PUBLISHING_FILES = [
+  'README.md',
+  '.env.example',
+  'docker-compose.yml',
+  'seed/demo.json',
+  'docs/*.md',
+  'docs/openapi.json',
+] as const;
 
 /**
  * How a secret shows in those files: a signing secret, an account's keys (by prefix or as the seed's and the

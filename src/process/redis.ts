@@ -40,7 +40,10 @@ export function connectRedis(url: string, logger: Logger): RedisConnection {
   const client = createClient({
     url,
     disableOfflineQueue: true,
-    socket: { connectTimeout: MAX_RECONNECT_DELAY_MS, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, MAX_RECONNECT_DELAY_MS) },
+    socket: {
+      connectTimeout: MAX_RECONNECT_DELAY_MS,
+      reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, MAX_RECONNECT_DELAY_MS),
+    },
   });
   let reachable = true;
   client.on('error', (error: Error) => {

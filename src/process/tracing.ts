@@ -27,7 +27,9 @@ function startTracing(): Tracing {
   const { NodeSDK } = load('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
   const { OTLPTraceExporter } = load('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
   const { HttpInstrumentation } = load('@opentelemetry/instrumentation-http') as typeof import('@opentelemetry/instrumentation-http');
-  const { ExpressInstrumentation } = load('@opentelemetry/instrumentation-express') as typeof import('@opentelemetry/instrumentation-express');
+  const { ExpressInstrumentation } = load(
+    '@opentelemetry/instrumentation-express',
+  ) as typeof import('@opentelemetry/instrumentation-express');
   const { PgInstrumentation } = load('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
 
   const sdk = new NodeSDK({
@@ -67,7 +69,11 @@ function startTracing(): Tracing {
         // A trace of its own (root): a batch serves many requests, each linked.
         tracer.startActiveSpan(
           'group commit batch',
-          { root: true, attributes: { 'receiver.batch.units': units }, links: traces.filter((trace) => trace !== undefined).map((trace) => ({ context: trace as SpanContext })) },
+          {
+            root: true,
+            attributes: { 'receiver.batch.units': units },
+            links: traces.filter((trace) => trace !== undefined).map((trace) => ({ context: trace as SpanContext })),
+          },
           async (span) => {
             try {
               return await run();

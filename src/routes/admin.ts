@@ -33,7 +33,17 @@ function requireAdmin(adminToken: string): RequestHandler {
  * secrets. `limits` (the per-address rate limit) runs first, so guessing the token counts against the
  * client's address like any other failed request.
  */
-export function adminRouter({ store, events, adminToken, limits }: { store: Store; events: EventLog; adminToken: string; limits: RequestHandler[] }): Router {
+export function adminRouter({
+  store,
+  events,
+  adminToken,
+  limits,
+}: {
+  store: Store;
+  events: EventLog;
+  adminToken: string;
+  limits: RequestHandler[];
+}): Router {
   const router = Router();
   router.use('/admin', ...limits, requireAdmin(adminToken));
 

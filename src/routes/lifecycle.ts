@@ -8,7 +8,14 @@ import type { RequestHandler } from 'express';
 import type { z } from 'zod';
 import { authenticate } from '../middleware/authenticate';
 import { validate } from '../middleware/validate';
-import { tokenChangesByEvent, tokenNotificationsByEvent, type KeyedOperation, type KeyedResults, type Operation, type TokenNotification } from '../operations/catalogue';
+import {
+  tokenChangesByEvent,
+  tokenNotificationsByEvent,
+  type KeyedOperation,
+  type KeyedResults,
+  type Operation,
+  type TokenNotification,
+} from '../operations/catalogue';
 import { keyedPathSchema } from '../schemas/booking';
 import { tokenChangeEventSchema } from '../schemas/token-change';
 import { TOKEN_EVENTS, tokenEventSchema } from '../schemas/token-event';
@@ -48,11 +55,20 @@ export function chainOf(entry: Operation, steps: OperationSteps): RequestHandler
     case 'token notification':
       return [nameOperation(entry.name), ...steps.receive, ...receivedNotification(entry, steps)];
     case 'event dispatch':
-      return [nameOperation(entry.name), ...steps.receive, dispatchOnEvent((body) => parsePayload(tokenEventSchema, body).read_event, notificationTargets(steps))];
+      return [
+        nameOperation(entry.name),
+        ...steps.receive,
+        dispatchOnEvent((body) => parsePayload(tokenEventSchema, body).read_event, notificationTargets(steps)),
+      ];
     case 'keyed':
       return [nameOperation(entry.name), supportedVersion, ...steps.receive, ...receivedKeyed(entry, steps)];
     case 'token change dispatch':
-      return [nameOperation(entry.name), supportedVersion, ...steps.receive, dispatchOnEvent((body) => parsePayload(tokenChangeEventSchema, body).token_event, tokenChangeTargets(steps))];
+      return [
+        nameOperation(entry.name),
+        supportedVersion,
+        ...steps.receive,
+        dispatchOnEvent((body) => parsePayload(tokenChangeEventSchema, body).token_event, tokenChangeTargets(steps)),
+      ];
   }
 }
 
@@ -67,7 +83,9 @@ function receivedNotification(entry: TokenNotification, steps: OperationSteps): 
     // A keyless request only where the entry allows it: signed with the account's own secret, or allowed by the operator.
     authenticate('share_public', entry.keyless ? (context) => allowKeylessStatusChange || context.signature.signedByAccount : undefined),
     ...afterAuthentication,
-    applyInOneUnit(steps, (tx, context) => entry.service(tx, context.input.body as z.output<TokenNotification['schema']>, context.account, now())),
+    applyInOneUnit(steps, (tx, context) =>
+      entry.service(tx, context.input.body as z.output<TokenNotification['schema']>, context.account, now()),
+    ),
   ];
 }
 
@@ -87,7 +105,15 @@ function receivedKeyed(entry: KeyedOperation, steps: OperationSteps): RequestHan
       steps,
       (tx, context, keys) => {
         const { body, path } = context.input as { body: z.output<KeyedOperation['schema']>; path: z.output<typeof keyedPathSchema> };
-        return entry.service(tx, { partnerId: path.partnerid, key: path.randomkey, body, account: context.account, now: now(), quotas, keys });
+        return entry.service(tx, {
+          partnerId: path.partnerid,
+          key: path.randomkey,
+          body,
+          account: context.account,
+          now: now(),
+          quotas,
+          keys,
+        });
       },
       SHOW[entry.answer] as (result: KeyedResults[keyof KeyedResults]) => object,
     ),

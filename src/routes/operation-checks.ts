@@ -8,7 +8,8 @@ const SUPPORTED_VERSIONS: ReadonlySet<string> = new Set(['v1']);
 
 /** The version is checked on the path alone, before the body is read; like the rest of the path, in any case. */
 export const supportedVersion: RequestHandler = function supportedVersion(req, _res, next) {
-  if (!SUPPORTED_VERSIONS.has(String(req.params.version).toLowerCase())) throw new NotFoundError('Unsupported API version', 'unsupported_version');
+  if (!SUPPORTED_VERSIONS.has(String(req.params.version).toLowerCase()))
+    throw new NotFoundError('Unsupported API version', 'unsupported_version');
   next();
 };
 

@@ -22,7 +22,9 @@ export interface DispatchTarget {
  */
 export function dispatchOnEvent<Event>(eventOf: (body: unknown) => Event, targets: ReadonlyMap<Event, DispatchTarget>): RequestHandler {
   // mergeParams: the chosen chain reads the path's parameters (the token path's partner and key), which this route matched.
-  const routers = new Map([...targets].map(([event, { name, chain }]) => [event, { name, router: Router({ mergeParams: true }).use(chain) }]));
+  const routers = new Map(
+    [...targets].map(([event, { name, chain }]) => [event, { name, router: Router({ mergeParams: true }).use(chain) }]),
+  );
   return function dispatchOnEvent(req, res, next) {
     const context = requestContext(res);
     const event = eventOf(context.body.parsed);

@@ -24,9 +24,17 @@ export function tokenView(token: Token): Record<string, string> {
 }
 
 /** Load Token's and Unload Token's answer: the token after the move, and the row filed under the id the service made. */
-export function tokenMovementView({ token, entry }: { token: Token; entry: LedgerEntry }): { token: Record<string, string>; transaction: Record<string, string> } {
+export function tokenMovementView({ token, entry }: { token: Token; entry: LedgerEntry }): {
+  token: Record<string, string>;
+  transaction: Record<string, string>;
+} {
   return {
     token: tokenView(token),
-    transaction: { transaction_id: entry.transactionId, kind: entry.kind === 'unload_token' ? 'unload' : 'load', amount: formatAmount(entry.amount), token_balance: formatAmount(entry.tokenBalance) },
+    transaction: {
+      transaction_id: entry.transactionId,
+      kind: entry.kind === 'unload_token' ? 'unload' : 'load',
+      amount: formatAmount(entry.amount),
+      token_balance: formatAmount(entry.tokenBalance),
+    },
   };
 }

@@ -39,9 +39,9 @@ export const bookingFieldSchemas = {
   pre_auth: oneOf(['true', 'false']),
 } satisfies { [Field in BookingField]: z.ZodType<string> };
 
-const optionalBookingFields = Object.fromEntries(
-  BOOKING_FIELDS.map((field) => [field, bookingFieldSchemas[field].optional()]),
-) as { [Field in BookingField]: z.ZodOptional<(typeof bookingFieldSchemas)[Field]> };
+const optionalBookingFields = Object.fromEntries(BOOKING_FIELDS.map((field) => [field, bookingFieldSchemas[field].optional()])) as {
+  [Field in BookingField]: z.ZodOptional<(typeof bookingFieldSchemas)[Field]>;
+};
 
 /**
  * A % margin is at most 100: a transaction_margin of 0 to 99.99, or 100 with zero decimals, leading zeros allowed
@@ -79,7 +79,12 @@ export const createBookingSchema = z
   })
   // The margin rule, stated for the document; check_out against check_in compares two values, which JSON Schema cannot.
   .meta(PERCENT_MARGIN_RULE)
-  .transform((body) => ({ share_secret: body.share_secret, source_id: body.source_id, booking_id: body.booking_id, fields: bookingFieldsOf(body) as BookingFields }));
+  .transform((body) => ({
+    share_secret: body.share_secret,
+    source_id: body.source_id,
+    booking_id: body.booking_id,
+    fields: bookingFieldsOf(body) as BookingFields,
+  }));
 
 export type CreateBookingRequest = z.output<typeof createBookingSchema>;
 
@@ -117,7 +122,12 @@ export const bookingChangeSchema = z
   // At least one field; and the margin rule where the body itself sets margin_category to % (against a stored %,
   // only the service can check it).
   .meta({ anyOf: BOOKING_FIELDS.map((field) => ({ required: [field] })), ...PERCENT_MARGIN_RULE })
-  .transform((body) => ({ share_secret: body.share_secret, source_id: body.source_id, booking_id: body.booking_id, changes: bookingFieldsOf(body) }));
+  .transform((body) => ({
+    share_secret: body.share_secret,
+    source_id: body.source_id,
+    booking_id: body.booking_id,
+    changes: bookingFieldsOf(body),
+  }));
 
 export type BookingChangeRequest = z.output<typeof bookingChangeSchema>;
 
@@ -134,7 +144,10 @@ export function otherBookingOperation(event: BookingEvent): (body: unknown) => F
     const sent = typeof body === 'object' && body !== null ? (body as { booking_event?: unknown }).booking_event : undefined;
     if (typeof sent !== 'string' || sent === event || !Object.hasOwn(METHOD_OF_BOOKING_EVENT, sent)) return undefined;
     const method = METHOD_OF_BOOKING_EVENT[sent as BookingEvent];
-    return { field: 'booking_event', message: `is "${sent}": use ${method} for ${sent}; ${METHOD_OF_BOOKING_EVENT[event]} takes "${event}"` };
+    return {
+      field: 'booking_event',
+      message: `is "${sent}": use ${method} for ${sent}; ${METHOD_OF_BOOKING_EVENT[event]} takes "${event}"`,
+    };
   };
 }
 

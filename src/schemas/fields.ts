@@ -63,7 +63,8 @@ const TOKEN_ID_FORMAT = 'must be a positive integer or a string of 1 to 32 digit
 export const tokenId = z
   .union([z.number(), z.string()], { error: typeError('a positive integer or a string of digits') })
   .meta({
-    description: 'A positive integer up to 2^53 - 1, or a string of 1 to 32 digits without a leading zero; 1010 and "1010" name the same token',
+    description:
+      'A positive integer up to 2^53 - 1, or a string of 1 to 32 digits without a leading zero; 1010 and "1010" name the same token',
     examples: ['2908926013012565'],
     // The rule the transform below applies, stated for the document in place of the union's bare types.
     type: undefined,
@@ -84,14 +85,19 @@ export const tokenId = z
   });
 
 /** A token_id where only text can arrive (a query string). */
-export const tokenIdText = z.string({ error: typeError('a string') }).regex(TOKEN_ID_PATTERN, 'must be 1 to 32 digits without a leading zero');
+export const tokenIdText = z
+  .string({ error: typeError('a string') })
+  .regex(TOKEN_ID_PATTERN, 'must be 1 to 32 digits without a leading zero');
 
 export const TRANSACTION_ID_PATTERN = /^\d{20}$/;
 
 export const transactionId = z
   .string({ error: typeError('a string of 20 digits') })
   .regex(TRANSACTION_ID_PATTERN, 'must be exactly 20 digits')
-  .meta({ description: "20 digits, the account's idempotency key of a ledger row (withdrawal, load, unload, credited schedule or refund)", examples: ['20240121000000000001'] });
+  .meta({
+    description: "20 digits, the account's idempotency key of a ledger row (withdrawal, load, unload, credited schedule or refund)",
+    examples: ['20240121000000000001'],
+  });
 
 /** A decimal amount string, read as integer minor units. */
 /** An amount sent as a JSON number is the commonest mistake: the message says what to send instead. */
@@ -114,7 +120,12 @@ export const amount = amountString.meta({ description: AMOUNT_DESCRIPTION, examp
  */
 export const positiveAmount = amountString
   .regex(/[1-9]/, 'must be above zero')
-  .meta({ description: `${AMOUNT_DESCRIPTION}; above zero`, examples: ['100.00'], allOf: undefined, pattern: `^(?=[^1-9]*[1-9])${AMOUNT_PATTERN.source.slice(1)}` })
+  .meta({
+    description: `${AMOUNT_DESCRIPTION}; above zero`,
+    examples: ['100.00'],
+    allOf: undefined,
+    pattern: `^(?=[^1-9]*[1-9])${AMOUNT_PATTERN.source.slice(1)}`,
+  })
   .transform(parseAmount);
 
 /** A decimal amount kept as text, written back with two decimals ("90" -> "90.00"). */

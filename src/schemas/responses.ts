@@ -27,7 +27,10 @@ const fieldProblemSchema = z.strictObject({ field: z.string(), message: z.string
 export const errorEnvelopeSchema = z.strictObject({
   success: z.literal('false').meta({ description: 'The string "false", as the interface specification says' }),
   errors: z.strictObject({
-    code: z.string().regex(/^\d{3}$/).meta({ description: 'The HTTP status, as a string' }),
+    code: z
+      .string()
+      .regex(/^\d{3}$/)
+      .meta({ description: 'The HTTP status, as a string' }),
     message: z.string(),
     details: z.array(fieldProblemSchema).optional().meta({ description: 'Validation errors only: one entry per bad field' }),
   }),
@@ -46,7 +49,10 @@ const tokenViewSchema = z.strictObject({
   destination_currency: z.string().optional(),
   available_date: z.string().optional(),
   expiry_date: z.string().optional(),
-  ...(Object.fromEntries(TOKEN_DETAIL_FIELDS.map((field) => [field, z.string().optional()])) as Record<TokenDetailField, z.ZodOptional<z.ZodString>>),
+  ...(Object.fromEntries(TOKEN_DETAIL_FIELDS.map((field) => [field, z.string().optional()])) as Record<
+    TokenDetailField,
+    z.ZodOptional<z.ZodString>
+  >),
 });
 
 export const tokenSuccessSchema = z.strictObject({
@@ -61,7 +67,10 @@ export const tokenMovementSuccessSchema = z.strictObject({
   message: z.literal('Success'),
   token: tokenViewSchema,
   transaction: z.strictObject({
-    transaction_id: z.string().regex(TRANSACTION_ID_PATTERN).meta({ description: "The ledger row's id, made by the service: 20 digits, unique in the account's ledger key space" }),
+    transaction_id: z
+      .string()
+      .regex(TRANSACTION_ID_PATTERN)
+      .meta({ description: "The ledger row's id, made by the service: 20 digits, unique in the account's ledger key space" }),
     kind: z.enum(['load', 'unload']),
     amount: z.string(),
     token_balance: z.string().meta({ description: 'The balance after the move' }),

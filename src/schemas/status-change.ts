@@ -51,8 +51,15 @@ export const statusChangeSchema = z
   })
   .meta({
     ...statusTyposRule(STATUS_FIELDS),
-    if: ruleClause({ properties: { tokes_status: { type: 'string' }, token_status: { type: 'string' } }, required: ['tokes_status', 'token_status'] }),
-    then: { anyOf: TOKEN_STATUSES.map((status) => ruleClause({ properties: { tokes_status: { const: status }, token_status: { const: status } } })) },
+    if: ruleClause({
+      properties: { tokes_status: { type: 'string' }, token_status: { type: 'string' } },
+      required: ['tokes_status', 'token_status'],
+    }),
+    then: {
+      anyOf: TOKEN_STATUSES.map((status) =>
+        ruleClause({ properties: { tokes_status: { const: status }, token_status: { const: status } } }),
+      ),
+    },
   })
   .transform(({ share_public, read_event, source_id, destination_id, token_id, tokes_status, token_status }) => ({
     share_public,

@@ -37,7 +37,15 @@ export function otherTokenOperation(body: unknown): FieldProblem | undefined {
 }
 
 /** The details Modify Token changes; founding_balance is Create Token's alone. */
-const CHANGEABLE_DETAILS = ['token_name', 'token_reference', 'customer_name', 'booking_reference', 'check_in', 'check_out', 'room_count'] as const;
+const CHANGEABLE_DETAILS = [
+  'token_name',
+  'token_reference',
+  'customer_name',
+  'booking_reference',
+  'check_in',
+  'check_out',
+  'room_count',
+] as const;
 /** The stay fields Load and Unload Token may carry, stored on the token. */
 const STAY_DETAILS = ['check_in', 'check_out', 'room_count'] as const;
 
@@ -77,7 +85,10 @@ export const modifyTokenSchema = z
   })
   // Each clause names the property it requires: Redocly's no-required-schema-properties-undefined, which reads a
   // clause against the schemas around it, refused a bare `required` here once this body is in a oneOf with Load's.
-  .meta({ anyOf: CHANGEABLE_FIELDS.map((field) => ruleClause({ required: [field], properties: { [field]: {} } })), ...statusTyposRule(MODIFY_STATUS_FIELDS) })
+  .meta({
+    anyOf: CHANGEABLE_FIELDS.map((field) => ruleClause({ required: [field], properties: { [field]: {} } })),
+    ...statusTyposRule(MODIFY_STATUS_FIELDS),
+  })
   .transform((body) => ({
     share_secret: body.share_secret,
     source_id: body.source_id,

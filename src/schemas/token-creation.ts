@@ -25,7 +25,10 @@ export function optionalDetails<const Fields extends readonly TokenDetailField[]
 }
 
 /** The given details a body carries, in the order of `fields`. */
-export function detailsOf(body: Partial<Record<TokenDetailField, string>>, fields: readonly TokenDetailField[]): Partial<Record<TokenDetailField, string>> {
+export function detailsOf(
+  body: Partial<Record<TokenDetailField, string>>,
+  fields: readonly TokenDetailField[],
+): Partial<Record<TokenDetailField, string>> {
   const details: Partial<Record<TokenDetailField, string>> = {};
   for (const field of fields) {
     const value = body[field];

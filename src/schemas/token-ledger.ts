@@ -54,7 +54,10 @@ export const loadScheduleSchema = z
     schedule_status: oneOf(SCHEDULE_STATUSES),
     transaction_id: z
       .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string: 20 digits when credited, else ""') })
-      .meta({ description: '20 digits when schedule_status is credited (the ledger key), an empty string otherwise', examples: ['20240121000000000003'] }),
+      .meta({
+        description: '20 digits when schedule_status is credited (the ledger key), an empty string otherwise',
+        examples: ['20240121000000000003'],
+      }),
     token_balance: amount,
   })
   .superRefine((body, ctx) => {

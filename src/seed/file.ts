@@ -142,7 +142,10 @@ export function readSeedFile(file: string, loadedAt = new Date()): SeedRecords {
   const result = seedSchema.safeParse(parseSeedText(file));
   if (!result.success) {
     const problems = fieldProblems(result.error.issues).map((problem) => `${problem.field} ${problem.message}`);
-    throw new SeedFileError(`Seed file ${file} is invalid: ${problems.join('; ')}`, problems.map((problem) => `Seed file ${file} is invalid: ${problem}`));
+    throw new SeedFileError(
+      `Seed file ${file} is invalid: ${problems.join('; ')}`,
+      problems.map((problem) => `Seed file ${file} is invalid: ${problem}`),
+    );
   }
   return toSeedData(result.data, loadedAt);
 }

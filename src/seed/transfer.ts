@@ -98,7 +98,11 @@ export function movedBuffers(columns: TokenColumns): ArrayBuffer[] {
 export function receivedSeed(seed: TransferredSeed): SeedData {
   const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return {
-    accounts: seed.accounts.map((account) => ({ ...account, publicKeyHash: asBuffer(account.publicKeyHash), secretKeyHash: asBuffer(account.secretKeyHash) })),
+    accounts: seed.accounts.map((account) => ({
+      ...account,
+      publicKeyHash: asBuffer(account.publicKeyHash),
+      secretKeyHash: asBuffer(account.secretKeyHash),
+    })),
     tokens: tokensOf(seed.tokens),
     bookings: seed.bookings,
   };

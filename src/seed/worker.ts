@@ -17,6 +17,9 @@ try {
   answer = { seed: { accounts, bookings, tokens: columns } };
 } catch (error) {
   // A seed problem is the operator's to fix and is shown as its message; anything else is a fault, with its stack.
-  answer = error instanceof SeedFileError ? { error: error.message, problems: error.problems } : { error: String((error as Error)?.stack ?? error) };
+  answer =
+    error instanceof SeedFileError
+      ? { error: error.message, problems: error.problems }
+      : { error: String((error as Error)?.stack ?? error) };
 }
 parentPort?.postMessage(answer, moved);

@@ -29,15 +29,27 @@ async function lockBookingUnderKey(
  * that made it committed both at once, so when a retry (or a concurrent copy) sees the booking it also sees
  * the key, and is answered as the replay it is rather than as a 409.
  */
-export async function createBooking(tx: StoreTransaction, { partnerId, key, body, account, now, quotas, keys }: KeyedCall<CreateBookingRequest>): Promise<Outcome<Booking>> {
+export async function createBooking(
+  tx: StoreTransaction,
+  { partnerId, key, body, account, now, quotas, keys }: KeyedCall<CreateBookingRequest>,
+): Promise<Outcome<Booking>> {
   requirePartner(partnerId, account);
   const existing = await tx.bookingForUpdate(account.sourceId, body.booking_id);
-  const replay = await keys.underRandomKey({ sourceId: account.sourceId, key, fingerprint: fingerprintOf('create_booking', body.booking_id, Object.entries(body.fields)) }, () => {
-    if (existing) throw new ConflictError(`Booking ${body.booking_id} already exists`, 'booking_exists');
-  });
+  const replay = await keys.underRandomKey(
+    { sourceId: account.sourceId, key, fingerprint: fingerprintOf('create_booking', body.booking_id, Object.entries(body.fields)) },
+    () => {
+      if (existing) throw new ConflictError(`Booking ${body.booking_id} already exists`, 'booking_exists');
+    },
+  );
   if (replay) return replay;
   await requireRoomFor(tx, account.sourceId, 'bookings', quotas);
-  const booking: Booking = { sourceId: account.sourceId, bookingId: body.booking_id, fields: body.fields, status: 'active', updatedAt: now };
+  const booking: Booking = {
+    sourceId: account.sourceId,
+    bookingId: body.booking_id,
+    fields: body.fields,
+    status: 'active',
+    updatedAt: now,
+  };
   await tx.createBooking(booking);
   return { replayed: false, result: booking };
 }
@@ -45,10 +57,16 @@ export async function createBooking(tx: StoreTransaction, { partnerId, key, body
 /** PATCH: only the fields sent change; a cancelled booking stays as it is (409); the whole booking must then still keep its rules (400). */
 export async function modifyBooking(tx: StoreTransaction, call: KeyedCall<BookingChangeRequest>): Promise<Outcome<Booking>> {
   const { body, now } = call;
-  const found = await lockBookingUnderKey(tx, call, body.booking_id, fingerprintOf('modify_booking', body.booking_id, Object.entries(body.changes)));
+  const found = await lockBookingUnderKey(
+    tx,
+    call,
+    body.booking_id,
+    fingerprintOf('modify_booking', body.booking_id, Object.entries(body.changes)),
+  );
   if ('replay' in found) return { replayed: true, response: found.replay };
   const { booking } = found;
-  if (booking.status === 'cancelled') throw new ConflictError('Booking is cancelled; a cancelled booking cannot be modified', 'booking_cancelled');
+  if (booking.status === 'cancelled')
+    throw new ConflictError('Booking is cancelled; a cancelled booking cannot be modified', 'booking_cancelled');
   const fields = { ...booking.fields, ...body.changes };
   const problems = bookingRuleProblems(fields);
   if (problems.length > 0) throw validationError(problems, 'booking_rule');

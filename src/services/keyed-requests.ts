@@ -33,7 +33,8 @@ export interface Quotas {
 
 /** Contract section 11: Create Token or Create Booking past the account's quota is a 403 and creates nothing. */
 export async function requireRoomFor(tx: StoreTransaction, sourceId: string, what: 'tokens' | 'bookings', quotas: Quotas): Promise<void> {
-  const [quota, setting] = what === 'tokens' ? [quotas.tokensPerAccount, 'MAX_TOKENS_PER_ACCOUNT'] : [quotas.bookingsPerAccount, 'MAX_BOOKINGS_PER_ACCOUNT'];
+  const [quota, setting] =
+    what === 'tokens' ? [quotas.tokensPerAccount, 'MAX_TOKENS_PER_ACCOUNT'] : [quotas.bookingsPerAccount, 'MAX_BOOKINGS_PER_ACCOUNT'];
   if (quota > 0 && (await tx.holdingsForUpdate(sourceId))[what] >= quota) throw new QuotaExceededError(what, setting, quota);
 }
 

@@ -58,10 +58,21 @@ function withDetails(token: Token, details: Readonly<Record<string, string>>): T
  * token after the change (400). The status moves along section 4's transitions, as by Status Change; a body whose
  * every field is what the token has is a 200 that changes nothing.
  */
-export async function modifyToken(tx: StoreTransaction, { partnerId, key, body, account, keys }: KeyedCall<ModifyTokenRequest>): Promise<Outcome<Token>> {
+export async function modifyToken(
+  tx: StoreTransaction,
+  { partnerId, key, body, account, keys }: KeyedCall<ModifyTokenRequest>,
+): Promise<Outcome<Token>> {
   requirePartner(partnerId, account);
   const token = requireCallerToken(await tx.tokenForUpdate(account.sourceId, body.token_id), account, body.destination_id);
-  const fingerprint = fingerprintOf('modify_token', body.token_id, body.destination_id, body.status, body.availableDay, body.expiryDay, Object.entries(body.details));
+  const fingerprint = fingerprintOf(
+    'modify_token',
+    body.token_id,
+    body.destination_id,
+    body.status,
+    body.availableDay,
+    body.expiryDay,
+    Object.entries(body.details),
+  );
   const replay = await keys.underRandomKey({ sourceId: account.sourceId, key, fingerprint });
   if (replay) return replay;
   requireNotDeleted(token, 'cannot be modified');
@@ -107,7 +118,9 @@ async function moveMoney(
   const balance = balanceAfter(token);
   const changed = withDetails(token, body.details);
   requireRules(changed);
-  const entry = await recordMovement(tx, token, { kind: `${kind}_token`, transactionId, balance, fee: 0 }, now, { details: changed.details });
+  const entry = await recordMovement(tx, token, { kind: `${kind}_token`, transactionId, balance, fee: 0 }, now, {
+    details: changed.details,
+  });
   return { replayed: false, result: { token: { ...changed, balance }, entry } };
 }
 

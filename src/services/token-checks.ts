@@ -17,7 +17,11 @@ export function requireCallerToken(token: Token | undefined, account: Account, d
 }
 
 /** The first checks of a notification that moves no money: the destination (413), then the caller's token, locked (428). */
-export async function lockCallerToken(tx: StoreTransaction, account: Account, request: { destination_id: string; token_id: string }): Promise<Token> {
+export async function lockCallerToken(
+  tx: StoreTransaction,
+  account: Account,
+  request: { destination_id: string; token_id: string },
+): Promise<Token> {
   requireDestination(account, request.destination_id);
   return requireCallerToken(await tx.tokenForUpdate(account.sourceId, request.token_id), account, request.destination_id);
 }

@@ -28,13 +28,24 @@ async function newTokenId(tx: StoreTransaction): Promise<string> {
   }
 }
 
-export async function createToken(tx: StoreTransaction, { partnerId, key, body: request, account, quotas, keys }: KeyedCall<CreateTokenRequest>): Promise<Outcome<Token>> {
+export async function createToken(
+  tx: StoreTransaction,
+  { partnerId, key, body: request, account, quotas, keys }: KeyedCall<CreateTokenRequest>,
+): Promise<Outcome<Token>> {
   requirePartner(partnerId, account);
   requireDestination(account, request.destination_id);
   const replay = await keys.underRandomKey({
     sourceId: account.sourceId,
     key,
-    fingerprint: fingerprintOf('create_token', request.destination_id, request.currency, request.balance, request.available_date, request.expiry_date, Object.entries(request.details)),
+    fingerprint: fingerprintOf(
+      'create_token',
+      request.destination_id,
+      request.currency,
+      request.balance,
+      request.available_date,
+      request.expiry_date,
+      Object.entries(request.details),
+    ),
   });
   if (replay) return replay;
   await requireRoomFor(tx, account.sourceId, 'tokens', quotas);

@@ -29,7 +29,10 @@ interface LedgerRequest {
 /** The balance the sender states must be the ledger's (409), which the message states. */
 function requireStatedBalance(stated: MinorUnits, expected: MinorUnits): void {
   if (stated !== expected) {
-    throw new ConflictError(`token_balance ${formatAmount(stated)} does not match the ledger: expected ${formatAmount(expected)}`, 'balance_mismatch');
+    throw new ConflictError(
+      `token_balance ${formatAmount(stated)} does not match the ledger: expected ${formatAmount(expected)}`,
+      'balance_mismatch',
+    );
   }
 }
 
@@ -89,7 +92,13 @@ interface Movement {
  * The token with its new balance (and what Refund may still give back), and the ledger row that explains it, in the
  * caller's unit; the row as written.
  */
-export async function recordMovement(tx: StoreTransaction, token: Token, movement: Movement, now: Date, changes: Partial<Token> = {}): Promise<LedgerEntry> {
+export async function recordMovement(
+  tx: StoreTransaction,
+  token: Token,
+  movement: Movement,
+  now: Date,
+  changes: Partial<Token> = {},
+): Promise<LedgerEntry> {
   const moved = Math.abs(movement.balance - token.balance);
   await tx.saveToken({ ...token, ...changes, balance: movement.balance, refundable: refundableAfter(token, movement.kind, moved) });
   // The token's own strings, equal to the request's: a million ledger rows then share them.
@@ -111,7 +120,10 @@ export async function recordMovement(tx: StoreTransaction, token: Token, movemen
 /** An amount taken off the balance must be there (422). */
 export function takenOff(token: Token, amount: MinorUnits, field: string): MinorUnits {
   if (amount > token.balance) {
-    throw new UnprocessableError(`${field} ${formatAmount(amount)} is more than the token balance ${formatAmount(token.balance)}`, 'over_balance');
+    throw new UnprocessableError(
+      `${field} ${formatAmount(amount)} is more than the token balance ${formatAmount(token.balance)}`,
+      'over_balance',
+    );
   }
   return token.balance - amount;
 }
@@ -186,7 +198,12 @@ export function unload(tx: StoreTransaction, request: UnloadedRequest, account: 
  * ledger row, checked as a load. Deleted and failed schedules change nothing, and their token_balance must be
  * the balance, so a sender out of step learns it (409).
  */
-export async function settleLoadSchedule(tx: StoreTransaction, request: LoadScheduleRequest, account: Account, now: Date): Promise<Outcome> {
+export async function settleLoadSchedule(
+  tx: StoreTransaction,
+  request: LoadScheduleRequest,
+  account: Account,
+  now: Date,
+): Promise<Outcome> {
   if (request.schedule_status !== 'credited') {
     const token = await lockCallerToken(tx, account, request);
     requireStatedBalance(request.token_balance, token.balance);

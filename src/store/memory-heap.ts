@@ -13,7 +13,10 @@ export const WRITE_GROWTH_BOUND_BYTES = 1024 * 1024;
  */
 export function heapLimitBytes(): number {
   const flags = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
-  const oldSpaceMb = flags.map((flag) => /^--max[-_]old[-_]space[-_]size=(\d+)$/.exec(flag)?.[1]).filter((mb) => mb !== undefined).pop();
+  const oldSpaceMb = flags
+    .map((flag) => /^--max[-_]old[-_]space[-_]size=(\d+)$/.exec(flag)?.[1])
+    .filter((mb) => mb !== undefined)
+    .pop();
   return oldSpaceMb === undefined ? getHeapStatistics().heap_size_limit : Number(oldSpaceMb) * 1024 * 1024;
 }
 

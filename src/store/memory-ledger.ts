@@ -28,7 +28,9 @@ function joinTransactionId(high: number, low: number): string {
 }
 
 function hashOf(high: number, low: number): number {
-  const mixed = Math.imul(low % 0x40000000 ^ Math.floor(low / 0x40000000), 0x9e3779b1) ^ Math.imul(high % 0x40000000 ^ Math.floor(high / 0x40000000), 0x85ebca6b);
+  const mixed =
+    Math.imul((low % 0x40000000) ^ Math.floor(low / 0x40000000), 0x9e3779b1) ^
+    Math.imul((high % 0x40000000) ^ Math.floor(high / 0x40000000), 0x85ebca6b);
   return (mixed ^ (mixed >>> 15)) >>> 0;
 }
 

@@ -11,7 +11,12 @@ export function addHoldings(counts: Map<string, Holdings>, sourceId: string, wha
  * Entries are inserted in time order, so the expired ones are at the front of the map; each forgotten one stops
  * counting toward its account's keys.
  */
-export function forgetOlderThan<Value extends { sourceId: string }>(entries: Map<string, Value>, cutoffMs: number, stampOf: (value: Value) => Date, holdings: Map<string, Holdings>): void {
+export function forgetOlderThan<Value extends { sourceId: string }>(
+  entries: Map<string, Value>,
+  cutoffMs: number,
+  stampOf: (value: Value) => Date,
+  holdings: Map<string, Holdings>,
+): void {
   for (const [key, value] of entries) {
     if (stampOf(value).getTime() >= cutoffMs) break;
     entries.delete(key);

@@ -116,7 +116,11 @@ class MemoryTransaction implements StoreTransaction {
     return staged ? copy(staged) : storedLedgerEntry(this.tables, sourceId, transactionId);
   }
 
-  async lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]> {
+  async lockTokenAndFindLedgerEntry(
+    tokenId: string,
+    sourceId: string,
+    transactionId: string,
+  ): Promise<[Token | undefined, LedgerEntry | undefined]> {
     return [await this.tokenForUpdate(sourceId, tokenId), this.ledgerEntry(sourceId, transactionId)];
   }
 
@@ -300,7 +304,10 @@ export class MemoryStore implements Store {
     const full = share > CREATE_LIMIT;
     if (full !== this.full) {
       this.full = full;
-      if (full) this.logger?.error('memory store full: the heap in use is past 85% of its limit; creating tokens, bookings, request keys and deliveries answers 503, ledger rows too past 95%');
+      if (full)
+        this.logger?.error(
+          'memory store full: the heap in use is past 85% of its limit; creating tokens, bookings, request keys and deliveries answers 503, ledger rows too past 95%',
+        );
       else this.logger?.info('memory store has room again: tokens, bookings, request keys and deliveries can be created');
     }
     if (share > limit) throw new ServiceUnavailableError('storage_full');

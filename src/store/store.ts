@@ -74,7 +74,11 @@ export interface StoreTransaction {
    * tokenForUpdate within sourceId, then, once the lock is held, the ledger row keyed by the account and its
    * transaction id (across every kind): one step, so a store can save a round trip.
    */
-  lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]>;
+  lockTokenAndFindLedgerEntry(
+    tokenId: string,
+    sourceId: string,
+    transactionId: string,
+  ): Promise<[Token | undefined, LedgerEntry | undefined]>;
   /**
    * How many tokens and bookings the account holds, seeded ones included, and how many request keys and
    * deliveries it has kept; concurrent units that ask for the same account run one after the other from here, so

@@ -9,10 +9,17 @@ import { expectRejection, readBooking, readState } from '../helpers/state';
 const { updated_at: seededUpdatedAt, ...seededRecord } = BOOKING;
 
 describeOnEveryStore('Modify Booking', (current) => {
-
-
-  async function expectRejected(body: object, status: number, expectedBody: object, key = 'key-00000001', partnerId?: string, version?: string) {
-    await expectRejection(current().store, () => client.modifyBooking(current(), body, key, partnerId, version), status, expectedBody, { keys: [key] });
+  async function expectRejected(
+    body: object,
+    status: number,
+    expectedBody: object,
+    key = 'key-00000001',
+    partnerId?: string,
+    version?: string,
+  ) {
+    await expectRejection(current().store, () => client.modifyBooking(current(), body, key, partnerId, version), status, expectedBody, {
+      keys: [key],
+    });
   }
 
   describe('when a text field is not valid Unicode', () => {
@@ -41,7 +48,10 @@ describeOnEveryStore('Modify Booking', (current) => {
 
   describe('when the change is valid', () => {
     it('answers 200 with the full booking after the change, every field a string, and stores it', async () => {
-      const response = await client.modifyBooking(current(), bookingChange({ guests_count: '3', check_out: '18-02-2024', transaction_amount: '500' }));
+      const response = await client.modifyBooking(
+        current(),
+        bookingChange({ guests_count: '3', check_out: '18-02-2024', transaction_amount: '500' }),
+      );
       expect(response.status).toBe(200);
       const expectedBooking = {
         ...seededRecord,
@@ -53,10 +63,30 @@ describeOnEveryStore('Modify Booking', (current) => {
       };
       expect(response.body).toEqual({ success: true, message: 'Success', booking: expectedBooking });
       const specificationOrder = [
-        'source_id', 'booking_id', 'buyer_id', 'booking_date', 'booking_category', 'supplier_id', 'property_name',
-        'property_country', 'guests_count', 'room_count', 'check_in', 'check_out', 'transaction_currency',
-        'transaction_amount', 'margin_category', 'transaction_margin', 'nonrefundable_amount', 'refundable_amount',
-        'firstnight_amount', 'cancellation_days', 'auth_code', 'pre_auth', 'status', 'updated_at',
+        'source_id',
+        'booking_id',
+        'buyer_id',
+        'booking_date',
+        'booking_category',
+        'supplier_id',
+        'property_name',
+        'property_country',
+        'guests_count',
+        'room_count',
+        'check_in',
+        'check_out',
+        'transaction_currency',
+        'transaction_amount',
+        'margin_category',
+        'transaction_margin',
+        'nonrefundable_amount',
+        'refundable_amount',
+        'firstnight_amount',
+        'cancellation_days',
+        'auth_code',
+        'pre_auth',
+        'status',
+        'updated_at',
       ] as const;
       expect(Object.keys(response.body.booking)).toEqual(specificationOrder);
       const inOrder = Object.fromEntries(specificationOrder.map((key) => [key, expectedBooking[key]]));
@@ -72,7 +102,10 @@ describeOnEveryStore('Modify Booking', (current) => {
     it('changes only the fields it carries', async () => {
       await client.modifyBooking(current(), bookingChange({ guests_count: undefined, buyer_id: 'B-9' })).expect(200);
       const stored = await readBooking(current().store);
-      expect(stored?.fields).toEqual({ ...Object.fromEntries(Object.entries(seededRecord).filter(([k]) => k !== 'source_id' && k !== 'booking_id')), buyer_id: 'B-9' });
+      expect(stored?.fields).toEqual({
+        ...Object.fromEntries(Object.entries(seededRecord).filter(([k]) => k !== 'source_id' && k !== 'booking_id')),
+        buyer_id: 'B-9',
+      });
     });
 
     it('with only values the booking already has, answers 200 and leaves updated_at as it was', async () => {
@@ -84,7 +117,17 @@ describeOnEveryStore('Modify Booking', (current) => {
 
     it('accepts every field at once, with an empty buyer_id', async () => {
       const { booking_id: _id, source_id: _source, updated_at: _at, ...fields } = BOOKING;
-      const response = await client.modifyBooking(current(), bookingChange({ ...fields, buyer_id: '', property_country: 'DE', transaction_currency: 'CHF', margin_category: 'fixed', transaction_margin: '250.00' }));
+      const response = await client.modifyBooking(
+        current(),
+        bookingChange({
+          ...fields,
+          buyer_id: '',
+          property_country: 'DE',
+          transaction_currency: 'CHF',
+          margin_category: 'fixed',
+          transaction_margin: '250.00',
+        }),
+      );
       expect(response.status).toBe(200);
       expect(response.body.booking.property_country).toBe('DE');
     });
@@ -94,7 +137,10 @@ describeOnEveryStore('Modify Booking', (current) => {
     it('a repeated request replays the first response byte for byte, with Idempotent-Replayed', async () => {
       const body = bookingChange();
       const first = await client.modifyBooking(current(), body);
-      const replay = await client.modifyBooking(current()).set('Content-Type', 'application/json').send(`  ${JSON.stringify({ unknown: 1, ...body })}  `);
+      const replay = await client
+        .modifyBooking(current())
+        .set('Content-Type', 'application/json')
+        .send(`  ${JSON.stringify({ unknown: 1, ...body })}  `);
       expect(replay.status).toBe(200);
       expect(replay.text).toBe(first.text);
       expect(replay.headers['idempotent-replayed']).toBe('true');
@@ -126,9 +172,11 @@ describeOnEveryStore('Modify Booking', (current) => {
 
     it('the same key under another account is another key', async () => {
       await client.modifyBooking(current(), bookingChange()).expect(200);
-      const response = await client.modifyBooking(current(),
+      const response = await client.modifyBooking(
+        current(),
         bookingChange({ source_id: OTHER.source_id, share_secret: OTHER.share_secret, booking_id: '77' }),
-        'key-00000001', OTHER.source_id,
+        'key-00000001',
+        OTHER.source_id,
       );
       expect(response.status).toBe(200);
       expect(response.headers['idempotent-replayed']).toBeUndefined();
@@ -156,16 +204,11 @@ describeOnEveryStore('Modify Booking', (current) => {
       await expectRejected(bookingChange({ source_id: 'NOBODY' }), 401, errorBody(401, 'Unauthorized'), 'key-00000001', 'NOBODY');
     });
 
-    it('403 when {partnerid} is not the body\'s source_id', async () => {
-      await expectRejected(
-        bookingChange(),
-        403,
-        errorBody(403, 'partnerid in the path does not match source_id'),
-        'key-00000001', 'OTHER',
-      );
+    it("403 when {partnerid} is not the body's source_id", async () => {
+      await expectRejected(bookingChange(), 403, errorBody(403, 'partnerid in the path does not match source_id'), 'key-00000001', 'OTHER');
     });
 
-    it('404 Booking not found for a booking absent from the caller\'s account (including another account\'s)', async () => {
+    it("404 Booking not found for a booking absent from the caller's account (including another account's)", async () => {
       await expectRejected(bookingChange({ booking_id: 'nope' }), 404, errorBody(404, 'Booking not found'));
       await expectRejected(bookingChange({ booking_id: '77' }), 404, errorBody(404, 'Booking not found'));
     });
@@ -175,7 +218,9 @@ describeOnEveryStore('Modify Booking', (current) => {
     });
 
     it('takes the version in any case, as the rest of the path: /V1/BOOKING/… is a booking change', async () => {
-      const response = await request(current().server).patch(bookingPath('key-uppercase1', 'ACME', 'V1').replace('/booking/', '/BOOKING/')).send(bookingChange());
+      const response = await request(current().server)
+        .patch(bookingPath('key-uppercase1', 'ACME', 'V1').replace('/booking/', '/BOOKING/'))
+        .send(bookingChange());
       expect(response.status).toBe(200);
     });
 
@@ -191,7 +236,9 @@ describeOnEveryStore('Modify Booking', (current) => {
       await expectRejected(
         bookingChange({ transaction_margin: '100.01' }),
         400,
-        errorBody(400, 'Invalid field: transaction_margin', [{ field: 'transaction_margin', message: 'must be at most 100 when margin_category is "%"' }]),
+        errorBody(400, 'Invalid field: transaction_margin', [
+          { field: 'transaction_margin', message: 'must be at most 100 when margin_category is "%"' },
+        ]),
       );
       await client.modifyBooking(current(), bookingChange({ transaction_margin: '100.00' })).expect(200);
     });
@@ -200,7 +247,9 @@ describeOnEveryStore('Modify Booking', (current) => {
       await expectRejected(
         bookingChange({ booking_id: 'nope', margin_category: '%', transaction_margin: '150' }),
         400,
-        errorBody(400, 'Invalid field: transaction_margin', [{ field: 'transaction_margin', message: 'must be at most 100 when margin_category is "%"' }]),
+        errorBody(400, 'Invalid field: transaction_margin', [
+          { field: 'transaction_margin', message: 'must be at most 100 when margin_category is "%"' },
+        ]),
       );
     });
 
@@ -280,7 +329,10 @@ describeOnEveryStore('Modify Booking', (current) => {
 
   describe('order of checks', () => {
     it('version (404) before content type (415)', async () => {
-      const response = await client.modifyBooking(current(), undefined, 'key-00000001', 'ACME', 'v9').set('Content-Type', 'text/plain').send('x');
+      const response = await client
+        .modifyBooking(current(), undefined, 'key-00000001', 'ACME', 'v9')
+        .set('Content-Type', 'text/plain')
+        .send('x');
       expect(response.status).toBe(404);
     });
     it('schema (400) before secret (401)', async () => {

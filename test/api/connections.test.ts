@@ -74,7 +74,8 @@ function silentClient(port: number, bytes: string): Promise<net.Socket> {
   });
 }
 
-const openConnections = (server: Server) => new Promise<number>((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+const openConnections = (server: Server) =>
+  new Promise<number>((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
 
 /** Contract section 11: a connection the service answered and is closing cannot hold a slot of the limits. */
 describe('a connection the service answered and closes, from a client that never reads nor closes', () => {
@@ -89,11 +90,17 @@ describe('a connection the service answered and closes, from a client that never
   const cases: Array<[string, string]> = [
     ['a malformed request (400)', 'NOT-A-METHOD / HTTP/1.1\r\nHost: x\r\n\r\n'],
     ['headers not complete in time (408)', 'POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\n'],
-    ['a body over the limit (413)', 'POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{'],
+    [
+      'a body over the limit (413)',
+      'POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{',
+    ],
   ];
 
   it.each(cases)('%s: the server destroys it, and its slot of MAX_CONNECTIONS_PER_ADDRESS is free again', async (_case, bytes) => {
-    const started = await serving({ maxConnections: 0, maxConnectionsPerAddress: 1 }, { headersTimeout: 300, connectionsCheckingInterval: 100 });
+    const started = await serving(
+      { maxConnections: 0, maxConnectionsPerAddress: 1 },
+      { headersTimeout: 300, connectionsCheckingInterval: 100 },
+    );
     server = started.server;
     opened.push(await silentClient(started.port, bytes));
     // Asked again until the server has let the silent connection go: a new one from the address is then served.

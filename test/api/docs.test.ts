@@ -22,14 +22,24 @@ describe('GET /docs', () => {
     const t = await buildTestApp();
     for (const path of ['/docs', '/docs/init.js', '/docs/assets/swagger-ui-bundle.js']) {
       const answer = await request(t.server).get(path).set('Host', 'receiver.test');
-      expect({ path, csp: answer.headers['content-security-policy'] }).toEqual({ path, csp: expect.not.stringContaining('upgrade-insecure-requests') });
+      expect({ path, csp: answer.headers['content-security-policy'] }).toEqual({
+        path,
+        csp: expect.not.stringContaining('upgrade-insecure-requests'),
+      });
       expect(answer.headers['content-security-policy']).toContain("default-src 'self'");
     }
   });
 
   it('serves only the files the page loads: the package sample page, its package.json and source maps are 404', async () => {
     const t = await buildTestApp();
-    const others = ['/docs/assets/nothing.js', '/docs/assets/index.html', '/docs/assets/package.json', '/docs/assets/swagger-ui-bundle.js.map', '/docs/assets/swagger-initializer.js', '/docs/assets/'];
+    const others = [
+      '/docs/assets/nothing.js',
+      '/docs/assets/index.html',
+      '/docs/assets/package.json',
+      '/docs/assets/swagger-ui-bundle.js.map',
+      '/docs/assets/swagger-initializer.js',
+      '/docs/assets/',
+    ];
     for (const other of others) {
       const answer = await request(t.server).get(other);
       expect({ other, status: answer.status, body: answer.body }).toEqual({ other, status: 404, body: errorBody(404, 'Not Found') });

@@ -7,8 +7,6 @@ import { dayNumber } from '../../src/domain/calendar-days';
 import { readState, readToken } from '../helpers/state';
 
 describeOnEveryStore('POST /v1/events', (current) => {
-
-
   it('dispatches token.status_changed to Status Change', async () => {
     const response = await client.events(current(), statusChange());
     expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: SUCCESS_BODY });
@@ -36,7 +34,9 @@ describeOnEveryStore('POST /v1/events', (current) => {
     const response = await client.events(current(), { ...statusChange({ tokes_status: undefined }), status: 'freezed' });
     expect({ status: response.status, body: response.body }).toEqual({
       status: 400,
-      body: errorBody(400, 'Invalid field: status', [{ field: 'status', message: 'is an unknown field: the status is tokes_status (or its alias token_status)' }]),
+      body: errorBody(400, 'Invalid field: status', [
+        { field: 'status', message: 'is an unknown field: the status is tokes_status (or its alias token_status)' },
+      ]),
     });
     expect(await readState(current().store)).toEqual(before);
   });
@@ -49,18 +49,29 @@ describeOnEveryStore('POST /v1/events', (current) => {
     expect((await readToken(current().store, TOKENS.active.token_id))?.balance).toBe(90000);
   });
 
-  it('applies the operation\'s own validation after dispatching', async () => {
+  it("applies the operation's own validation after dispatching", async () => {
     const response = await client.events(current(), withdrawal({ withdrawn_amount: 'lots' }));
     expect(response.status).toBe(400);
     expect(response.body.errors.details).toEqual([
-      { field: 'withdrawn_amount', message: 'must be a decimal amount: 1 to 10 digits, optionally a point and 1 or 2 decimals (e.g. "100.00")' },
+      {
+        field: 'withdrawn_amount',
+        message: 'must be a decimal amount: 1 to 10 digits, optionally a point and 1 or 2 decimals (e.g. "100.00")',
+      },
     ]);
   });
 
   it.each([
-    ['unknown', 'token.created', 'must be one of "token.status_changed", "token.withdrawn_created", "token.loaded_created", "token.unloaded_created", "token.load_schedule", "token.expiry_updated", "token.available_updated", "token.refund_available"'],
+    [
+      'unknown',
+      'token.created',
+      'must be one of "token.status_changed", "token.withdrawn_created", "token.loaded_created", "token.unloaded_created", "token.load_schedule", "token.expiry_updated", "token.available_updated", "token.refund_available"',
+    ],
     ['missing', undefined, 'is required'],
-    ['not a string', 5, 'must be one of "token.status_changed", "token.withdrawn_created", "token.loaded_created", "token.unloaded_created", "token.load_schedule", "token.expiry_updated", "token.available_updated", "token.refund_available"'],
+    [
+      'not a string',
+      5,
+      'must be one of "token.status_changed", "token.withdrawn_created", "token.loaded_created", "token.unloaded_created", "token.load_schedule", "token.expiry_updated", "token.available_updated", "token.refund_available"',
+    ],
   ])('400 when read_event is %s, and nothing changes', async (_situation, readEvent, message) => {
     const before = await readState(current().store);
     const response = await client.events(current(), withdrawal({ read_event: readEvent }));

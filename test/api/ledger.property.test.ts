@@ -99,8 +99,22 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('ledger in
   const balanceOf = async (tokenId: string) => (await t.store.findToken(tokenId))?.balance as number;
 
   /** The body of a move on the token, stating `tokenBalance`. */
-  function bodyOf(move: Move, tokenId: string, transactionId: string, amount: number, fee: number, tokenBalance: number): Record<string, unknown> {
-    const common = { share_public: ACME.share_public, read_event: EVENT[move], source_id: 'ACME', destination_id: 'D1', token_id: tokenId, transaction_id: transactionId };
+  function bodyOf(
+    move: Move,
+    tokenId: string,
+    transactionId: string,
+    amount: number,
+    fee: number,
+    tokenBalance: number,
+  ): Record<string, unknown> {
+    const common = {
+      share_public: ACME.share_public,
+      read_event: EVENT[move],
+      source_id: 'ACME',
+      destination_id: 'D1',
+      token_id: tokenId,
+      transaction_id: transactionId,
+    };
     const balance = formatAmount(tokenBalance);
     if (move === 'withdrawal') return { ...common, withdrawn_amount: formatAmount(amount), token_balance: balance };
     if (move === 'load') return { ...common, load_amount: formatAmount(amount), fee_amount: formatAmount(fee), token_balance: balance };
@@ -125,7 +139,11 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('ledger in
     await fc.assert(
       fc.asyncProperty(openings, steps, async (opening, plan) => {
         tokenCounter += 1;
-        const created = await client.createToken(t, tokenCreation({ load_amount: formatAmount(opening) }), `prop-${storeName}-${tokenCounter}-${Date.now()}`);
+        const created = await client.createToken(
+          t,
+          tokenCreation({ load_amount: formatAmount(opening) }),
+          `prop-${storeName}-${tokenCounter}-${Date.now()}`,
+        );
         expect(created.status).toBe(200);
         const tokenId = created.body.token.token_id as string;
         let balance = opening;
@@ -152,15 +170,19 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('ledger in
             const amount = step.move === 'refund' && step.fee % 2 === 0 && refundable > 0 ? 1 + (step.amount % refundable) : step.amount;
             const right = step.move === 'withdrawal' || step.move === 'unload' ? balance - amount : balance + amount;
             const stated = Math.min(Math.max(step.stated === 'right' ? right : right + 1, 0), MAX_BALANCE);
-            sending = { body: bodyOf(step.move, tokenId, transactionId, amount, step.fee, stated), move: step.move, amount, stated, applied: false };
+            sending = {
+              body: bodyOf(step.move, tokenId, transactionId, amount, step.fee, stated),
+              move: step.move,
+              amount,
+              stated,
+              applied: false,
+            };
             sent.push(sending);
             expected = judge(step.move, balance, refundable, amount, stated);
           }
           const ledgerBefore = (await t.store.recentLedgerEntries(tokenId, 1000)).length;
           const balanceBefore = balance;
-          const responses = await Promise.all(
-            Array.from({ length: step.copies }, () => CLIENT[sending.move](t, sending.body)),
-          );
+          const responses = await Promise.all(Array.from({ length: step.copies }, () => CLIENT[sending.move](t, sending.body)));
           const statuses = responses.map((response) => response.status);
           if (expected.outcome === 'rejected') {
             const status = expected.status;

@@ -108,7 +108,9 @@ describe('request logs', () => {
     // A query string on an operation's path: no client builds one.
     await request(t.server).post(`/v1/tokens/withdraw${query}`).send(withdrawal()).expect(200);
     const [entry] = logs.entries();
-    expect(entry.req.url).toBe('/v1/tokens/withdraw?share_secret=[redacted]&share%5Fpublic=[redacted]&api_key=[redacted]&access_token=[redacted]&page=2&flag');
+    expect(entry.req.url).toBe(
+      '/v1/tokens/withdraw?share_secret=[redacted]&share%5Fpublic=[redacted]&api_key=[redacted]&access_token=[redacted]&page=2&flag',
+    );
   });
 
   it('writes the one line of a request whose client hung up before the answer, when the connection closes', async () => {
@@ -118,11 +120,19 @@ describe('request logs', () => {
       socket.on('error', () => undefined);
       // Expect: 100-continue: the body reader says continue, so the request is inside its chain when the client goes.
       const continued = new Promise((resolve) => socket.once('data', resolve));
-      socket.write('POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nX-Request-Id: hung-up\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n');
+      socket.write(
+        'POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nX-Request-Id: hung-up\r\nContent-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n',
+      );
       expect(String(await continued)).toMatch(/^HTTP\/1\.1 100 Continue/);
       socket.destroy();
       await waitFor(async () => logs.lines.length > 0);
-      expect(logs.entries()).toEqual([expect.objectContaining({ req: { id: 'hung-up', method: 'POST', url: '/v1/tokens/withdraw' }, route: '/v1/tokens/withdraw', msg: 'request completed' })]);
+      expect(logs.entries()).toEqual([
+        expect.objectContaining({
+          req: { id: 'hung-up', method: 'POST', url: '/v1/tokens/withdraw' },
+          route: '/v1/tokens/withdraw',
+          msg: 'request completed',
+        }),
+      ]);
     } finally {
       t.server.closeAllConnections();
       await new Promise((resolve) => t.server.close(resolve));
@@ -134,7 +144,10 @@ describe('request logs', () => {
       () => client.withdraw(t, withdrawal()),
       () => client.withdraw(t, withdrawal({ share_public: OTHER.share_public })),
       // Withdraw's GET, which no client sends.
-      () => request(t.server).get('/v1/tokens/withdraw').send(withdrawal({ withdrawn_amount: 'bad' })),
+      () =>
+        request(t.server)
+          .get('/v1/tokens/withdraw')
+          .send(withdrawal({ withdrawn_amount: 'bad' })),
       () => client.statusChange(t, statusChange()),
       () => client.events(t, statusChange({ read_event: 'nope' })),
       () => client.modifyBooking(t, bookingChange()),

@@ -25,9 +25,15 @@ describe('the memory store as its heap fills', () => {
 
   it('past 85%: Create Token, Create Booking and a Modify Booking under a new key are 503 and record nothing; a withdrawal and a status change go on', async () => {
     share = 0.9;
-    await expectRejection(t.store, () => client.createToken(t, tokenCreation(), 'full-key-0001'), 503, UNAVAILABLE, { keys: ['full-key-0001'] });
-    await expectRejection(t.store, () => client.createBooking(t, bookingCreation(), 'full-key-0004'), 503, UNAVAILABLE, { keys: ['full-key-0004'] });
-    await expectRejection(t.store, () => client.modifyBooking(t, bookingChange({ guests_count: '3' }), 'full-key-0002'), 503, UNAVAILABLE, { keys: ['full-key-0002'] });
+    await expectRejection(t.store, () => client.createToken(t, tokenCreation(), 'full-key-0001'), 503, UNAVAILABLE, {
+      keys: ['full-key-0001'],
+    });
+    await expectRejection(t.store, () => client.createBooking(t, bookingCreation(), 'full-key-0004'), 503, UNAVAILABLE, {
+      keys: ['full-key-0004'],
+    });
+    await expectRejection(t.store, () => client.modifyBooking(t, bookingChange({ guests_count: '3' }), 'full-key-0002'), 503, UNAVAILABLE, {
+      keys: ['full-key-0002'],
+    });
     const spent = await client.withdraw(t, withdrawal());
     expect({ status: spent.status, body: spent.body }).toEqual({ status: 200, body: SUCCESS_BODY });
     const changed = await client.statusChange(t, statusChange());

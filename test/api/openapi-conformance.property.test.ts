@@ -54,8 +54,36 @@ function valuesOf(schema: Schema): fc.Arbitrary<unknown> {
 
 /** Wrong values, near the rules' edges (zero amounts, impossible dates, NUL, the token_id limits), and wrong types. */
 const wrongValues = fc.oneof(
-  fc.constantFrom('', '0', '0.00', '100', '100.00', '100.01', '99.99', '1.234', '-1', '31-02-2024', '29-02-2024', '29-02-1900', '29-02-2000', '00-00-0000', '01-01-0999'),
-  fc.constantFrom('a\u0000b', '0123', '1'.repeat(32), '1'.repeat(33), 'credited', 'deleted', 'modify', 'token.loaded_created', 'token.unloaded_created', '%', 'fixed'),
+  fc.constantFrom(
+    '',
+    '0',
+    '0.00',
+    '100',
+    '100.00',
+    '100.01',
+    '99.99',
+    '1.234',
+    '-1',
+    '31-02-2024',
+    '29-02-2024',
+    '29-02-1900',
+    '29-02-2000',
+    '00-00-0000',
+    '01-01-0999',
+  ),
+  fc.constantFrom(
+    'a\u0000b',
+    '0123',
+    '1'.repeat(32),
+    '1'.repeat(33),
+    'credited',
+    'deleted',
+    'modify',
+    'token.loaded_created',
+    'token.unloaded_created',
+    '%',
+    'fixed',
+  ),
   fc.constantFrom(0, 1, -1, 1.5, 2 ** 53, Number.MAX_SAFE_INTEGER, null, true, [], {}),
   fc.string({ maxLength: 8 }),
 );
@@ -108,32 +136,39 @@ describe('the OpenAPI document and the service agree on every request body', () 
     await t.store.close();
   });
 
-  it.each(operations.map((operation) => [`${operation.method.toUpperCase()} ${operation.template}`, operation]))('%s', async (_name, { method, template, schema }) => {
-    const validate = validatorOf(schema);
-    const bodies = fc.oneof(...bodySchemas(schema).flatMap((body) => [validBodies(body), mutatedBodies(body)])).map(aimedAtTheFixture);
-    await fc.assert(
-      fc.asyncProperty(bodies, async (body) => {
-        key += 1;
-        const path = template.replace('{version}', 'v1').replace('{partnerid}', ACME.source_id).replace('{randomkey}', `conformance-${key}`);
-        const response = await request(t.server)[method as 'post'](path).send(body);
-        const details: Array<{ message: string }> = response.body.errors?.details ?? [];
-        // The margin rule is the schema's own where the body sets both of its fields (if/then); only against a stored
-        // booking's is it a rule in words.
-        const marginInBody = body.margin_category === '%' && body.transaction_margin !== undefined;
-        const inWords = (RULES_IN_WORDS[method] ?? DATES_COMPARED).filter((rule) => !(marginInBody && rule === MARGIN_RULE));
-        const ruleInWords = response.status === 400 && details.length > 0 && details.every(({ message }) => inWords.some((rule) => rule.test(message)));
-        const refused = response.status === 400 && !ruleInWords;
-        const schemaValid = validate(body);
-        expect({ body, schema: schemaValid ? 'valid' : ajv.errorsText(validate.errors), refused, answer: response.text }).toEqual({
-          body,
-          schema: schemaValid ? 'valid' : expect.any(String),
-          refused: !schemaValid,
-          answer: response.text,
-        });
-      }),
-      withinBudget(60),
-    );
-  });
+  it.each(operations.map((operation) => [`${operation.method.toUpperCase()} ${operation.template}`, operation]))(
+    '%s',
+    async (_name, { method, template, schema }) => {
+      const validate = validatorOf(schema);
+      const bodies = fc.oneof(...bodySchemas(schema).flatMap((body) => [validBodies(body), mutatedBodies(body)])).map(aimedAtTheFixture);
+      await fc.assert(
+        fc.asyncProperty(bodies, async (body) => {
+          key += 1;
+          const path = template
+            .replace('{version}', 'v1')
+            .replace('{partnerid}', ACME.source_id)
+            .replace('{randomkey}', `conformance-${key}`);
+          const response = await request(t.server)[method as 'post'](path).send(body);
+          const details: Array<{ message: string }> = response.body.errors?.details ?? [];
+          // The margin rule is the schema's own where the body sets both of its fields (if/then); only against a stored
+          // booking's is it a rule in words.
+          const marginInBody = body.margin_category === '%' && body.transaction_margin !== undefined;
+          const inWords = (RULES_IN_WORDS[method] ?? DATES_COMPARED).filter((rule) => !(marginInBody && rule === MARGIN_RULE));
+          const ruleInWords =
+            response.status === 400 && details.length > 0 && details.every(({ message }) => inWords.some((rule) => rule.test(message)));
+          const refused = response.status === 400 && !ruleInWords;
+          const schemaValid = validate(body);
+          expect({ body, schema: schemaValid ? 'valid' : ajv.errorsText(validate.errors), refused, answer: response.text }).toEqual({
+            body,
+            schema: schemaValid ? 'valid' : expect.any(String),
+            refused: !schemaValid,
+            answer: response.text,
+          });
+        }),
+        withinBudget(60),
+      );
+    },
+  );
 });
 
 describe('the OpenAPI document and the service agree on the admin events query', () => {
@@ -149,8 +184,14 @@ describe('the OpenAPI document and the service agree on the admin events query',
   it('GET /admin/events: a 400 exactly when a parameter is outside its schema', async () => {
     const parameters = document.paths['/admin/events'].get.parameters as Array<{ name: string; schema: Schema }>;
     const validators = new Map(parameters.map(({ name, schema }) => [name, validatorOf(schema)]));
-    const queryText = fc.oneof(fc.constantFrom('0', '1', '1000', '1001', '0100', '9999', '', 'a\u0000b', '1'.repeat(33), 'accepted', 'maybe'), fc.string({ maxLength: 6 }));
-    const queries = fc.record(Object.fromEntries(parameters.map(({ name, schema }) => [name, fc.oneof(valuesOf(schema).map(String), queryText)])), { requiredKeys: [] });
+    const queryText = fc.oneof(
+      fc.constantFrom('0', '1', '1000', '1001', '0100', '9999', '', 'a\u0000b', '1'.repeat(33), 'accepted', 'maybe'),
+      fc.string({ maxLength: 6 }),
+    );
+    const queries = fc.record(
+      Object.fromEntries(parameters.map(({ name, schema }) => [name, fc.oneof(valuesOf(schema).map(String), queryText)])),
+      { requiredKeys: [] },
+    );
     await fc.assert(
       fc.asyncProperty(queries, async (query) => {
         const response = await request(t.server).get('/admin/events').query(query).set('Authorization', `Bearer ${ADMIN_TOKEN}`);

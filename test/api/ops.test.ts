@@ -27,7 +27,9 @@ describe('GET /metrics', () => {
     const body = withdrawal();
     await client.withdraw(t, body).expect(200);
     await client.withdraw(t, body).expect(200);
-    await client.withdraw(t, withdrawal({ token_id: TOKENS.freezed.token_id, withdrawn_amount: '1.00', token_balance: '49.00' })).expect(409);
+    await client
+      .withdraw(t, withdrawal({ token_id: TOKENS.freezed.token_id, withdrawn_amount: '1.00', token_balance: '49.00' }))
+      .expect(409);
     await client.events(t, withdrawal({ withdrawn_amount: '5000.00', token_balance: '0.00' })).expect(422);
     await client.statusChange(t, statusChange()).expect(200);
     await client.modifyBooking(t, bookingChange()).expect(200);
@@ -94,7 +96,7 @@ describe('GET /metrics', () => {
     expect(sample(text, 'receiver_operations_total', 'operation="withdraw",outcome="rejected",reason="store_timeout"')).toBe(1);
   });
 
-  it('is served on the metrics listener alone: the partners\' port answers 404 for it', async () => {
+  it("is served on the metrics listener alone: the partners' port answers 404 for it", async () => {
     const t = await buildTestApp();
     const response = await request(t.server).get('/metrics');
     expect({ status: response.status, body: response.body }).toEqual({ status: 404, body: errorBody(404, 'Not Found') });
@@ -106,7 +108,8 @@ describe('GET /metrics', () => {
     const metrics = new Metrics();
     let now = 0;
     const server = createHttpServer(createMetricsApp(metrics, () => now));
-    const errorsOf = async () => sample((await request(server).get('/metrics').expect(200)).text, 'receiver_store_errors_total', 'kind="timeout"');
+    const errorsOf = async () =>
+      sample((await request(server).get('/metrics').expect(200)).text, 'receiver_store_errors_total', 'kind="timeout"');
     expect(await errorsOf()).toBe(0);
     metrics.countStoreError('timeout');
     now = 999;
@@ -141,7 +144,8 @@ describe('admin routes and the per-address rate limit', () => {
   it('count a wrong admin token against the client address like any failed request: past the limit the address is refused everything (contract section 11)', async () => {
     const t = await buildTestApp(undefined, { config: { adminToken: ADMIN_TOKEN, rateLimitPerAddressPerMinute: 3 } });
     await request(t.server).get('/admin/events').set(bearer).expect(200);
-    for (let i = 0; i < 2; i += 1) await request(t.server).get('/admin/events').set({ Authorization: 'Bearer wrong-token-0000000000' }).expect(401);
+    for (let i = 0; i < 2; i += 1)
+      await request(t.server).get('/admin/events').set({ Authorization: 'Bearer wrong-token-0000000000' }).expect(401);
     await client.withdraw(t, withdrawal({ share_public: 'pk_guessed' })).expect(401);
     for (const refused of [
       await request(t.server).get('/admin/events').set({ Authorization: 'Bearer wrong-token-0000000001' }),
@@ -185,8 +189,21 @@ describeOnEveryStore(
           status: 'active',
           balance: '900.50',
           last_ledger_entries: [
-            { transaction_id: second.transaction_id, kind: 'load', amount: '0.50', fee_amount: '0.10', token_balance: '900.50', created_at: FIXED_NOW.toISOString() },
-            { transaction_id: first.transaction_id, kind: 'withdrawal', amount: '100.00', token_balance: '900.00', created_at: FIXED_NOW.toISOString() },
+            {
+              transaction_id: second.transaction_id,
+              kind: 'load',
+              amount: '0.50',
+              fee_amount: '0.10',
+              token_balance: '900.50',
+              created_at: FIXED_NOW.toISOString(),
+            },
+            {
+              transaction_id: first.transaction_id,
+              kind: 'withdrawal',
+              amount: '100.00',
+              token_balance: '900.00',
+              created_at: FIXED_NOW.toISOString(),
+            },
           ],
         },
       });
@@ -196,7 +213,16 @@ describeOnEveryStore(
       const response = await request(current().server).get(`/admin/tokens/${TOKENS.dated.token_id}`).set(bearer);
       expect({ status: response.status, body: response.body }).toEqual({
         status: 200,
-        body: { token_id: TOKENS.dated.token_id, source_id: 'ACME', destination_id: 'D1', status: 'active', balance: '60.00', available_date: '01-01-2026', expiry_date: '02-01-2026', last_ledger_entries: [] },
+        body: {
+          token_id: TOKENS.dated.token_id,
+          source_id: 'ACME',
+          destination_id: 'D1',
+          status: 'active',
+          balance: '60.00',
+          available_date: '01-01-2026',
+          expiry_date: '02-01-2026',
+          last_ledger_entries: [],
+        },
       });
     });
 
@@ -206,7 +232,7 @@ describeOnEveryStore(
       expect((await request(current().server).get('/admin/tokens/0abc').set(bearer)).status).toBe(400);
     });
 
-    it('shows a booking as Modify Booking answers it, and 404 for another account\'s', async () => {
+    it("shows a booking as Modify Booking answers it, and 404 for another account's", async () => {
       const response = await request(current().server).get('/admin/bookings/ACME/1396').set(bearer);
       expect(response.status).toBe(200);
       expect(response.body.booking).toMatchObject({ source_id: 'ACME', booking_id: '1396', guests_count: '2' });
@@ -217,8 +243,24 @@ describeOnEveryStore(
       const body = withdrawal();
       await client.withdraw(current()).set('X-Request-Id', 'req-a').send(body).expect(200);
       await client.withdraw(current()).set('X-Request-Id', 'req-b').send(body).expect(200);
-      await client.statusChange(current()).set('X-Request-Id', 'req-c').send(statusChange({ tokes_status: undefined, source_id: 'OTHER', share_public: OTHER.share_public, destination_id: 'X1', token_id: TOKENS.others.token_id })).expect(200);
-      await client.modifyBooking(current()).set('X-Request-Id', 'req-d').send(bookingChange({ share_secret: 'wrong' })).expect(401);
+      await client
+        .statusChange(current())
+        .set('X-Request-Id', 'req-c')
+        .send(
+          statusChange({
+            tokes_status: undefined,
+            source_id: 'OTHER',
+            share_public: OTHER.share_public,
+            destination_id: 'X1',
+            token_id: TOKENS.others.token_id,
+          }),
+        )
+        .expect(200);
+      await client
+        .modifyBooking(current())
+        .set('X-Request-Id', 'req-d')
+        .send(bookingChange({ share_secret: 'wrong' }))
+        .expect(401);
 
       const all = await request(current().server).get('/admin/events').set(bearer);
       expect(all.status).toBe(200);
@@ -233,7 +275,12 @@ describeOnEveryStore(
         outcome: 'rejected',
         reason: 'unauthorized',
       });
-      expect(all.body.events[2]).toMatchObject({ operation: 'withdraw', outcome: 'replayed', token_id: TOKENS.active.token_id, transaction_id: body.transaction_id });
+      expect(all.body.events[2]).toMatchObject({
+        operation: 'withdraw',
+        outcome: 'replayed',
+        token_id: TOKENS.active.token_id,
+        transaction_id: body.transaction_id,
+      });
       for (const key of KEYS) expect(all.text).not.toContain(key);
 
       const bySource = await request(current().server).get('/admin/events?source_id=OTHER').set(bearer);
@@ -246,7 +293,7 @@ describeOnEveryStore(
       expect(limited.body.events).toHaveLength(1);
     });
 
-    it("files a request that failed authentication under no account and with nothing its body names, whatever source_id it claims (contract section 11)", async () => {
+    it('files a request that failed authentication under no account and with nothing its body names, whatever source_id it claims (contract section 11)', async () => {
       await client
         .withdraw(current())
         .set('X-Request-Id', 'req-forged')

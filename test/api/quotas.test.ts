@@ -19,12 +19,24 @@ describeOnEveryStore(
         current().store,
         () => client.createToken(current(), tokenCreation(), 'quota-key-0002'),
         403,
-        errorBody(403, `Quota exceeded: the account already holds ${ACME_SEEDED_TOKENS + 1} tokens, the most MAX_TOKENS_PER_ACCOUNT allows`),
+        errorBody(
+          403,
+          `Quota exceeded: the account already holds ${ACME_SEEDED_TOKENS + 1} tokens, the most MAX_TOKENS_PER_ACCOUNT allows`,
+        ),
         { keys: ['quota-key-0002'] },
       );
       const retry = await client.createToken(current(), tokenCreation(), 'quota-key-0001');
-      expect({ status: retry.status, replayed: retry.headers['idempotent-replayed'], body: retry.body }).toEqual({ status: 200, replayed: 'true', body: fitted.body });
-      const others = await client.createToken(current(), tokenCreation({ share_secret: OTHER.share_secret, source_id: 'OTHER', destination_id: 'X1' }), 'quota-key-0003', 'OTHER');
+      expect({ status: retry.status, replayed: retry.headers['idempotent-replayed'], body: retry.body }).toEqual({
+        status: 200,
+        replayed: 'true',
+        body: fitted.body,
+      });
+      const others = await client.createToken(
+        current(),
+        tokenCreation({ share_secret: OTHER.share_secret, source_id: 'OTHER', destination_id: 'X1' }),
+        'quota-key-0003',
+        'OTHER',
+      );
       expect(others.status).toBe(200);
     });
 
@@ -68,13 +80,28 @@ describeOnEveryStore(
       const first = await client.modifyBooking(current(), bookingChange({ guests_count: '3' }), 'keys-limit-0001');
       expect(first.status).toBe(200);
       expect((await client.modifyBooking(current(), bookingChange({ guests_count: '4' }), 'keys-limit-0002')).status).toBe(200);
-      await expectRejection(current().store, () => client.modifyBooking(current(), bookingChange({ guests_count: '5' }), 'keys-limit-0003'), 403, errorBody(403, KEY_LIMIT_MESSAGE), {
-        keys: ['keys-limit-0003'],
-      });
+      await expectRejection(
+        current().store,
+        () => client.modifyBooking(current(), bookingChange({ guests_count: '5' }), 'keys-limit-0003'),
+        403,
+        errorBody(403, KEY_LIMIT_MESSAGE),
+        {
+          keys: ['keys-limit-0003'],
+        },
+      );
       expect((await current().store.findBooking('ACME', '1396'))?.fields.guests_count).toBe('4');
       const replay = await client.modifyBooking(current(), bookingChange({ guests_count: '3' }), 'keys-limit-0001');
-      expect({ status: replay.status, replayed: replay.headers['idempotent-replayed'], body: replay.body }).toEqual({ status: 200, replayed: 'true', body: first.body });
-      const others = await client.createToken(current(), tokenCreation({ share_secret: OTHER.share_secret, source_id: 'OTHER', destination_id: 'X1' }), 'keys-limit-0004', 'OTHER');
+      expect({ status: replay.status, replayed: replay.headers['idempotent-replayed'], body: replay.body }).toEqual({
+        status: 200,
+        replayed: 'true',
+        body: first.body,
+      });
+      const others = await client.createToken(
+        current(),
+        tokenCreation({ share_secret: OTHER.share_secret, source_id: 'OTHER', destination_id: 'X1' }),
+        'keys-limit-0004',
+        'OTHER',
+      );
       expect(others.status).toBe(200);
     });
 

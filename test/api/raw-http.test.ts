@@ -67,7 +67,9 @@ describe('raw HTTP: wrong Content-Length and malformed requests', () => {
     const { answer } = await rawExchange(port, head(20) + body);
     expect(statusesOf(answer)).toEqual([400]);
     expect(answer).toContain('Connection: close');
-    expect(answer).toContain('{"success":"false","errors":{"code":"400","message":"Malformed JSON body: it ends at line 1, column 21 before the JSON is complete"}}');
+    expect(answer).toContain(
+      '{"success":"false","errors":{"code":"400","message":"Malformed JSON body: it ends at line 1, column 21 before the JSON is complete"}}',
+    );
     expect(await readState(t.store)).toEqual(before);
   });
 
@@ -86,9 +88,15 @@ describe('raw HTTP: wrong Content-Length and malformed requests', () => {
   it.each([
     ['garbage instead of a request line', 'NOT HTTP AT ALL\r\n\r\n'],
     ['a negative Content-Length', 'POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n'],
-    ['two different Content-Lengths', 'POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!'],
+    [
+      'two different Content-Lengths',
+      'POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!',
+    ],
     ['a NUL in a header', 'GET /healthz HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0000b\r\n\r\n'],
-    ['a chunked body with a chunk size that is not hex', 'POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
+    [
+      'a chunked body with a chunk size that is not hex',
+      'POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+    ],
   ])('%s: a JSON 400 and the connection closed', async (_what, bytes) => {
     const { answer } = await rawExchange(port, bytes);
     expect(statusesOf(answer)).toEqual([400]);
@@ -104,7 +112,10 @@ describe('raw HTTP: wrong Content-Length and malformed requests', () => {
   });
 
   it('Expect: 100-continue with a body declared over the limit: the 413 comes first, no 100 Continue invites the upload', async () => {
-    const { answer } = await rawExchange(port, `POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\nExpect: 100-continue\r\n\r\n`);
+    const { answer } = await rawExchange(
+      port,
+      `POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\nExpect: 100-continue\r\n\r\n`,
+    );
     expect(statusesOf(answer)).toEqual([413]);
   });
 
@@ -118,7 +129,9 @@ describe('raw HTTP: wrong Content-Length and malformed requests', () => {
   it('any other Expect: a JSON 417', async () => {
     const { answer } = await rawExchange(port, 'GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: something-else\r\n\r\n');
     expect(statusesOf(answer)).toEqual([417]);
-    expect(answer).toContain('{"success":"false","errors":{"code":"417","message":"Expectation Failed: only Expect: 100-continue is supported"}}');
+    expect(answer).toContain(
+      '{"success":"false","errors":{"code":"417","message":"Expectation Failed: only Expect: 100-continue is supported"}}',
+    );
   });
 
   it('headers over the size limit: a JSON 431', async () => {
@@ -135,7 +148,9 @@ describe('raw HTTP: the header time limit, with the production checking interval
     const port = (t.server.address() as net.AddressInfo).port;
     const started = Date.now();
     // Node's own request limit (5 minutes) is far past the wait: only headersTimeout can end it before.
-    const { answer, closedByServer } = await rawExchange(port, 'POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nX-Slow: ', { waitMs: 60_000 });
+    const { answer, closedByServer } = await rawExchange(port, 'POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nX-Slow: ', {
+      waitMs: 60_000,
+    });
     const elapsed = Date.now() - started;
     t.server.closeAllConnections();
     await new Promise((resolve) => t.server.close(resolve));

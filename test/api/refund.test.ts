@@ -9,8 +9,15 @@ import { expectRejection, readLedgerEntry, readToken } from '../helpers/state';
 describeOnEveryStore('Refund', (current) => {
   const tokenOf = (tokenId: string = TOKENS.active.token_id) => readToken(current().store, tokenId);
 
-  async function expectRejected(body: Record<string, unknown>, status: number, expectedBody: object, send: client.NotificationClient = client.refund) {
-    await expectRejection(current().store, () => send(current(), body), status, expectedBody, { transactionIds: [body.transaction_id as string] });
+  async function expectRejected(
+    body: Record<string, unknown>,
+    status: number,
+    expectedBody: object,
+    send: client.NotificationClient = client.refund,
+  ) {
+    await expectRejection(current().store, () => send(current(), body), status, expectedBody, {
+      transactionIds: [body.transaction_id as string],
+    });
   }
 
   /** The active token (1000.00) less a withdrawal of 100.00: 900.00, of which 100.00 can come back. */
@@ -27,7 +34,14 @@ describeOnEveryStore('Refund', (current) => {
       text: '{"success":true,"message":"Success"}',
       replayed: undefined,
     });
-    expect(await tokenOf()).toEqual({ tokenId: TOKENS.active.token_id, sourceId: 'ACME', destinationId: 'D1', status: 'active', balance: 94000, refundable: 6000 });
+    expect(await tokenOf()).toEqual({
+      tokenId: TOKENS.active.token_id,
+      sourceId: 'ACME',
+      destinationId: 'D1',
+      status: 'active',
+      balance: 94000,
+      refundable: 6000,
+    });
     expect(await readLedgerEntry(current().store, body.transaction_id as string)).toEqual({
       kind: 'refund',
       transactionId: body.transaction_id,
@@ -49,15 +63,27 @@ describeOnEveryStore('Refund', (current) => {
   });
 
   it('422 stating the most when nothing was withdrawn, and nothing changes', async () => {
-    await expectRejected(refund(), 422, errorBody(422, 'refund_amount 40.00 is more than can be refunded: at most 0.00 (withdrawn from the token less refunded to it)'));
+    await expectRejected(
+      refund(),
+      422,
+      errorBody(422, 'refund_amount 40.00 is more than can be refunded: at most 0.00 (withdrawn from the token less refunded to it)'),
+    );
   });
 
   it('gives back at most what was withdrawn less what was refunded before', async () => {
     await withdrawHundred();
     await client.refund(current(), refund({ refund_amount: '60.00', token_balance: '960.00' })).expect(200);
-    await expectRejected(refund({ refund_amount: '40.01', token_balance: '1000.01' }), 422, errorBody(422, 'refund_amount 40.01 is more than can be refunded: at most 40.00 (withdrawn from the token less refunded to it)'));
+    await expectRejected(
+      refund({ refund_amount: '40.01', token_balance: '1000.01' }),
+      422,
+      errorBody(422, 'refund_amount 40.01 is more than can be refunded: at most 40.00 (withdrawn from the token less refunded to it)'),
+    );
     await client.refund(current(), refund({ refund_amount: '40.00', token_balance: '1000.00' })).expect(200);
-    await expectRejected(refund({ refund_amount: '0.01', token_balance: '1000.01' }), 422, errorBody(422, 'refund_amount 0.01 is more than can be refunded: at most 0.00 (withdrawn from the token less refunded to it)'));
+    await expectRejected(
+      refund({ refund_amount: '0.01', token_balance: '1000.01' }),
+      422,
+      errorBody(422, 'refund_amount 0.01 is more than can be refunded: at most 0.00 (withdrawn from the token less refunded to it)'),
+    );
     // A new withdrawal makes room again.
     await client.withdraw(current(), withdrawal({ withdrawn_amount: '10.00', token_balance: '990.00' })).expect(200);
     await client.refund(current(), refund({ refund_amount: '10.00', token_balance: '1000.00' })).expect(200);
@@ -66,7 +92,11 @@ describeOnEveryStore('Refund', (current) => {
   it('two refunds racing for the last cent: one wins, the other is a 422, and the cent comes back once', async () => {
     await withdrawHundred();
     await client.refund(current(), refund({ refund_amount: '99.99', token_balance: '999.99' })).expect(200);
-    const racing = await Promise.all([refund({ refund_amount: '0.01', token_balance: '1000.00' }), refund({ refund_amount: '0.01', token_balance: '1000.00' })].map((body) => client.refund(current(), body)));
+    const racing = await Promise.all(
+      [refund({ refund_amount: '0.01', token_balance: '1000.00' }), refund({ refund_amount: '0.01', token_balance: '1000.00' })].map(
+        (body) => client.refund(current(), body),
+      ),
+    );
     expect(racing.map((response) => response.status).sort()).toEqual([200, 422]);
     expect(await tokenOf()).toMatchObject({ balance: 100000 });
     expect((await tokenOf())?.refundable).toBeUndefined();
@@ -93,7 +123,11 @@ describeOnEveryStore('Refund', (current) => {
 
   it('409 when token_balance is not the balance after the refund, stating it', async () => {
     await withdrawHundred();
-    await expectRejected(refund({ token_balance: '1040.00' }), 409, errorBody(409, 'token_balance 1040.00 does not match the ledger: expected 940.00'));
+    await expectRejected(
+      refund({ token_balance: '1040.00' }),
+      409,
+      errorBody(409, 'token_balance 1040.00 does not match the ledger: expected 940.00'),
+    );
   });
 
   it('422 when the balance would pass 9999999999.99', async () => {
@@ -111,21 +145,37 @@ describeOnEveryStore('Refund', (current) => {
     const body = refund({ token_balance: '940.00' });
     await client.refund(current(), body).expect(200);
     const repeat = await client.events(current(), { ...body, refund_amount: '40', token_balance: '940' });
-    expect({ status: repeat.status, body: repeat.body, replayed: repeat.headers['idempotent-replayed'] }).toEqual({ status: 200, body: SUCCESS_BODY, replayed: 'true' });
+    expect({ status: repeat.status, body: repeat.body, replayed: repeat.headers['idempotent-replayed'] }).toEqual({
+      status: 200,
+      body: SUCCESS_BODY,
+      replayed: 'true',
+    });
     expect(await tokenOf()).toMatchObject({ balance: 94000, refundable: 6000 });
-    await expectRejected({ ...body, refund_amount: '30.00', token_balance: '930.00' }, 422, errorBody(422, 'transaction_id was already used for a different request'));
+    await expectRejected(
+      { ...body, refund_amount: '30.00', token_balance: '930.00' },
+      422,
+      errorBody(422, 'transaction_id was already used for a different request'),
+    );
     const withdrawalKey = withdrawal({ withdrawn_amount: '1', token_balance: '939' });
     await client.withdraw(current(), withdrawalKey).expect(200);
-    await expectRejected(refund({ transaction_id: withdrawalKey.transaction_id, refund_amount: '1', token_balance: '940' }), 422, errorBody(422, 'transaction_id was already used for a different request'));
+    await expectRejected(
+      refund({ transaction_id: withdrawalKey.transaction_id, refund_amount: '1', token_balance: '940' }),
+      422,
+      errorBody(422, 'transaction_id was already used for a different request'),
+    );
   });
 
   it("428 for another account's token, 413 for a destination not the caller's, 400 naming every bad field", async () => {
     await expectRejected(refund({ token_id: TOKENS.others.token_id }), 428, errorBody(428, "Token ID doesn't match"));
     await expectRejected(refund({ destination_id: OTHER.destinations[0] }), 413, errorBody(413, 'Destination ID Unknown'));
-    await expectRejected(refund({ refund_amount: '0.00', token_balance: 5 }), 400, errorBody(400, 'Invalid fields: refund_amount, token_balance', [
-      { field: 'refund_amount', message: 'must be above zero' },
-      { field: 'token_balance', message: 'is a JSON number: send it as a string, such as "100.00"' },
-    ]));
+    await expectRejected(
+      refund({ refund_amount: '0.00', token_balance: 5 }),
+      400,
+      errorBody(400, 'Invalid fields: refund_amount, token_balance', [
+        { field: 'refund_amount', message: 'must be above zero' },
+        { field: 'token_balance', message: 'is a JSON number: send it as a string, such as "100.00"' },
+      ]),
+    );
     await expectRejected(refund({ share_public: 'pk_wrong' }), 401, errorBody(401, 'Unauthorized'));
   });
 });

@@ -28,9 +28,19 @@ const withdrawals = fc.record({
     { arbitrary: fc.constantFrom(...tokenIds), weight: 3 },
     { arbitrary: fc.constantFrom(999, '0', Number.MAX_SAFE_INTEGER + 2), weight: 1 },
   ),
-  transaction_id: fc.oneof({ arbitrary: fc.stringMatching(/^\d{20}$/), weight: 4 }, { arbitrary: fc.constant('00000000000000000001'), weight: 2 }, { arbitrary: fc.constantFrom('123', 42), weight: 1 }),
-  withdrawn_amount: fc.oneof({ arbitrary: fc.constantFrom('0.10', '10', '25.50', '1000.01', '5000'), weight: 6 }, { arbitrary: fc.constantFrom('0', '-1', 'x', 10), weight: 1 }),
-  token_balance: fc.oneof({ arbitrary: fc.constant(CORRECT_BALANCE), weight: 4 }, { arbitrary: fc.constantFrom('0.00', '900.00', '1,0'), weight: 1 }),
+  transaction_id: fc.oneof(
+    { arbitrary: fc.stringMatching(/^\d{20}$/), weight: 4 },
+    { arbitrary: fc.constant('00000000000000000001'), weight: 2 },
+    { arbitrary: fc.constantFrom('123', 42), weight: 1 },
+  ),
+  withdrawn_amount: fc.oneof(
+    { arbitrary: fc.constantFrom('0.10', '10', '25.50', '1000.01', '5000'), weight: 6 },
+    { arbitrary: fc.constantFrom('0', '-1', 'x', 10), weight: 1 },
+  ),
+  token_balance: fc.oneof(
+    { arbitrary: fc.constant(CORRECT_BALANCE), weight: 4 },
+    { arbitrary: fc.constantFrom('0.00', '900.00', '1,0'), weight: 1 },
+  ),
 });
 
 const statusChanges = fc.record({
@@ -78,7 +88,9 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))(
       await fc.assert(
         fc.asyncProperty(withdrawals, async (fields) => {
           const tokenBalance =
-            fields.token_balance === CORRECT_BALANCE ? await correctBalance(t, fields.token_id, fields.withdrawn_amount) : fields.token_balance;
+            fields.token_balance === CORRECT_BALANCE
+              ? await correctBalance(t, fields.token_id, fields.withdrawn_amount)
+              : fields.token_balance;
           const body = withdrawal({ ...fields, token_balance: tokenBalance });
           const ids = typeof body.transaction_id === 'string' ? [body.transaction_id] : [];
           const before = await readState(t.store, ids);

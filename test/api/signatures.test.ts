@@ -57,14 +57,43 @@ describeOnEveryStore(
     });
 
     it.each([
-      ['no signature headers', (t: TestApp) => client.withdraw(t, withdrawal()), 'Missing webhook signature headers: webhook-id, webhook-timestamp and webhook-signature are required'],
-      ['a signature by an unknown secret', (t: TestApp) => signed(client.withdraw(t), withdrawal(), { secret: `whsec_${Buffer.from('someone-else-entirely-0123456789').toString('base64')}` }), 'Invalid webhook signature'],
-      ['bytes changed after signing', (t: TestApp) => signed(client.withdraw(t), withdrawal(), { sentText: `${JSON.stringify(withdrawal())} ` }), 'Invalid webhook signature'],
-      ['a timestamp 6 minutes old', (t: TestApp) => signed(client.withdraw(t), withdrawal(), { skew: -360 }), 'Webhook timestamp is too old'],
-      ['a timestamp 6 minutes ahead', (t: TestApp) => signed(client.withdraw(t), withdrawal(), { skew: 360 }), 'Webhook timestamp is too new'],
+      [
+        'no signature headers',
+        (t: TestApp) => client.withdraw(t, withdrawal()),
+        'Missing webhook signature headers: webhook-id, webhook-timestamp and webhook-signature are required',
+      ],
+      [
+        'a signature by an unknown secret',
+        (t: TestApp) =>
+          signed(client.withdraw(t), withdrawal(), {
+            secret: `whsec_${Buffer.from('someone-else-entirely-0123456789').toString('base64')}`,
+          }),
+        'Invalid webhook signature',
+      ],
+      [
+        'bytes changed after signing',
+        (t: TestApp) => signed(client.withdraw(t), withdrawal(), { sentText: `${JSON.stringify(withdrawal())} ` }),
+        'Invalid webhook signature',
+      ],
+      [
+        'a timestamp 6 minutes old',
+        (t: TestApp) => signed(client.withdraw(t), withdrawal(), { skew: -360 }),
+        'Webhook timestamp is too old',
+      ],
+      [
+        'a timestamp 6 minutes ahead',
+        (t: TestApp) => signed(client.withdraw(t), withdrawal(), { skew: 360 }),
+        'Webhook timestamp is too new',
+      ],
       [
         'a timestamp that is not a number',
-        (t: TestApp) => client.withdraw(t).set('webhook-id', 'msg_x').set('webhook-timestamp', 'yesterday').set('webhook-signature', 'v1,abc').send(withdrawal()),
+        (t: TestApp) =>
+          client
+            .withdraw(t)
+            .set('webhook-id', 'msg_x')
+            .set('webhook-timestamp', 'yesterday')
+            .set('webhook-signature', 'v1,abc')
+            .send(withdrawal()),
         'webhook-timestamp must be Unix seconds',
       ],
     ])('answers 401 for %s, and changes nothing', async (_what, send, message) => {
@@ -80,7 +109,10 @@ describeOnEveryStore(
 
     it('parses the JSON before it checks the signature, as the contract orders them', async () => {
       const unsigned = await client.withdraw(current()).set('Content-Type', 'application/json').send('{"broken":');
-      expect({ status: unsigned.status, body: unsigned.body }).toEqual({ status: 400, body: errorBody(400, 'Malformed JSON body: it ends at line 1, column 11 before the JSON is complete') });
+      expect({ status: unsigned.status, body: unsigned.body }).toEqual({
+        status: 400,
+        body: errorBody(400, 'Malformed JSON body: it ends at line 1, column 11 before the JSON is complete'),
+      });
       const unsignedButValid = await client.withdraw(current(), {});
       expect(unsignedButValid.status).toBe(401);
     });
@@ -96,7 +128,10 @@ describeOnEveryStore(
         .set('webhook-timestamp', String(Math.floor(timestamp.getTime() / 1000)))
         .set('webhook-signature', new Webhook(NEW_SECRET).sign(`msg_broken_${deliveries}`, timestamp, text))
         .send(text);
-      expect({ status: response.status, body: response.body }).toEqual({ status: 400, body: errorBody(400, 'Malformed JSON body: it ends at line 1, column 11 before the JSON is complete') });
+      expect({ status: response.status, body: response.body }).toEqual({
+        status: 400,
+        body: errorBody(400, 'Malformed JSON body: it ends at line 1, column 11 before the JSON is complete'),
+      });
     });
 
     it('answers a repeated webhook-id with the first answer and does not apply it again', async () => {
@@ -131,16 +166,31 @@ describeOnEveryStore(
 
 /** A Status Change of SIGNER's own token, keyless unless a key is given. */
 const signersStatusChange = (overrides: object = {}) =>
-  statusChange({ share_public: undefined, source_id: SIGNER.source_id, destination_id: 'S1', token_id: TOKENS.signers.token_id, tokes_status: 'disputed', ...overrides });
+  statusChange({
+    share_public: undefined,
+    source_id: SIGNER.source_id,
+    destination_id: 'S1',
+    token_id: TOKENS.signers.token_id,
+    tokes_status: 'disputed',
+    ...overrides,
+  });
 
 /** A withdrawal of SIGNER's own token. */
 const signersWithdrawal = (overrides: object = {}) =>
-  withdrawal({ share_public: SIGNER.share_public, source_id: SIGNER.source_id, destination_id: 'S1', token_id: TOKENS.signers.token_id, withdrawn_amount: '10.00', token_balance: '30.00', ...overrides });
+  withdrawal({
+    share_public: SIGNER.share_public,
+    source_id: SIGNER.source_id,
+    destination_id: 'S1',
+    token_id: TOKENS.signers.token_id,
+    withdrawn_amount: '10.00',
+    token_balance: '30.00',
+    ...overrides,
+  });
 
 describeOnEveryStore(
   'accounts that sign their own requests (signing_secrets), beside an upstream sender (WEBHOOK_SECRET)',
   (current) => {
-    it("must sign every request naming them with their own secret: unsigned, or signed by the upstream sender, is a 401", async () => {
+    it('must sign every request naming them with their own secret: unsigned, or signed by the upstream sender, is a 401', async () => {
       const before = await readState(current().store);
       const unsigned = await client.withdraw(current(), signersWithdrawal());
       expect({ status: unsigned.status, body: unsigned.body }).toEqual({
@@ -148,7 +198,10 @@ describeOnEveryStore(
         body: errorBody(401, 'Missing webhook signature headers: webhook-id, webhook-timestamp and webhook-signature are required'),
       });
       const byUpstream = await signed(client.withdraw(current()), signersWithdrawal(), { secret: NEW_SECRET });
-      expect({ status: byUpstream.status, body: byUpstream.body }).toEqual({ status: 401, body: errorBody(401, 'Invalid webhook signature') });
+      expect({ status: byUpstream.status, body: byUpstream.body }).toEqual({
+        status: 401,
+        body: errorBody(401, 'Invalid webhook signature'),
+      });
       expect(await readState(current().store)).toEqual(before);
       const own = await signed(client.withdraw(current()), signersWithdrawal(), { secret: SIGNER_SECRET });
       expect({ status: own.status, body: own.body }).toEqual({ status: 200, body: SUCCESS_BODY });
@@ -159,11 +212,13 @@ describeOnEveryStore(
       expect({ status: response.status, body: response.body }).toEqual({ status: 401, body: errorBody(401, 'Invalid webhook signature') });
     });
 
-    it('a Status Change signed with the account\'s own secret may leave out share_public; signed by the upstream sender it may not', async () => {
+    it("a Status Change signed with the account's own secret may leave out share_public; signed by the upstream sender it may not", async () => {
       const own = await signed(client.statusChange(current()), signersStatusChange(), { secret: SIGNER_SECRET });
       expect({ status: own.status, body: own.body }).toEqual({ status: 200, body: SUCCESS_BODY });
       expect((await readToken(current().store, TOKENS.signers.token_id))?.status).toBe('disputed');
-      const upstream = await signed(client.statusChange(current()), statusChange({ share_public: undefined, tokes_status: 'deleted' }), { secret: NEW_SECRET });
+      const upstream = await signed(client.statusChange(current()), statusChange({ share_public: undefined, tokes_status: 'deleted' }), {
+        secret: NEW_SECRET,
+      });
       expect({ status: upstream.status, body: upstream.body }).toEqual({ status: 401, body: errorBody(401, 'Unauthorized') });
       expect((await readToken(current().store, TOKENS.active.token_id))?.status).toBe('active');
     });
@@ -182,27 +237,51 @@ describeOnEveryStore(
       const first = await signed(client.withdraw(current()), body, { id: 'msg_twice', secret: SIGNER_SECRET });
       expect(first.status).toBe(200);
       const again = await signed(client.withdraw(current()), body, { id: 'msg_twice', secret: SIGNER_SECRET });
-      expect({ status: again.status, text: again.text, replayed: again.headers['idempotent-replayed'] }).toEqual({ status: 200, text: first.text, replayed: 'true' });
+      expect({ status: again.status, text: again.text, replayed: again.headers['idempotent-replayed'] }).toEqual({
+        status: 200,
+        text: first.text,
+        replayed: 'true',
+      });
       const before = await readState(current().store, [String(body.transaction_id)]);
-      const other = await signed(client.withdraw(current()), signersWithdrawal({ withdrawn_amount: '5.00', token_balance: '25.00' }), { id: 'msg_twice', secret: SIGNER_SECRET });
-      expect({ status: other.status, body: other.body }).toEqual({ status: 422, body: errorBody(422, 'webhook-id was already used for a different request') });
+      const other = await signed(client.withdraw(current()), signersWithdrawal({ withdrawn_amount: '5.00', token_balance: '25.00' }), {
+        id: 'msg_twice',
+        secret: SIGNER_SECRET,
+      });
+      expect({ status: other.status, body: other.body }).toEqual({
+        status: 422,
+        body: errorBody(422, 'webhook-id was already used for a different request'),
+      });
       expect(await readState(current().store, [String(body.transaction_id)])).toEqual(before);
     });
 
     it("a repeat is answered only after authentication: a signed body naming no account gets a 400, never another's answer", async () => {
-      const first = await signed(client.modifyBooking(current(), undefined, 'key-replayed-1'), bookingChange(), { id: 'msg_booking_1', secret: NEW_SECRET });
+      const first = await signed(client.modifyBooking(current(), undefined, 'key-replayed-1'), bookingChange(), {
+        id: 'msg_booking_1',
+        secret: NEW_SECRET,
+      });
       expect(first.status).toBe(200);
-      const probe = await signed(client.modifyBooking(current(), undefined, 'key-replayed-1'), {}, { id: 'msg_booking_1', secret: NEW_SECRET });
+      const probe = await signed(
+        client.modifyBooking(current(), undefined, 'key-replayed-1'),
+        {},
+        { id: 'msg_booking_1', secret: NEW_SECRET },
+      );
       expect(probe.status).toBe(400);
       expect(probe.text).not.toContain('"booking"');
-      const wrongKey = await signed(client.modifyBooking(current(), undefined, 'key-replayed-1'), bookingChange({ share_secret: 'sk_guess' }), { id: 'msg_booking_1', secret: NEW_SECRET });
+      const wrongKey = await signed(
+        client.modifyBooking(current(), undefined, 'key-replayed-1'),
+        bookingChange({ share_secret: 'sk_guess' }),
+        { id: 'msg_booking_1', secret: NEW_SECRET },
+      );
       expect({ status: wrongKey.status, body: wrongKey.body }).toEqual({ status: 401, body: errorBody(401, 'Unauthorized') });
     });
 
     it('a webhook-id over 256 characters is a 401 before anything is looked up or applied', async () => {
       const before = await readState(current().store);
       const response = await signed(client.withdraw(current()), withdrawal(), { id: `msg_${'x'.repeat(6000)}`, secret: NEW_SECRET });
-      expect({ status: response.status, body: response.body }).toEqual({ status: 401, body: errorBody(401, 'webhook-id must be 1 to 256 printable ASCII characters') });
+      expect({ status: response.status, body: response.body }).toEqual({
+        status: 401,
+        body: errorBody(401, 'webhook-id must be 1 to 256 printable ASCII characters'),
+      });
       expect(await readState(current().store)).toEqual(before);
     });
   },

@@ -6,7 +6,6 @@ import { statusChange } from '../helpers/payloads';
 import { expectRejection, readState, readToken } from '../helpers/state';
 
 describeOnEveryStore('Status Change', (current) => {
-
   const statusOf = async (tokenId: string) => (await readToken(current().store, tokenId))?.status;
 
   async function expectRejected(body: object, status: number, expectedBody: object) {
@@ -22,11 +21,17 @@ describeOnEveryStore('Status Change', (current) => {
 
   it('without share_public, answers 401 and changes nothing: a keyless request could delete any token for good', async () => {
     await expectRejected(statusChange({ share_public: undefined, tokes_status: 'deleted' }), 401, errorBody(401, 'Unauthorized'));
-    await expectRejected(statusChange({ share_public: undefined, source_id: 'NOBODY', tokes_status: 'deleted' }), 401, errorBody(401, 'Unauthorized'));
+    await expectRejected(
+      statusChange({ share_public: undefined, source_id: 'NOBODY', tokes_status: 'deleted' }),
+      401,
+      errorBody(401, 'Unauthorized'),
+    );
   });
 
   it('accepts token_id as a string and token_status as an alias of tokes_status', async () => {
-    await client.statusChange(current(), statusChange({ token_id: TOKENS.active.token_id, tokes_status: undefined, token_status: 'disputed' })).expect(200);
+    await client
+      .statusChange(current(), statusChange({ token_id: TOKENS.active.token_id, tokes_status: undefined, token_status: 'disputed' }))
+      .expect(200);
     expect(await statusOf(TOKENS.active.token_id)).toBe('disputed');
   });
 
@@ -60,7 +65,9 @@ describeOnEveryStore('Status Change', (current) => {
       await expectRejected(
         { ...statusChange({ tokes_status: undefined }), [field]: 'freezed' },
         400,
-        errorBody(400, `Invalid field: ${field}`, [{ field, message: 'is an unknown field: the status is tokes_status (or its alias token_status)' }]),
+        errorBody(400, `Invalid field: ${field}`, [
+          { field, message: 'is an unknown field: the status is tokes_status (or its alias token_status)' },
+        ]),
       );
     },
   );
@@ -110,7 +117,8 @@ describeOnEveryStore('Status Change', (current) => {
       errorBody(400, 'Invalid fields: read_event, source_id, destination_id, token_id, tokes_status', [
         {
           field: 'read_event',
-          message: 'is "token.withdrawn_created", which POST /v1/tokens/withdraw (or POST /v1/events) takes; this route takes "token.status_changed"',
+          message:
+            'is "token.withdrawn_created", which POST /v1/tokens/withdraw (or POST /v1/events) takes; this route takes "token.status_changed"',
         },
         { field: 'source_id', message: 'must be a string' },
         { field: 'destination_id', message: 'is required' },

@@ -49,7 +49,11 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Load and 
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 100_000 }), steps, async (opening, plan) => {
         keys += 1;
-        const created = await client.createToken(t, tokenCreation({ load_amount: formatAmount(opening) }), `tcprop-${storeName}-${keys}-${Date.now()}`);
+        const created = await client.createToken(
+          t,
+          tokenCreation({ load_amount: formatAmount(opening) }),
+          `tcprop-${storeName}-${keys}-${Date.now()}`,
+        );
         const tokenId = created.body.token.token_id as string;
         let balance = opening;
         const sent: Array<{ key: string; body: object; transactionId?: string }> = [];
@@ -58,7 +62,13 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('Load and 
           const earlier = step.repeat && sent.length > 0 ? sent[step.amount % sent.length] : undefined;
           const request = earlier ?? {
             key: `tcprop-${storeName}-${keys}-${index}`,
-            body: { share_secret: ACME.share_secret, token_event: step.event, source_id: 'ACME', token_id: tokenId, [`${step.event}_amount`]: formatAmount(step.amount) },
+            body: {
+              share_secret: ACME.share_secret,
+              token_event: step.event,
+              source_id: 'ACME',
+              token_id: tokenId,
+              [`${step.event}_amount`]: formatAmount(step.amount),
+            },
           };
           if (!earlier) sent.push(request);
           const answers = await Promise.all(Array.from({ length: step.copies }, () => client.changeToken(t, request.body, request.key)));

@@ -8,13 +8,31 @@ import { dayNumber } from '../../src/domain/calendar-days';
 
 /** Create Token (contract 9.5): the service assigns the token_id; idempotent by (source_id, randomkey). */
 describeOnEveryStore('Create Token', (current) => {
-
-  async function expectRejected(body: object, status: number, expectedBody: object, key = 'key-00000001', partnerId?: string, version?: string) {
-    await expectRejection(current().store, () => client.createToken(current(), body, key, partnerId, version), status, expectedBody, { keys: [key] });
+  async function expectRejected(
+    body: object,
+    status: number,
+    expectedBody: object,
+    key = 'key-00000001',
+    partnerId?: string,
+    version?: string,
+  ) {
+    await expectRejection(current().store, () => client.createToken(current(), body, key, partnerId, version), status, expectedBody, {
+      keys: [key],
+    });
   }
 
   it('answers 200 with the new token: a 16-digit token_id, active, its opening balance, dates and the details sent', async () => {
-    const response = await client.createToken(current(), tokenCreation({ load_amount: '500', token_name: 'Guest card', room_count: '2', founding_balance: '500', check_in: '10-01-2026', check_out: '12-01-2026' }));
+    const response = await client.createToken(
+      current(),
+      tokenCreation({
+        load_amount: '500',
+        token_name: 'Guest card',
+        room_count: '2',
+        founding_balance: '500',
+        check_in: '10-01-2026',
+        check_out: '12-01-2026',
+      }),
+    );
     expect(response.status).toBe(200);
     const token = response.body.token;
     expect(token.token_id).toMatch(/^[1-9]\d{15}$/);
@@ -67,21 +85,39 @@ describeOnEveryStore('Create Token', (current) => {
 
   it('422 when the key is reused for another token, or was used by a booking operation, and nothing is made', async () => {
     await client.createToken(current(), tokenCreation()).expect(200);
-    await expectRejected(tokenCreation({ load_amount: '501.00' }), 422, errorBody(422, 'randomkey was already used for a different request'));
+    await expectRejected(
+      tokenCreation({ load_amount: '501.00' }),
+      422,
+      errorBody(422, 'randomkey was already used for a different request'),
+    );
     await client.modifyBooking(current(), bookingChange(), 'key-booking-1').expect(200);
     await expectRejected(tokenCreation(), 422, errorBody(422, 'randomkey was already used for a different request'), 'key-booking-1');
   });
 
-  it('another account\'s same key is its own', async () => {
+  it("another account's same key is its own", async () => {
     const mine = await client.createToken(current(), tokenCreation());
-    const theirs = await client.createToken(current(), tokenCreation({ share_secret: OTHER.share_secret, source_id: 'OTHER', destination_id: 'X1' }), 'key-00000001', 'OTHER');
+    const theirs = await client.createToken(
+      current(),
+      tokenCreation({ share_secret: OTHER.share_secret, source_id: 'OTHER', destination_id: 'X1' }),
+      'key-00000001',
+      'OTHER',
+    );
     expect(theirs.status).toBe(200);
     expect(theirs.body.token.token_id).not.toBe(mine.body.token.token_id);
   });
 
   it('400 naming every bad field at once, the date order included', async () => {
     await expectRejected(
-      { share_secret: ACME.share_secret, token_event: 'create', source_id: 'ACME', destination_id: 'D1', destination_currency: 'eur', load_amount: '0', available_date: '02-01-2026', expiry_date: '01-01-2026' },
+      {
+        share_secret: ACME.share_secret,
+        token_event: 'create',
+        source_id: 'ACME',
+        destination_id: 'D1',
+        destination_currency: 'eur',
+        load_amount: '0',
+        available_date: '02-01-2026',
+        expiry_date: '01-01-2026',
+      },
       400,
       errorBody(400, 'Invalid fields: destination_currency, load_amount', [
         { field: 'destination_currency', message: 'must be an active ISO 4217 currency code in upper case (e.g. "EUR")' },
@@ -93,7 +129,11 @@ describeOnEveryStore('Create Token', (current) => {
       400,
       errorBody(400, 'Invalid field: expiry_date', [{ field: 'expiry_date', message: 'must not be before available_date (02-01-2026)' }]),
     );
-    await expectRejected(tokenCreation({ token_event: 'new' }), 400, errorBody(400, 'Invalid field: token_event', [{ field: 'token_event', message: 'must be "create"' }]));
+    await expectRejected(
+      tokenCreation({ token_event: 'new' }),
+      400,
+      errorBody(400, 'Invalid field: token_event', [{ field: 'token_event', message: 'must be "create"' }]),
+    );
   });
 
   it('takes the currencies of ISO 4217 list one as it is now: XCG yes, the withdrawn ANG no', async () => {
@@ -102,12 +142,14 @@ describeOnEveryStore('Create Token', (current) => {
     await expectRejected(
       tokenCreation({ destination_currency: 'ANG' }),
       400,
-      errorBody(400, 'Invalid field: destination_currency', [{ field: 'destination_currency', message: 'must be an active ISO 4217 currency code in upper case (e.g. "EUR")' }]),
+      errorBody(400, 'Invalid field: destination_currency', [
+        { field: 'destination_currency', message: 'must be an active ISO 4217 currency code in upper case (e.g. "EUR")' },
+      ]),
       'key-00000002',
     );
   });
 
-  it('401 for a wrong secret, 403 for another partner in the path, 413 for a destination not the account\'s, 404 for another version', async () => {
+  it("401 for a wrong secret, 403 for another partner in the path, 413 for a destination not the account's, 404 for another version", async () => {
     await expectRejected(tokenCreation({ share_secret: ACME.share_public }), 401, errorBody(401, 'Unauthorized'));
     await expectRejected(tokenCreation(), 403, errorBody(403, 'partnerid in the path does not match source_id'), 'key-00000001', 'OTHER');
     await expectRejected(tokenCreation({ destination_id: 'X1' }), 413, errorBody(413, 'Destination ID Unknown'));

@@ -15,7 +15,14 @@ describeOnEveryStore('Ledger notifications', (current) => {
     await expectRejection(current().store, () => send(current(), body), status, expectedBody, { transactionIds });
   }
 
-  const row = (kind: string, body: Record<string, unknown>, amount: number, fee: number, tokenBalance: number, token: { token_id: string; destination_id: string } = TOKENS.active) => ({
+  const row = (
+    kind: string,
+    body: Record<string, unknown>,
+    amount: number,
+    fee: number,
+    tokenBalance: number,
+    token: { token_id: string; destination_id: string } = TOKENS.active,
+  ) => ({
     kind,
     transactionId: body.transaction_id,
     sourceId: ACME.source_id,
@@ -30,7 +37,7 @@ describeOnEveryStore('Ledger notifications', (current) => {
   describe('POST /v1/tokens/loaded', () => {
     const send = client.loaded;
 
-    it('answers 200, adds load_amount to the balance (the fee is the sender\'s) and records a load row with its fee', async () => {
+    it("answers 200, adds load_amount to the balance (the fee is the sender's) and records a load row with its fee", async () => {
       const body = loaded({ load_amount: '100.00', fee_amount: '2.50', token_balance: '1100.00' });
       const response = await send(current(), body);
       expect({ status: response.status, text: response.text, replayed: response.headers['idempotent-replayed'] }).toEqual({
@@ -57,9 +64,28 @@ describeOnEveryStore('Ledger notifications', (current) => {
     it('a repeat with the same fields by value is a 200 replay that applies nothing, even after the token changed', async () => {
       const body = loaded();
       await send(current(), body).expect(200);
-      await client.statusChange(current(), { share_public: ACME.share_public, read_event: 'token.status_changed', source_id: 'ACME', destination_id: 'D1', token_id: TOKENS.active.token_id, tokes_status: 'deleted' }).expect(200);
-      const repeat = await send(current(), { ...body, token_id: Number(body.token_id), load_amount: '100', fee_amount: '2.5', token_balance: '1100' });
-      expect({ status: repeat.status, body: repeat.body, replayed: repeat.headers['idempotent-replayed'] }).toEqual({ status: 200, body: SUCCESS_BODY, replayed: 'true' });
+      await client
+        .statusChange(current(), {
+          share_public: ACME.share_public,
+          read_event: 'token.status_changed',
+          source_id: 'ACME',
+          destination_id: 'D1',
+          token_id: TOKENS.active.token_id,
+          tokes_status: 'deleted',
+        })
+        .expect(200);
+      const repeat = await send(current(), {
+        ...body,
+        token_id: Number(body.token_id),
+        load_amount: '100',
+        fee_amount: '2.5',
+        token_balance: '1100',
+      });
+      expect({ status: repeat.status, body: repeat.body, replayed: repeat.headers['idempotent-replayed'] }).toEqual({
+        status: 200,
+        body: SUCCESS_BODY,
+        replayed: 'true',
+      });
       expect(await balanceOf()).toBe(110000);
     });
 
@@ -73,7 +99,12 @@ describeOnEveryStore('Ledger notifications', (current) => {
     });
 
     it('409 for a deleted token', async () => {
-      await expectRejected(send, loaded({ token_id: TOKENS.deleted.token_id, token_balance: '150.00' }), 409, errorBody(409, 'Token is deleted; a deleted token cannot be loaded'));
+      await expectRejected(
+        send,
+        loaded({ token_id: TOKENS.deleted.token_id, token_balance: '150.00' }),
+        409,
+        errorBody(409, 'Token is deleted; a deleted token cannot be loaded'),
+      );
     });
 
     it.each([
@@ -94,17 +125,37 @@ describeOnEveryStore('Ledger notifications', (current) => {
     });
 
     it('409 when token_balance is not the balance plus load_amount, stating the expected balance', async () => {
-      await expectRejected(send, loaded({ token_balance: '1097.50' }), 409, errorBody(409, 'token_balance 1097.50 does not match the ledger: expected 1100.00'));
+      await expectRejected(
+        send,
+        loaded({ token_balance: '1097.50' }),
+        409,
+        errorBody(409, 'token_balance 1097.50 does not match the ledger: expected 1100.00'),
+      );
     });
 
     it('checks in the contract order: status before the amount, the amount before token_balance', async () => {
-      await expectRejected(send, loaded({ token_id: TOKENS.deleted.token_id, load_amount: '9999999999.99', token_balance: '1' }), 409, errorBody(409, 'Token is deleted; a deleted token cannot be loaded'));
-      await expectRejected(send, loaded({ load_amount: '9999999999.99', token_balance: '1' }), 422, errorBody(422, 'load_amount 9999999999.99 would take the token balance 1000.00 over 9999999999.99'));
+      await expectRejected(
+        send,
+        loaded({ token_id: TOKENS.deleted.token_id, load_amount: '9999999999.99', token_balance: '1' }),
+        409,
+        errorBody(409, 'Token is deleted; a deleted token cannot be loaded'),
+      );
+      await expectRejected(
+        send,
+        loaded({ load_amount: '9999999999.99', token_balance: '1' }),
+        422,
+        errorBody(422, 'load_amount 9999999999.99 would take the token balance 1000.00 over 9999999999.99'),
+      );
     });
 
     it.each([
       ['a zero load_amount', { load_amount: '0.00' }, 'load_amount', 'must be above zero'],
-      ['a negative fee', { fee_amount: '-1' }, 'fee_amount', 'must be a decimal amount: 1 to 10 digits, optionally a point and 1 or 2 decimals (e.g. "100.00")'],
+      [
+        'a negative fee',
+        { fee_amount: '-1' },
+        'fee_amount',
+        'must be a decimal amount: 1 to 10 digits, optionally a point and 1 or 2 decimals (e.g. "100.00")',
+      ],
       ['no fee_amount', { fee_amount: undefined }, 'fee_amount', 'is required'],
       ['no share_public', { share_public: undefined }, 'share_public', 'is required'],
       ['a load_amount as a JSON number', { load_amount: 100 }, 'load_amount', 'is a JSON number: send it as a string, such as "100.00"'],
@@ -113,7 +164,7 @@ describeOnEveryStore('Ledger notifications', (current) => {
       await expectRejected(send, loaded(change), 400, errorBody(400, `Invalid field: ${field}`, [{ field, message }]));
     });
 
-    it('401 for a wrong key, 413 for a destination not the account\'s, 428 for another account\'s token', async () => {
+    it("401 for a wrong key, 413 for a destination not the account's, 428 for another account's token", async () => {
       await expectRejected(send, loaded({ share_public: 'pk_wrong' }), 401, errorBody(401, 'Unauthorized'));
       await expectRejected(send, loaded({ destination_id: 'X1' }), 413, errorBody(413, 'Destination ID Unknown'));
       await expectRejected(send, loaded({ token_id: TOKENS.others.token_id }), 428, errorBody(428, "Token ID doesn't match"));
@@ -130,28 +181,46 @@ describeOnEveryStore('Ledger notifications', (current) => {
       expect(await readLedgerEntry(current().store, body.transaction_id as string)).toEqual(row('unload', body, 10000, 0, 90000));
     });
 
-    it('also takes the published page\'s name for the event, token.loaded_created, as an unload', async () => {
+    it("also takes the published page's name for the event, token.loaded_created, as an unload", async () => {
       await send(current(), unloaded({ read_event: 'token.loaded_created' })).expect(200);
       expect(await balanceOf()).toBe(90000);
     });
 
     it('unloads a frozen, disputed or expired token: the sender takes its money back', async () => {
       for (const token of [TOKENS.freezed, TOKENS.disputed, TOKENS.expired]) {
-        await send(current(), unloaded({ token_id: token.token_id, unload_amount: '10', token_balance: token === TOKENS.expired ? '50.00' : '40.00' })).expect(200);
+        await send(
+          current(),
+          unloaded({ token_id: token.token_id, unload_amount: '10', token_balance: token === TOKENS.expired ? '50.00' : '40.00' }),
+        ).expect(200);
       }
       expect([await balanceOf(TOKENS.freezed.token_id), await balanceOf(TOKENS.expired.token_id)]).toEqual([4000, 5000]);
     });
 
     it('409 for a deleted token', async () => {
-      await expectRejected(send, unloaded({ token_id: TOKENS.deleted.token_id, unload_amount: '1', token_balance: '49.00' }), 409, errorBody(409, 'Token is deleted; a deleted token cannot be unloaded'));
+      await expectRejected(
+        send,
+        unloaded({ token_id: TOKENS.deleted.token_id, unload_amount: '1', token_balance: '49.00' }),
+        409,
+        errorBody(409, 'Token is deleted; a deleted token cannot be unloaded'),
+      );
     });
 
     it('422 for more than the balance, 409 for a token_balance that is not the balance less the amount', async () => {
-      await expectRejected(send, unloaded({ unload_amount: '1000.01', token_balance: '0' }), 422, errorBody(422, 'unload_amount 1000.01 is more than the token balance 1000.00'));
-      await expectRejected(send, unloaded({ token_balance: '1000.00' }), 409, errorBody(409, 'token_balance 1000.00 does not match the ledger: expected 900.00'));
+      await expectRejected(
+        send,
+        unloaded({ unload_amount: '1000.01', token_balance: '0' }),
+        422,
+        errorBody(422, 'unload_amount 1000.01 is more than the token balance 1000.00'),
+      );
+      await expectRejected(
+        send,
+        unloaded({ token_balance: '1000.00' }),
+        409,
+        errorBody(409, 'token_balance 1000.00 does not match the ledger: expected 900.00'),
+      );
     });
 
-    it('400 for another notification\'s read_event, naming the route that takes it', async () => {
+    it("400 for another notification's read_event, naming the route that takes it", async () => {
       await expectRejected(
         send,
         unloaded({ read_event: 'token.withdrawn_created' }),
@@ -159,7 +228,8 @@ describeOnEveryStore('Ledger notifications', (current) => {
         errorBody(400, 'Invalid field: read_event', [
           {
             field: 'read_event',
-            message: 'is "token.withdrawn_created", which POST /v1/tokens/withdraw (or POST /v1/events) takes; this route takes "token.unloaded_created" or "token.loaded_created"',
+            message:
+              'is "token.withdrawn_created", which POST /v1/tokens/withdraw (or POST /v1/events) takes; this route takes "token.unloaded_created" or "token.loaded_created"',
           },
         ]),
       );
@@ -192,10 +262,25 @@ describeOnEveryStore('Ledger notifications', (current) => {
       expect(await balanceOf()).toBe(120000);
     });
 
-    it('credited: 409 when token_balance is below the balance, for a deleted token, or outside the token\'s dates', async () => {
-      await expectRejected(send, loadSchedule({ token_balance: '999.99' }), 409, errorBody(409, 'token_balance 999.99 is below the token balance 1000.00: a credited schedule only adds'));
-      await expectRejected(send, loadSchedule({ token_id: TOKENS.deleted.token_id, token_balance: '60' }), 409, errorBody(409, 'Token is deleted; a deleted token cannot be loaded'));
-      await expectRejected(send, loadSchedule({ token_id: TOKENS.expired.token_id, token_balance: '70' }), 409, errorBody(409, 'Token expired on 01-01-2026'));
+    it("credited: 409 when token_balance is below the balance, for a deleted token, or outside the token's dates", async () => {
+      await expectRejected(
+        send,
+        loadSchedule({ token_balance: '999.99' }),
+        409,
+        errorBody(409, 'token_balance 999.99 is below the token balance 1000.00: a credited schedule only adds'),
+      );
+      await expectRejected(
+        send,
+        loadSchedule({ token_id: TOKENS.deleted.token_id, token_balance: '60' }),
+        409,
+        errorBody(409, 'Token is deleted; a deleted token cannot be loaded'),
+      );
+      await expectRejected(
+        send,
+        loadSchedule({ token_id: TOKENS.expired.token_id, token_balance: '70' }),
+        409,
+        errorBody(409, 'Token expired on 01-01-2026'),
+      );
     });
 
     it.each(['deleted', 'failure'])('%s: a 200 that changes nothing when token_balance is the balance, else a 409', async (status) => {
@@ -211,7 +296,12 @@ describeOnEveryStore('Ledger notifications', (current) => {
     });
 
     it.each([
-      ['credited without a transaction_id', { transaction_id: '' }, 'transaction_id', 'must be exactly 20 digits when schedule_status is "credited"'],
+      [
+        'credited without a transaction_id',
+        { transaction_id: '' },
+        'transaction_id',
+        'must be exactly 20 digits when schedule_status is "credited"',
+      ],
       ['failure with a transaction_id', { schedule_status: 'failure' }, 'transaction_id', 'must be "" when schedule_status is "failure"'],
       ['a status in the wrong case', { schedule_status: 'Credited' }, 'schedule_status', 'must be "credited" or "deleted" or "failure"'],
     ])('400 for %s', async (_what, change, field, message) => {
@@ -224,18 +314,34 @@ describeOnEveryStore('Ledger notifications', (current) => {
       ['a withdrawal', client.withdraw, withdrawal],
       ['an unload', client.unloaded, unloaded],
       ['a credited schedule', client.loadSchedule, loadSchedule],
-    ])('a load\'s transaction_id reused by %s is a 422 that does not say what it was used for', async (_what, send, payload) => {
+    ])("a load's transaction_id reused by %s is a 422 that does not say what it was used for", async (_what, send, payload) => {
       const transactionId = newTransactionId();
       await client.loaded(current(), loaded({ transaction_id: transactionId })).expect(200);
-      const reuse = payload({ transaction_id: transactionId, token_balance: '1100.00', withdrawn_amount: undefined, unload_amount: undefined });
-      const body = send === client.withdraw ? { ...reuse, withdrawn_amount: '1.00', token_balance: '1099.00' } : send === client.unloaded ? { ...reuse, unload_amount: '1.00', token_balance: '1099.00' } : { ...reuse, token_balance: '1100.00' };
+      const reuse = payload({
+        transaction_id: transactionId,
+        token_balance: '1100.00',
+        withdrawn_amount: undefined,
+        unload_amount: undefined,
+      });
+      const body =
+        send === client.withdraw
+          ? { ...reuse, withdrawn_amount: '1.00', token_balance: '1099.00' }
+          : send === client.unloaded
+            ? { ...reuse, unload_amount: '1.00', token_balance: '1099.00' }
+            : { ...reuse, token_balance: '1100.00' };
       await expectRejected(send, body, 422, errorBody(422, 'transaction_id was already used for a different request'));
     });
 
-    it('another account\'s same transaction_id is its own key', async () => {
+    it("another account's same transaction_id is its own key", async () => {
       const transactionId = newTransactionId();
       await client.loaded(current(), loaded({ transaction_id: transactionId })).expect(200);
-      const others = { share_public: OTHER.share_public, source_id: OTHER.source_id, destination_id: 'X1', token_id: TOKENS.others.token_id, transaction_id: transactionId };
+      const others = {
+        share_public: OTHER.share_public,
+        source_id: OTHER.source_id,
+        destination_id: 'X1',
+        token_id: TOKENS.others.token_id,
+        transaction_id: transactionId,
+      };
       await client.unloaded(current(), unloaded({ ...others, unload_amount: '7', token_balance: '63.00' })).expect(200);
       expect(await balanceOf(TOKENS.others.token_id)).toBe(6300);
     });

@@ -72,9 +72,16 @@ describe('transport rules, the same on every operation route', () => {
     // superagent would serialise a Buffer as JSON: fetch sends the bytes as they are.
     await new Promise<void>((resolve) => t.server.listen(0, '127.0.0.1', resolve));
     const { port } = t.server.address() as AddressInfo;
-    const response = await fetch(`http://127.0.0.1:${port}/v1/tokens/withdraw`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: bytes });
+    const response = await fetch(`http://127.0.0.1:${port}/v1/tokens/withdraw`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: bytes,
+    });
     await new Promise((resolve) => t.server.close(resolve));
-    expect({ status: response.status, body: await response.json() }).toEqual({ status: 400, body: errorBody(400, 'Request body is not valid UTF-8') });
+    expect({ status: response.status, body: await response.json() }).toEqual({
+      status: 400,
+      body: errorBody(400, 'Request body is not valid UTF-8'),
+    });
     expect(await readState(t.store)).toEqual(before);
   });
 
@@ -86,12 +93,18 @@ describe('transport rules, the same on every operation route', () => {
     ['{"a": 1} x', 'unexpected "x" at line 1, column 10'],
   ])('malformed JSON %j: the 400 says where parsing failed, without echoing the body', async (text, where) => {
     const response = await client.withdraw(t).set('Content-Type', 'application/json').send(text);
-    expect({ status: response.status, body: response.body }).toEqual({ status: 400, body: errorBody(400, `Malformed JSON body: ${where}`) });
+    expect({ status: response.status, body: response.body }).toEqual({
+      status: 400,
+      body: errorBody(400, `Malformed JSON body: ${where}`),
+    });
   });
 
   it.each(OPERATIONS)('%s: 413 over the body limit, stating the limit', async (_route, send) => {
     const response = await send(t).send({ ...withdrawal(), padding: 'x'.repeat(33 * 1024) });
-    expect({ status: response.status, body: response.body }).toEqual({ status: 413, body: errorBody(413, 'Payload Too Large: the limit is 32kb') });
+    expect({ status: response.status, body: response.body }).toEqual({
+      status: 413,
+      body: errorBody(413, 'Payload Too Large: the limit is 32kb'),
+    });
   });
 
   it.each([
@@ -122,26 +135,30 @@ describe('transport rules, the same on every operation route', () => {
     expect(await readState(t.store)).toEqual(before);
   });
 
-  it.each(['application/jsonx', 'text/json', 'application/x-www-form-urlencoded', ''])(
-    '415 for the content type %p',
-    async (type) => {
-      const response = await client.withdraw(t).set('Content-Type', type).send(JSON.stringify(withdrawal()));
-      expect({ status: response.status, body: response.body }).toEqual({ status: 415, body: errorBody(415, 'Content-Type must be application/json') });
-    },
-  );
+  it.each(['application/jsonx', 'text/json', 'application/x-www-form-urlencoded', ''])('415 for the content type %p', async (type) => {
+    const response = await client.withdraw(t).set('Content-Type', type).send(JSON.stringify(withdrawal()));
+    expect({ status: response.status, body: response.body }).toEqual({
+      status: 415,
+      body: errorBody(415, 'Content-Type must be application/json'),
+    });
+  });
 
   // Parameters are read as Express's own body parser reads them (content-type 2): one it cannot read is passed over,
   // and the body must still be UTF-8 JSON.
-  it.each(['APPLICATION/JSON', 'application/json ; charset = utf-8', 'application/json; foo=bar', 'application/json; charset', 'application/json;;', 'application/json; charset="utf-8'])('accepts the content type %p', async (type) => {
+  it.each([
+    'APPLICATION/JSON',
+    'application/json ; charset = utf-8',
+    'application/json; foo=bar',
+    'application/json; charset',
+    'application/json;;',
+    'application/json; charset="utf-8',
+  ])('accepts the content type %p', async (type) => {
     const response = await client.withdraw(t).set('Content-Type', type).send(JSON.stringify(withdrawal()));
     expect(response.status).toBe(200);
   });
 
   it('accepts charset=UTF-8 in any case', async () => {
-    const response = await client
-      .withdraw(t)
-      .set('Content-Type', 'application/json; charset=UTF-8')
-      .send(JSON.stringify(withdrawal()));
+    const response = await client.withdraw(t).set('Content-Type', 'application/json; charset=UTF-8').send(JSON.stringify(withdrawal()));
     expect(response.status).toBe(200);
   });
 
@@ -155,7 +172,10 @@ describe('transport rules, the same on every operation route', () => {
   });
 
   it('checks the content type (415) before the size (413)', async () => {
-    const response = await client.withdraw(t).set('Content-Type', 'text/plain').send('x'.repeat(40 * 1024));
+    const response = await client
+      .withdraw(t)
+      .set('Content-Type', 'text/plain')
+      .send('x'.repeat(40 * 1024));
     expect(response.status).toBe(415);
   });
 
@@ -191,7 +211,13 @@ describe('transport rules, the same on every operation route', () => {
     const response = await request(t.server)[method.toLowerCase() as 'put'](path).set('Content-Type', 'application/json').send('{}');
     expect({ status: response.status, body: response.body, allow: response.headers.allow }).toEqual({
       status: 405,
-      body: errorBody(405, `Method Not Allowed: use ${allow.split(', ').join(', ').replace(/, (\w+)$/, ' or $1')}`),
+      body: errorBody(
+        405,
+        `Method Not Allowed: use ${allow
+          .split(', ')
+          .join(', ')
+          .replace(/, (\w+)$/, ' or $1')}`,
+      ),
       allow,
     });
   });
@@ -206,7 +232,9 @@ describe('transport rules, the same on every operation route', () => {
   ])('OPTIONS %s is a 204 that lists every allowed method, with the API headers', async (path, allow) => {
     // OPTIONS, which no client sends.
     const response = await request(t.server).options(path);
-    expect({ status: response.status, allow: response.headers.allow, text: response.text, type: response.headers['content-type'] }).toEqual({ status: 204, allow, text: '', type: undefined });
+    expect({ status: response.status, allow: response.headers.allow, text: response.text, type: response.headers['content-type'] }).toEqual(
+      { status: 204, allow, text: '', type: undefined },
+    );
     expect(response.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
     expect(response.headers['x-content-type-options']).toBe('nosniff');
   });
@@ -358,7 +386,13 @@ describe('rate limit per account, after authentication', () => {
     const limited = await client.withdraw(t, withdrawal());
     expect({ status: limited.status, body: limited.body }).toEqual({ status: 429, body: errorBody(429, 'Too Many Requests') });
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
-    const other = await client.statusChange(t, { share_public: OTHER.share_public, read_event: 'token.status_changed', source_id: 'OTHER', destination_id: 'X1', token_id: TOKENS.others.token_id });
+    const other = await client.statusChange(t, {
+      share_public: OTHER.share_public,
+      read_event: 'token.status_changed',
+      source_id: 'OTHER',
+      destination_id: 'X1',
+      token_id: TOKENS.others.token_id,
+    });
     expect({ status: other.status, body: other.body }).toEqual({ status: 200, body: SUCCESS_BODY });
     for (let i = 0; i < 5; i += 1) {
       await request(t.server).get('/healthz').expect(200);
@@ -397,7 +431,13 @@ describe('rate limit per account, after authentication', () => {
       for (let i = 0; i < 6; i += 1) {
         const body = JSON.stringify(tokenCreation());
         // A socket of its own, which this client destroys mid-request: supertest cannot hang up.
-        const sent = http.request({ port, host: '127.0.0.1', method: 'POST', path: tokenPath(`hangup-key-${i}`), headers: { 'Content-Type': 'application/json' } });
+        const sent = http.request({
+          port,
+          host: '127.0.0.1',
+          method: 'POST',
+          path: tokenPath(`hangup-key-${i}`),
+          headers: { 'Content-Type': 'application/json' },
+        });
         sent.on('error', () => undefined);
         const answered = new Promise<number>((resolve) => sent.on('response', (response) => resolve(response.statusCode as number)));
         sent.end(body);
@@ -419,7 +459,11 @@ describe('rate limit per account, after authentication', () => {
       await new Promise((resolve) => t.server.close(resolve));
     }
     expect(statuses).toEqual(['hung up', 'hung up', 'hung up', 429, 429, 429]);
-    const { keyedRequests } = await readState(t.store, [], Array.from({ length: 6 }, (_, i) => `hangup-key-${i}`));
+    const { keyedRequests } = await readState(
+      t.store,
+      [],
+      Array.from({ length: 6 }, (_, i) => `hangup-key-${i}`),
+    );
     expect(keyedRequests.map((kept) => kept !== undefined)).toEqual([true, true, true, false, false, false]);
   });
 

@@ -7,7 +7,6 @@ import { newTransactionId, withdrawal } from '../helpers/payloads';
 import { expectRejection, readLedgerEntry, readState, readToken } from '../helpers/state';
 
 describeOnEveryStore('Withdraw', (current) => {
-
   /** Sends a request that must fail and checks it changed nothing. */
   async function expectRejected(body: Record<string, unknown>, status: number, expectedBody: object) {
     const transactionIds = typeof body.transaction_id === 'string' ? [body.transaction_id] : [];
@@ -58,7 +57,10 @@ describeOnEveryStore('Withdraw', (current) => {
 
     it('computes money exactly: three withdrawals of 0.10 from 0.30 leave 0.00', async () => {
       for (const balanceAfter of ['0.20', '0.10', '0.00']) {
-        const response = await client.withdraw(current(), withdrawal({ token_id: '1010', withdrawn_amount: '0.10', token_balance: balanceAfter }));
+        const response = await client.withdraw(
+          current(),
+          withdrawal({ token_id: '1010', withdrawn_amount: '0.10', token_balance: balanceAfter }),
+        );
         expect(response.status).toBe(200);
       }
       expect((await readToken(current().store, '1010'))?.balance).toBe(0);
@@ -103,7 +105,14 @@ describeOnEveryStore('Withdraw', (current) => {
       const body = withdrawal();
       await client.withdraw(current(), body).expect(200);
       await client
-        .statusChange(current(), { share_public: ACME.share_public, read_event: 'token.status_changed', source_id: 'ACME', destination_id: 'D1', token_id: TOKENS.active.token_id, tokes_status: 'freezed' })
+        .statusChange(current(), {
+          share_public: ACME.share_public,
+          read_event: 'token.status_changed',
+          source_id: 'ACME',
+          destination_id: 'D1',
+          token_id: TOKENS.active.token_id,
+          tokes_status: 'freezed',
+        })
         .expect(200);
       const replay = await client.withdraw(current(), body);
       expect(replay.status).toBe(200);
@@ -137,7 +146,11 @@ describeOnEveryStore('Withdraw', (current) => {
         token_balance: '60.00',
       });
       const response = await client.withdraw(current(), others);
-      expect({ status: response.status, body: response.body, replayed: response.headers['idempotent-replayed'] }).toEqual({ status: 200, body: SUCCESS_BODY, replayed: undefined });
+      expect({ status: response.status, body: response.body, replayed: response.headers['idempotent-replayed'] }).toEqual({
+        status: 200,
+        body: SUCCESS_BODY,
+        replayed: undefined,
+      });
       expect((await readLedgerEntry(current().store, String(body.transaction_id)))?.amount).toBe(10000);
       expect((await readLedgerEntry(current().store, String(body.transaction_id), OTHER.source_id))?.amount).toBe(1000);
       expect((await readToken(current().store, TOKENS.others.token_id))?.balance).toBe(6000);
@@ -178,7 +191,7 @@ describeOnEveryStore('Withdraw', (current) => {
       await expectRejected(withdrawal({ share_public: OTHER.share_public }), 401, errorBody(401, 'Unauthorized'));
     });
 
-    it('413 Destination ID Unknown when the destination is not the caller\'s', async () => {
+    it("413 Destination ID Unknown when the destination is not the caller's", async () => {
       await expectRejected(withdrawal({ destination_id: 'X1' }), 413, errorBody(413, 'Destination ID Unknown'));
       await expectRejected(withdrawal({ destination_id: 'NOPE' }), 413, errorBody(413, 'Destination ID Unknown'));
     });
@@ -216,16 +229,24 @@ describeOnEveryStore('Withdraw', (current) => {
     });
 
     it('400 naming every missing field at once', async () => {
-      await expectRejected({}, 400, errorBody(400, 'Invalid fields: share_public, read_event, source_id, destination_id, token_id, transaction_id, withdrawn_amount, token_balance', [
-        { field: 'share_public', message: 'is required' },
-        { field: 'read_event', message: 'is required' },
-        { field: 'source_id', message: 'is required' },
-        { field: 'destination_id', message: 'is required' },
-        { field: 'token_id', message: 'is required' },
-        { field: 'transaction_id', message: 'is required' },
-        { field: 'withdrawn_amount', message: 'is required' },
-        { field: 'token_balance', message: 'is required' },
-      ]));
+      await expectRejected(
+        {},
+        400,
+        errorBody(
+          400,
+          'Invalid fields: share_public, read_event, source_id, destination_id, token_id, transaction_id, withdrawn_amount, token_balance',
+          [
+            { field: 'share_public', message: 'is required' },
+            { field: 'read_event', message: 'is required' },
+            { field: 'source_id', message: 'is required' },
+            { field: 'destination_id', message: 'is required' },
+            { field: 'token_id', message: 'is required' },
+            { field: 'transaction_id', message: 'is required' },
+            { field: 'withdrawn_amount', message: 'is required' },
+            { field: 'token_balance', message: 'is required' },
+          ],
+        ),
+      );
     });
 
     /** Sends the body with some values as bare JSON numbers, digits exactly as written. */
@@ -246,8 +267,7 @@ describeOnEveryStore('Withdraw', (current) => {
       });
       expect({ status: response.status, body: response.body }).toEqual({
         status: 400,
-        body:
-        errorBody(400, 'Invalid fields: transaction_id, withdrawn_amount, token_balance', [
+        body: errorBody(400, 'Invalid fields: transaction_id, withdrawn_amount, token_balance', [
           { field: 'transaction_id', message: 'must be a string of 20 digits' },
           { field: 'withdrawn_amount', message: 'is a JSON number: send it as a string, such as "100.00"' },
           { field: 'token_balance', message: 'is a JSON number: send it as a string, such as "100.00"' },
@@ -319,7 +339,14 @@ describeOnEveryStore('Withdraw', (current) => {
       const body = withdrawal();
       await client.withdraw(current(), body).expect(200);
       await client
-        .statusChange(current(), { share_public: ACME.share_public, read_event: 'token.status_changed', source_id: 'ACME', destination_id: 'D1', token_id: TOKENS.active.token_id, tokes_status: 'deleted' })
+        .statusChange(current(), {
+          share_public: ACME.share_public,
+          read_event: 'token.status_changed',
+          source_id: 'ACME',
+          destination_id: 'D1',
+          token_id: TOKENS.active.token_id,
+          tokes_status: 'deleted',
+        })
         .expect(200);
       expect((await client.withdraw(current(), { ...body, withdrawn_amount: '5.00', token_balance: '895.00' })).status).toBe(422);
     });
@@ -334,16 +361,25 @@ describeOnEveryStore('Withdraw', (current) => {
       expect(await readState(current().store, [String(body.transaction_id)])).toEqual(before);
     });
     it('on its available date and on its expiry date (UTC calendar days, both included), a token can be withdrawn from', async () => {
-      const response = await client.withdraw(current(), withdrawal({ token_id: TOKENS.dated.token_id, withdrawn_amount: '10.00', token_balance: '50.00' }));
+      const response = await client.withdraw(
+        current(),
+        withdrawal({ token_id: TOKENS.dated.token_id, withdrawn_amount: '10.00', token_balance: '50.00' }),
+      );
       expect({ status: response.status, body: response.body }).toEqual({ status: 200, body: SUCCESS_BODY });
       expect((await readToken(current().store, TOKENS.dated.token_id))?.balance).toBe(5000);
     });
     it('dates (409) before amount over balance (422)', async () => {
-      const response = await client.withdraw(current(), withdrawal({ token_id: TOKENS.expired.token_id, withdrawn_amount: '999.00', token_balance: '0.00' }));
+      const response = await client.withdraw(
+        current(),
+        withdrawal({ token_id: TOKENS.expired.token_id, withdrawn_amount: '999.00', token_balance: '0.00' }),
+      );
       expect(response.status).toBe(409);
     });
     it('status (409) before amount over balance (422)', async () => {
-      const response = await client.withdraw(current(), withdrawal({ token_id: TOKENS.freezed.token_id, withdrawn_amount: '999.00', token_balance: '0.00' }));
+      const response = await client.withdraw(
+        current(),
+        withdrawal({ token_id: TOKENS.freezed.token_id, withdrawn_amount: '999.00', token_balance: '0.00' }),
+      );
       expect(response.status).toBe(409);
     });
     it('amount over balance (422) before token_balance mismatch (409)', async () => {

@@ -62,7 +62,11 @@ export async function buildTestApp(kind: StoreKind = memoryStoreKind, options: T
     store,
     config: testConfig(options.config),
   });
-  return { server: captureResponses(createHttpServer(app, options.limits)), metricsServer: createHttpServer(createMetricsApp(metrics)), store };
+  return {
+    server: captureResponses(createHttpServer(app, options.limits)),
+    metricsServer: createHttpServer(createMetricsApp(metrics)),
+    store,
+  };
 }
 
 /**

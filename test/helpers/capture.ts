@@ -57,7 +57,13 @@ export function captureResponses(server: Server): Server {
     res.end = ((...args: unknown[]) => {
       const body = args[0] !== undefined && typeof args[0] !== 'function' ? String(args[0]) : '';
       if (body) captured.bodies.push(body);
-      captured.responses.push({ method: req.method ?? '', path, status: res.statusCode, headers: { ...res.getHeaders(), ...passed }, body });
+      captured.responses.push({
+        method: req.method ?? '',
+        path,
+        status: res.statusCode,
+        headers: { ...res.getHeaders(), ...passed },
+        body,
+      });
       return end(...args);
     }) as typeof res.end;
   });

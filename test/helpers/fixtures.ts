@@ -25,9 +25,31 @@ export const TOKENS = {
   others: { token_id: '2000000000000001', source_id: 'OTHER', destination_id: 'X1', status: 'active', balance: '70.00' },
   signers: { token_id: '3000000000000001', source_id: 'SIGNER', destination_id: 'S1', status: 'active', balance: '40.00' },
   /** FIXED_NOW is 02-01-2026: usable from 01-01-2026 to 02-01-2026, both days included. */
-  dated: { token_id: '1000000000000006', source_id: 'ACME', destination_id: 'D1', status: 'active', balance: '60.00', available_date: '01-01-2026', expiry_date: '02-01-2026' },
-  expired: { token_id: '1000000000000007', source_id: 'ACME', destination_id: 'D1', status: 'active', balance: '60.00', expiry_date: '01-01-2026' },
-  notYetAvailable: { token_id: '1000000000000008', source_id: 'ACME', destination_id: 'D1', status: 'active', balance: '60.00', available_date: '03-01-2026' },
+  dated: {
+    token_id: '1000000000000006',
+    source_id: 'ACME',
+    destination_id: 'D1',
+    status: 'active',
+    balance: '60.00',
+    available_date: '01-01-2026',
+    expiry_date: '02-01-2026',
+  },
+  expired: {
+    token_id: '1000000000000007',
+    source_id: 'ACME',
+    destination_id: 'D1',
+    status: 'active',
+    balance: '60.00',
+    expiry_date: '01-01-2026',
+  },
+  notYetAvailable: {
+    token_id: '1000000000000008',
+    source_id: 'ACME',
+    destination_id: 'D1',
+    status: 'active',
+    balance: '60.00',
+    available_date: '03-01-2026',
+  },
 } as const;
 
 export const BOOKING = {

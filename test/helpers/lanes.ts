@@ -30,7 +30,10 @@ export class Lanes {
       balance: (Lanes.START_BALANCE / 100).toFixed(2),
     }));
     const key = `pk_${this.sourceId.toLowerCase()}`;
-    const seed = { accounts: [{ source_id: this.sourceId, share_public: key, share_secret: `sk_${this.sourceId.toLowerCase()}`, destinations: ['D1'] }], tokens };
+    const seed = {
+      accounts: [{ source_id: this.sourceId, share_public: key, share_secret: `sk_${this.sourceId.toLowerCase()}`, destinations: ['D1'] }],
+      tokens,
+    };
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'lanes-')), 'seed.json');
     writeFileSync(file, JSON.stringify(seed));
     return file;
@@ -42,7 +45,11 @@ export class Lanes {
    * less exactly what their ledger rows took.
    */
   async reconcile(query: (text: string) => Promise<{ rows: unknown[] }>, acknowledged: readonly string[]) {
-    const ledger = (await query('SELECT transaction_id, token_id, amount FROM ledger')).rows as Array<{ transaction_id: string; token_id: string; amount: string }>;
+    const ledger = (await query('SELECT transaction_id, token_id, amount FROM ledger')).rows as Array<{
+      transaction_id: string;
+      token_id: string;
+      amount: string;
+    }>;
     const balances = (await query('SELECT token_id, balance FROM tokens')).rows as Array<{ token_id: string; balance: string }>;
     const inLedger = new Set(ledger.map((row) => row.transaction_id));
     const spent = (tokenId: string) => ledger.filter((row) => row.token_id === tokenId).reduce((sum, row) => sum + Number(row.amount), 0);
@@ -50,7 +57,9 @@ export class Lanes {
       rows: ledger.length,
       missing: acknowledged.filter((id) => !inLedger.has(id)),
       duplicates: ledger.length - inLedger.size,
-      unbalanced: balances.filter(({ token_id, balance }) => Number(balance) !== Lanes.START_BALANCE - spent(token_id)).map((row) => row.token_id),
+      unbalanced: balances
+        .filter(({ token_id, balance }) => Number(balance) !== Lanes.START_BALANCE - spent(token_id))
+        .map((row) => row.token_id),
     };
   }
 

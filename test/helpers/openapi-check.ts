@@ -54,13 +54,16 @@ export function openApiProblems(response: CapturedResponse): string[] {
   if (!operation) {
     if (BROWSER_PAGE.test(response.path) && response.status === 200) return [];
     if (![404, 405, 400].includes(response.status)) return [`${where}: no operation in the document`];
-    return schemaProblem({ $ref: '#/components/schemas/ErrorEnvelope' }, JSON.parse(response.body)) === undefined ? [] : [`${where}: body is not the error envelope`];
+    return schemaProblem({ $ref: '#/components/schemas/ErrorEnvelope' }, JSON.parse(response.body)) === undefined
+      ? []
+      : [`${where}: body is not the error envelope`];
   }
   if (!declared) return [`${where}: status not in the document`];
   const problems: string[] = [];
   const headers = (declared.headers ?? {}) as Record<string, Json>;
   for (const [name, header] of Object.entries(headers)) {
-    if (resolveHeader(header).required && response.headers[name.toLowerCase()] === undefined) problems.push(`${where}: header ${name} missing`);
+    if (resolveHeader(header).required && response.headers[name.toLowerCase()] === undefined)
+      problems.push(`${where}: header ${name} missing`);
   }
   for (const name of ['idempotent-replayed', 'allow', 'retry-after', 'www-authenticate']) {
     if (response.headers[name] !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === name)) {
@@ -69,7 +72,8 @@ export function openApiProblems(response: CapturedResponse): string[] {
   }
   const [mediaType, media] = Object.entries((declared.content ?? {}) as Record<string, Json>)[0] ?? [];
   const contentType = String(response.headers['content-type'] ?? '');
-  if (mediaType && mediaType !== '*/*' && !contentType.startsWith(mediaType)) problems.push(`${where}: content type ${contentType}, documented ${mediaType}`);
+  if (mediaType && mediaType !== '*/*' && !contentType.startsWith(mediaType))
+    problems.push(`${where}: content type ${contentType}, documented ${mediaType}`);
   if (mediaType === 'application/json') {
     const problem = schemaProblem(media.schema, JSON.parse(response.body));
     if (problem) problems.push(`${where}: ${problem} in ${response.body.slice(0, 200)}`);

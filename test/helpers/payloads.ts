@@ -48,7 +48,13 @@ function notification(readEvent: string): Overrides {
 /** A valid load of 100.00 (fee 2.50) onto the 1000.00 active token. */
 export function loaded(overrides: Overrides = {}): Overrides {
   return withOverrides(
-    { ...notification('token.loaded_created'), transaction_id: newTransactionId(), load_amount: '100.00', fee_amount: '2.50', token_balance: '1100.00' },
+    {
+      ...notification('token.loaded_created'),
+      transaction_id: newTransactionId(),
+      load_amount: '100.00',
+      fee_amount: '2.50',
+      token_balance: '1100.00',
+    },
     overrides,
   );
 }
@@ -107,19 +113,44 @@ export function refund(overrides: Overrides = {}): Overrides {
 /** A valid Modify Token of the 1000.00 active token: its name. */
 export function tokenModification(overrides: Overrides = {}): Overrides {
   return withOverrides(
-    { share_secret: ACME.share_secret, token_event: 'modify', source_id: ACME.source_id, destination_id: TOKENS.active.destination_id, token_id: TOKENS.active.token_id, token_name: 'Guest card 7' },
+    {
+      share_secret: ACME.share_secret,
+      token_event: 'modify',
+      source_id: ACME.source_id,
+      destination_id: TOKENS.active.destination_id,
+      token_id: TOKENS.active.token_id,
+      token_name: 'Guest card 7',
+    },
     overrides,
   );
 }
 
 /** A valid Load Token of 100.00 onto the 1000.00 active token. */
 export function tokenLoad(overrides: Overrides = {}): Overrides {
-  return withOverrides({ share_secret: ACME.share_secret, token_event: 'load', source_id: ACME.source_id, token_id: TOKENS.active.token_id, load_amount: '100.00' }, overrides);
+  return withOverrides(
+    {
+      share_secret: ACME.share_secret,
+      token_event: 'load',
+      source_id: ACME.source_id,
+      token_id: TOKENS.active.token_id,
+      load_amount: '100.00',
+    },
+    overrides,
+  );
 }
 
 /** A valid Unload Token of 100.00 from the 1000.00 active token. */
 export function tokenUnload(overrides: Overrides = {}): Overrides {
-  return withOverrides({ share_secret: ACME.share_secret, token_event: 'unload', source_id: ACME.source_id, token_id: TOKENS.active.token_id, unload_amount: '100.00' }, overrides);
+  return withOverrides(
+    {
+      share_secret: ACME.share_secret,
+      token_event: 'unload',
+      source_id: ACME.source_id,
+      token_id: TOKENS.active.token_id,
+      unload_amount: '100.00',
+    },
+    overrides,
+  );
 }
 
 /** A valid Create Booking of a booking ACME does not have: the fixture booking's fields under another id. */
@@ -130,7 +161,10 @@ export function bookingCreation(overrides: Overrides = {}): Overrides {
 
 /** A valid Cancel Booking of the fixture booking. */
 export function bookingCancellation(overrides: Overrides = {}): Overrides {
-  return withOverrides({ share_secret: ACME.share_secret, booking_event: 'cancel', source_id: ACME.source_id, booking_id: BOOKING.booking_id }, overrides);
+  return withOverrides(
+    { share_secret: ACME.share_secret, booking_event: 'cancel', source_id: ACME.source_id, booking_id: BOOKING.booking_id },
+    overrides,
+  );
 }
 
 /** A valid status change of the active token to freezed. */

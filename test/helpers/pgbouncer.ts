@@ -23,7 +23,9 @@ let warned = false;
 export function warnIfNoPgBouncer(): void {
   if (HAS_PGBOUNCER || warned) return;
   warned = true;
-  process.stderr.write(`${expect.getState().testPath ?? 'a suite'}: PgBouncer runs SKIPPED, ${TEST_DATABASE_URL ? 'pgbouncer is not installed (apt-get install pgbouncer; .ci/run does)' : 'TEST_DATABASE_URL is not set'}\n`);
+  process.stderr.write(
+    `${expect.getState().testPath ?? 'a suite'}: PgBouncer runs SKIPPED, ${TEST_DATABASE_URL ? 'pgbouncer is not installed (apt-get install pgbouncer; .ci/run does)' : 'TEST_DATABASE_URL is not set'}\n`,
+  );
 }
 
 async function freePort(): Promise<number> {

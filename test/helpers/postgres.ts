@@ -9,7 +9,9 @@ export function warnIfNoDatabase(): void {
   if (TEST_DATABASE_URL || warned) return;
   warned = true;
   // One plain line, not console.warn: jest would print a stack trace with it for a skip that is expected.
-  process.stderr.write(`${expect.getState().testPath ?? 'a suite'}: PostgreSQL runs SKIPPED, TEST_DATABASE_URL is not set (.ci/run sets it)\n`);
+  process.stderr.write(
+    `${expect.getState().testPath ?? 'a suite'}: PostgreSQL runs SKIPPED, TEST_DATABASE_URL is not set (.ci/run sets it)\n`,
+  );
 }
 
 /** Jest workers run in parallel; each gets a schema of its own in the test database. */

@@ -21,7 +21,9 @@ export function withinBudget<Ts>(numRuns: number): fc.Parameters<Ts> {
       // fast-check's own report of a failure (counterexample, seed, path), as fc.assert would throw it.
       if (details.failed) throw new Error(fc.defaultReportMessage(details), { cause: details.errorInstance ?? undefined });
       if (details.interrupted) {
-        process.stderr.write(`${expect.getState().currentTestName}: ${details.numRuns} of ${numRuns} runs within the ${PROPERTY_BUDGET_MS / 1000} s budget of a property\n`);
+        process.stderr.write(
+          `${expect.getState().currentTestName}: ${details.numRuns} of ${numRuns} runs within the ${PROPERTY_BUDGET_MS / 1000} s budget of a property\n`,
+        );
       }
     },
   };

@@ -5,7 +5,8 @@ export const TEST_REDIS_URL = process.env.TEST_REDIS_URL;
 
 /** Says once per file that the Redis runs are skipped, so a green run without them is not mistaken for a full one. */
 export function noteIfNoRedis(): void {
-  if (!TEST_REDIS_URL) process.stderr.write(`${expect.getState().testPath ?? 'a suite'}: Redis runs SKIPPED, TEST_REDIS_URL is not set (.ci/run sets it)\n`);
+  if (!TEST_REDIS_URL)
+    process.stderr.write(`${expect.getState().testPath ?? 'a suite'}: Redis runs SKIPPED, TEST_REDIS_URL is not set (.ci/run sets it)\n`);
 }
 
 /** A connected client for the tests, and the sendCommand the app takes. */

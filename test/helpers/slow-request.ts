@@ -47,7 +47,11 @@ export async function inFlight(port: number, slow: ReturnType<typeof startSlowRe
 }
 
 /** Whether the port refuses connections. */
-export const refuses = (port: number) => get(port, '/readyz').then(() => false, () => true);
+export const refuses = (port: number) =>
+  get(port, '/readyz').then(
+    () => false,
+    () => true,
+  );
 
 export async function get(port: number, urlPath: string): Promise<number> {
   const response = await fetch(`http://127.0.0.1:${port}${urlPath}`);

@@ -28,7 +28,10 @@ export async function readLedgerEntry(store: Store, transactionId: string, sourc
   if (store instanceof PgStore) {
     // On the store's own pool, so a store on another database (through a pooler) is read where it writes.
     const query = store['query'].bind(store) as (text: string, values: unknown[]) => Promise<{ rows: Row[] }>;
-    const { rows } = await query(`SELECT ${selectList(LEDGER)} FROM ledger WHERE source_id = $1 AND transaction_id = $2`, [sourceId, transactionId]);
+    const { rows } = await query(`SELECT ${selectList(LEDGER)} FROM ledger WHERE source_id = $1 AND transaction_id = $2`, [
+      sourceId,
+      transactionId,
+    ]);
     return rows[0] && LEDGER.fromRow(rows[0]);
   }
   throw new Error(`readLedgerEntry cannot read a ${store.constructor.name}`);

@@ -16,6 +16,10 @@ export function systemTool(name: string): string {
 export function postgresBin(): string {
   if (process.env.PG_BIN) return process.env.PG_BIN;
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((name) => /^\d+$/.test(name)).map(Number) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((name) => /^\d+$/.test(name))
+        .map(Number)
+    : [];
   return versions.length > 0 ? path.join(root, String(Math.max(...versions)), 'bin') : path.join(root, 'bin');
 }

@@ -69,8 +69,16 @@ export class ThrowawayCluster {
     const cluster = new ThrowawayCluster(directory, await freePort());
     await asPostgres('initdb', ['-D', cluster.data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync']);
     await asPostgres('pg_ctl', [
-      'start', '-D', cluster.data, '-l', cluster.log, '-w', '-t', '120',
-      '-o', `-p ${cluster.port} -k ${directory} -c listen_addresses=127.0.0.1`,
+      'start',
+      '-D',
+      cluster.data,
+      '-l',
+      cluster.log,
+      '-w',
+      '-t',
+      '120',
+      '-o',
+      `-p ${cluster.port} -k ${directory} -c listen_addresses=127.0.0.1`,
     ]);
     return cluster;
   }

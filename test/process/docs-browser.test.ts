@@ -8,7 +8,9 @@ const SCREENSHOT = path.resolve(__dirname, '..', '..', 'test-results', 'docs-wit
 const OTHER_HOST = 'receiver.test';
 
 if (!existsSync(CHROMIUM)) {
-  process.stderr.write(`Chromium not found at ${CHROMIUM}: the /docs browser test is SKIPPED (apt-get install chromium, as .ci/run does)\n`);
+  process.stderr.write(
+    `Chromium not found at ${CHROMIUM}: the /docs browser test is SKIPPED (apt-get install chromium, as .ci/run does)\n`,
+  );
 }
 
 (existsSync(CHROMIUM) ? describe : describe.skip)('the /docs page in a real browser (headless Chromium)', () => {
@@ -20,7 +22,16 @@ if (!existsSync(CHROMIUM)) {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       // receiver.test is this service under another name than localhost, as any deployment reaches it.
-      args: [`--host-resolver-rules=MAP ${OTHER_HOST} 127.0.0.1`, '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        `--host-resolver-rules=MAP ${OTHER_HOST} 127.0.0.1`,
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   });
   afterAll(async () => {
@@ -35,7 +46,9 @@ if (!existsSync(CHROMIUM)) {
     page.on('requestfailed', (request) => failed.push(request.url()));
     await page.goto(`http://${OTHER_HOST}:${server.port}/docs`);
     await page.waitForSelector('.opblock-summary', { timeout: 15_000 });
-    expect(await page.locator('.opblock-summary-description').allInnerTexts()).toEqual(expect.arrayContaining(['Status Change', 'Withdraw']));
+    expect(await page.locator('.opblock-summary-description').allInnerTexts()).toEqual(
+      expect.arrayContaining(['Status Change', 'Withdraw']),
+    );
     expect(failed).toEqual([]);
     await page.close();
   });

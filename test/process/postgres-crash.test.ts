@@ -14,7 +14,6 @@ const streams = new Lanes(8, 'CRASH', 5000000);
 const LANES = streams.count;
 const START_BALANCE = Lanes.START_BALANCE;
 
-
 function databaseUrl(): string {
   const url = new URL(TEST_DATABASE_URL as string);
   url.searchParams.set('options', `-c search_path=${SCHEMA}`);

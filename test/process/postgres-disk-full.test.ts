@@ -17,7 +17,9 @@ const run = promisify(execFile);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A small disk of its own needs a tmpfs mount, which needs root. */
-const unavailable = TEST_DATABASE_URL ? (clusterUnavailable() ?? (process.getuid?.() === 0 ? undefined : 'mounting a small tmpfs needs root')) : undefined;
+const unavailable = TEST_DATABASE_URL
+  ? (clusterUnavailable() ?? (process.getuid?.() === 0 ? undefined : 'mounting a small tmpfs needs root'))
+  : undefined;
 // One plain line, not console.warn: jest would print a stack trace with it for a skip that is expected.
 if (unavailable) process.stderr.write(`no throwaway PostgreSQL cluster on a small disk (${unavailable}): the disk-full test is SKIPPED\n`);
 
@@ -53,7 +55,11 @@ async function statusOf(response: Promise<Response>): Promise<{ status: number; 
     await run(systemTool('chown'), ['postgres:postgres', disk]);
     await cluster.query(`CREATE TABLESPACE small_disk LOCATION '${disk}'`);
     await cluster.query('CREATE DATABASE receiver TABLESPACE small_disk');
-    server = await startServer({ DATABASE_URL: cluster.url.replace(/\/postgres$/, '/receiver'), RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0' });
+    server = await startServer({
+      DATABASE_URL: cluster.url.replace(/\/postgres$/, '/receiver'),
+      RATE_LIMIT_PER_MINUTE: '0',
+      RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0',
+    });
     const { port } = server;
     expect((await statusOf(createToken(port, 'before-full-0001'))).status).toBe(200);
 

@@ -24,15 +24,23 @@ async function storeLines(metricsPort: number): Promise<string[]> {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({
-          share_public: 'pk_demo_PDR28_7f3a9c2e', read_event: 'token.withdrawn_created', source_id: 'PDR28', destination_id: 'ID001',
-          token_id: '2908926013012565', transaction_id: '20240121000000000001', withdrawn_amount: '100.00', token_balance: '900.00',
+          share_public: 'pk_demo_PDR28_7f3a9c2e',
+          read_event: 'token.withdrawn_created',
+          source_id: 'PDR28',
+          destination_id: 'ID001',
+          token_id: '2908926013012565',
+          transaction_id: '20240121000000000001',
+          withdrawn_amount: '100.00',
+          token_balance: '900.00',
         }),
       });
       expect(withdrawal.status).toBe(200);
       // The page renders at most once a second: asked again until it shows the LISTEN connection up and the batch.
       await waitFor(async () => {
         const lines = await storeLines(server.metricsPort);
-        return lines.includes('receiver_db_listen_up 1') && lines.some((line) => /^receiver_group_commit_batch_units_count [1-9]/.test(line));
+        return (
+          lines.includes('receiver_db_listen_up 1') && lines.some((line) => /^receiver_group_commit_batch_units_count [1-9]/.test(line))
+        );
       });
       const lines = await storeLines(server.metricsPort);
       expect(lines).toEqual(

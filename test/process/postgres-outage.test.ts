@@ -17,7 +17,6 @@ const RETRY_MS = 50;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-
 const unavailable = TEST_DATABASE_URL ? clusterUnavailable() : undefined;
 // One plain line, not console.warn: jest would print a stack trace with it for a skip that is expected.
 if (unavailable) process.stderr.write(`no throwaway PostgreSQL cluster (${unavailable}): the database outage test is SKIPPED\n`);

@@ -41,7 +41,11 @@ function withdraw(port: number): Promise<number> {
     withdrawn_amount: '1.00',
     token_balance: (balance / 100).toFixed(2),
   });
-  return fetch(`http://127.0.0.1:${port}/v1/tokens/withdraw`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body }).then(
+  return fetch(`http://127.0.0.1:${port}/v1/tokens/withdraw`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body,
+  }).then(
     (response) => response.status,
     () => 0,
   );
@@ -90,7 +94,9 @@ function withdraw(port: number): Promise<number> {
     await waitFor(async () => proxy.reachedWhileFrozen());
     const { code, ms } = await stopAndTime(running);
     server = undefined;
-    process.stdout.write(`shutdown with a frozen database and 3 requests waiting: exit ${code} after ${ms} ms (limit ${SHUTDOWN_TIMEOUT_MS})\n`);
+    process.stdout.write(
+      `shutdown with a frozen database and 3 requests waiting: exit ${code} after ${ms} ms (limit ${SHUTDOWN_TIMEOUT_MS})\n`,
+    );
     expect(code).toBe(1);
     expect(ms).toBeLessThan(SHUTDOWN_TIMEOUT_MS + SLACK_MS);
     // The one on a pooled connection waits for the database and is cut off; the others wait for a new
@@ -105,7 +111,9 @@ function withdraw(port: number): Promise<number> {
     proxy.freeze();
     const { code, ms } = await stopAndTime(running);
     server = undefined;
-    process.stdout.write(`shutdown with a frozen database and nothing in flight: exit ${code} after ${ms} ms (limit ${SHUTDOWN_TIMEOUT_MS})\n`);
+    process.stdout.write(
+      `shutdown with a frozen database and nothing in flight: exit ${code} after ${ms} ms (limit ${SHUTDOWN_TIMEOUT_MS})\n`,
+    );
     expect(code).toBe(0);
     expect(ms).toBeLessThan(SHUTDOWN_TIMEOUT_MS + SLACK_MS);
   });

@@ -36,7 +36,12 @@ const readMarkdown = (file: string) => readFileSync(path.join(ROOT, file), 'utf8
 const curlBlocksIn = (file: string) => readMarkdown(file).match(CURL_BLOCK)?.length ?? 0;
 
 function examplesIn(file: string): Example[] {
-  return [...readMarkdown(file).matchAll(CURL_EXAMPLE)].map((match, index) => ({ file, number: index + 1, command: match[1], answer: match[2] }));
+  return [...readMarkdown(file).matchAll(CURL_EXAMPLE)].map((match, index) => ({
+    file,
+    number: index + 1,
+    command: match[1],
+    answer: match[2],
+  }));
 }
 
 /** Every example, file by file in EXAMPLE_FILES order, each file's in document order. */
@@ -57,7 +62,9 @@ describe('where the examples live', () => {
 
   it('holds them all: no other Markdown file has a curl or signed example the test would not run', () => {
     const unrun = markdownFiles().filter(
-      (file) => (!EXAMPLE_FILES.includes(file) && curlBlocksIn(file) > 0) || (file !== SIGNED_EXAMPLE_FILE && SIGNED_EXAMPLE.test(readMarkdown(file))),
+      (file) =>
+        (!EXAMPLE_FILES.includes(file) && curlBlocksIn(file) > 0) ||
+        (file !== SIGNED_EXAMPLE_FILE && SIGNED_EXAMPLE.test(readMarkdown(file))),
     );
     expect(unrun).toEqual([]);
   });
@@ -75,7 +82,9 @@ const withoutRunParts = (text: string, command: string) => {
   const withoutTimes = text
     .replace(/"(updated_at|created_at|time|request_id)":"[^"]+"/g, '"$1":"…"')
     .replace(/"transaction":\{"transaction_id":"\d{20}"/g, '"transaction":{"transaction_id":"…"');
-  return command.includes('"token_event":"create"') ? withoutTimes.replace(/"token":\{"token_id":"[1-9]\d{15}"/g, '"token":{"token_id":"…"') : withoutTimes;
+  return command.includes('"token_event":"create"')
+    ? withoutTimes.replace(/"token":\{"token_id":"[1-9]\d{15}"/g, '"token":{"token_id":"…"')
+    : withoutTimes;
 };
 
 const hasCurl = (() => {
@@ -92,7 +101,8 @@ if (!hasCurl) {
 }
 
 /** The README's first command starts the demo with the token of the inspection examples: the examples run as it starts it. */
-const ADMIN_TOKEN = /^npm ci && npm run build && ADMIN_TOKEN=(\S+) npm start/m.exec(readMarkdown('README.md'))?.[1] ?? 'missing from the README';
+const ADMIN_TOKEN =
+  /^npm ci && npm run build && ADMIN_TOKEN=(\S+) npm start/m.exec(readMarkdown('README.md'))?.[1] ?? 'missing from the README';
 
 /** The server environments the examples run against: the memory store, and PostgreSQL on a fresh schema when a test database is named. */
 function servers(): Array<[string, () => Promise<Record<string, string>>]> {
@@ -138,21 +148,29 @@ function signedExample(): { script: string; secret: string; answer: string } {
   });
 });
 
-(hasCurl ? describe.each(servers()) : describe.skip.each(servers()))('the curl examples, run in order against the demo seed (%s store)', (_store, environment) => {
-  const examples = allExamples();
-  let server: ServerProcess;
+(hasCurl ? describe.each(servers()) : describe.skip.each(servers()))(
+  'the curl examples, run in order against the demo seed (%s store)',
+  (_store, environment) => {
+    const examples = allExamples();
+    let server: ServerProcess;
 
-  beforeAll(async () => {
-    server = await startServer(await environment());
-  });
-  afterAll(async () => {
-    server.child.kill('SIGTERM');
-    await server.exited;
-  });
+    beforeAll(async () => {
+      server = await startServer(await environment());
+    });
+    afterAll(async () => {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    });
 
-  it.each(examples.map((example) => [example.file, example.number, example] as const))('%s example %i answers as written', (_file, _number, example) => {
-    const command = example.command.replaceAll('localhost:3000', `127.0.0.1:${server.port}`).replaceAll('localhost:9464', `127.0.0.1:${server.metricsPort}`);
-    const output = execFileSync('bash', ['-c', command], { encoding: 'utf8' }).replaceAll('\r\n', '\n').trim();
-    expect(withoutRunParts(output, example.command)).toBe(withoutRunParts(example.answer.trim(), example.command));
-  });
-});
+    it.each(examples.map((example) => [example.file, example.number, example] as const))(
+      '%s example %i answers as written',
+      (_file, _number, example) => {
+        const command = example.command
+          .replaceAll('localhost:3000', `127.0.0.1:${server.port}`)
+          .replaceAll('localhost:9464', `127.0.0.1:${server.metricsPort}`);
+        const output = execFileSync('bash', ['-c', command], { encoding: 'utf8' }).replaceAll('\r\n', '\n').trim();
+        expect(withoutRunParts(output, example.command)).toBe(withoutRunParts(example.answer.trim(), example.command));
+      },
+    );
+  },
+);

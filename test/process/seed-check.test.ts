@@ -17,12 +17,26 @@ function seedCheck(file: string): Promise<{ code: number | null; stdout: string;
 
 describe('npm run seed:check FILE', () => {
   it('says what a valid file holds and exits 0', async () => {
-    expect(await seedCheck(DEMO_SEED_FILE)).toEqual({ code: 0, stdout: `${DEMO_SEED_FILE}: valid: 2 accounts, 10 tokens, 2 bookings\n`, stderr: '' });
+    expect(await seedCheck(DEMO_SEED_FILE)).toEqual({
+      code: 0,
+      stdout: `${DEMO_SEED_FILE}: valid: 2 accounts, 10 tokens, 2 bookings\n`,
+      stderr: '',
+    });
   });
 
   it('names the bad entry and exits 1', async () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'seed-check-')), 'bad.json');
-    writeFileSync(file, JSON.stringify({ accounts: [{ source_id: 'A', share_public: 'p', share_secret: 's', destinations: [] }], tokens: [{ token_id: '1', source_id: 'A', destination_id: 'Z', status: 'active', balance: '1.00' }] }));
-    expect(await seedCheck(file)).toEqual({ code: 1, stdout: '', stderr: `Seed file ${file} is invalid: tokens.0.destination_id is not a destination of account A\n` });
+    writeFileSync(
+      file,
+      JSON.stringify({
+        accounts: [{ source_id: 'A', share_public: 'p', share_secret: 's', destinations: [] }],
+        tokens: [{ token_id: '1', source_id: 'A', destination_id: 'Z', status: 'active', balance: '1.00' }],
+      }),
+    );
+    expect(await seedCheck(file)).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `Seed file ${file} is invalid: tokens.0.destination_id is not a destination of account A\n`,
+    });
   });
 });

@@ -8,7 +8,10 @@ import { waitFor } from '../helpers/wait';
 
 /** A failed start's problems: stderr holds JSON lines only, each at level fatal (60), one per problem. */
 function startProblems(stderr: string): string[] {
-  const lines = stderr.split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  const lines = stderr
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
   for (const line of lines) expect(line).toEqual({ level: 60, time: expect.any(String), instance: hostname(), msg: expect.any(String) });
   return lines.map((line) => line.msg);
 }
@@ -30,7 +33,10 @@ describe('the server process', () => {
 
   it('serves the demo seed with no settings at all, saying that the demo keys are public and that memory is not kept', async () => {
     const server = await startServer();
-    const warnings = server.stdout.map((line) => JSON.parse(line)).filter((entry) => entry.level === 40).map((entry) => entry.msg);
+    const warnings = server.stdout
+      .map((line) => JSON.parse(line))
+      .filter((entry) => entry.level === 40)
+      .map((entry) => entry.msg);
     expect(warnings).toEqual([
       'serving the demo seed: its keys are public, never use it for real accounts',
       'memory store: nothing survives a restart; set DATABASE_URL for durable state',
@@ -81,7 +87,10 @@ describe('the server process', () => {
     const { code, stderr } = await exited;
     expect({ code, problems: startProblems(stderr) }).toEqual({
       code: 1,
-      problems: ['Invalid configuration: PORT must be a whole number from 0 to 65535', 'Invalid configuration: RATE_LIMIT_PER_MINUTE must be a whole number, 0 or more'],
+      problems: [
+        'Invalid configuration: PORT must be a whole number from 0 to 65535',
+        'Invalid configuration: RATE_LIMIT_PER_MINUTE must be a whole number, 0 or more',
+      ],
     });
   });
 
@@ -89,7 +98,9 @@ describe('the server process', () => {
     const { code, stderr } = await runServer({ NODE_ENV: 'production' }).exited;
     expect({ code, problems: startProblems(stderr) }).toEqual({
       code: 1,
-      problems: ['NODE_ENV=production and SEED_FILE is not set: set SEED_FILE to your seed file (SEED_FILE=demo serves the demo seed, whose keys are public)'],
+      problems: [
+        'NODE_ENV=production and SEED_FILE is not set: set SEED_FILE to your seed file (SEED_FILE=demo serves the demo seed, whose keys are public)',
+      ],
     });
   });
 
@@ -114,7 +125,13 @@ describe('the server process', () => {
 
   it('stops at start on a bad seed file, naming each bad entry on a line of its own', async () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'seed-')), 'bad.json');
-    const tokens = ['Z', 'Y'].map((destination, i) => ({ token_id: String(i + 1), source_id: 'A', destination_id: destination, status: 'active', balance: '1.00' }));
+    const tokens = ['Z', 'Y'].map((destination, i) => ({
+      token_id: String(i + 1),
+      source_id: 'A',
+      destination_id: destination,
+      status: 'active',
+      balance: '1.00',
+    }));
     writeFileSync(file, JSON.stringify({ accounts: [{ source_id: 'A', share_public: 'p', share_secret: 's', destinations: [] }], tokens }));
     const { exited } = runServer({ SEED_FILE: file });
     const { code, stderr } = await exited;

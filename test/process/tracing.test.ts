@@ -37,14 +37,25 @@ async function traceReceiver(): Promise<{ server: Server; endpoint: string; span
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT_SPAN_ID = '00f067aa0ba902b7';
 const WITHDRAWAL = {
-  share_public: 'pk_demo_PDR28_7f3a9c2e', read_event: 'token.withdrawn_created', source_id: 'PDR28', destination_id: 'ID001',
-  token_id: '2908926013012565', transaction_id: '20240121000000000001', withdrawn_amount: '100.00', token_balance: '900.00',
+  share_public: 'pk_demo_PDR28_7f3a9c2e',
+  read_event: 'token.withdrawn_created',
+  source_id: 'PDR28',
+  destination_id: 'ID001',
+  token_id: '2908926013012565',
+  transaction_id: '20240121000000000001',
+  withdrawn_amount: '100.00',
+  token_balance: '900.00',
 };
 
 /** How many of OpenTelemetry's modules the process has loaded once src/process/tracing.ts ran, with the environment given. */
 function openTelemetryModulesLoaded(env: Record<string, string>): number {
-  const script = "require('./src/process/tracing'); console.log(Object.keys(require.cache).filter((file) => file.includes('@opentelemetry')).length)";
-  const output = execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: path.resolve(__dirname, '..', '..'), env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' });
+  const script =
+    "require('./src/process/tracing'); console.log(Object.keys(require.cache).filter((file) => file.includes('@opentelemetry')).length)";
+  const output = execFileSync(process.execPath, ['--import', 'tsx', '-e', script], {
+    cwd: path.resolve(__dirname, '..', '..'),
+    env: { PATH: process.env.PATH ?? '', ...env },
+    encoding: 'utf8',
+  });
   return Number(output.trim());
 }
 
@@ -81,30 +92,41 @@ describe('traces (OpenTelemetry), exported over OTLP/HTTP', () => {
     await waitFor(async () => receiver.spans.some((span) => span.traceId === TRACE_ID && span.name === 'withdraw'));
     const requestSpan = receiver.spans.find((span) => span.traceId === TRACE_ID && span.name === 'withdraw') as ExportedSpan;
     expect(requestSpan.parentSpanId).toBe(PARENT_SPAN_ID);
-    const line = server.stdout.map((text) => JSON.parse(text)).find((entry) => entry.msg === 'request completed' && entry.req.url === '/v1/tokens/withdraw');
+    const line = server.stdout
+      .map((text) => JSON.parse(text))
+      .find((entry) => entry.msg === 'request completed' && entry.req.url === '/v1/tokens/withdraw');
     expect(line).toMatchObject({ trace_id: TRACE_ID, span_id: expect.stringMatching(/^[0-9a-f]{16}$/) });
   });
 
-  (TEST_DATABASE_URL ? it : it.skip)("on PostgreSQL, group commit's batch is a span linked to the request's, its round trips spans under it", async () => {
-    const schema = 'tracing_test';
-    await sql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await sql(`CREATE SCHEMA ${schema}`);
-    const url = new URL(TEST_DATABASE_URL as string);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    try {
-      server = await startServer({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '100', DATABASE_URL: url.toString(), SEED_FILE: '' });
-      expect((await withdraw(server.port)).status).toBe(200);
-      const linked = () => receiver.spans.find((span) => span.name === 'group commit batch' && span.links?.some((link) => link.traceId === TRACE_ID));
-      await waitFor(async () => linked() !== undefined && receiver.spans.some((span) => span.parentSpanId === linked()?.spanId));
-      const batch = linked() as ExportedSpan;
-      expect(batch.traceId).not.toBe(TRACE_ID);
-      const roundTrips = receiver.spans.filter((span) => span.parentSpanId === batch.spanId);
-      expect(roundTrips.length).toBeGreaterThanOrEqual(1);
-    } finally {
-      server?.child.kill('SIGTERM');
-      await server?.exited;
-      server = undefined;
+  (TEST_DATABASE_URL ? it : it.skip)(
+    "on PostgreSQL, group commit's batch is a span linked to the request's, its round trips spans under it",
+    async () => {
+      const schema = 'tracing_test';
       await sql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    }
-  });
+      await sql(`CREATE SCHEMA ${schema}`);
+      const url = new URL(TEST_DATABASE_URL as string);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      try {
+        server = await startServer({
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+          OTEL_BSP_SCHEDULE_DELAY: '100',
+          DATABASE_URL: url.toString(),
+          SEED_FILE: '',
+        });
+        expect((await withdraw(server.port)).status).toBe(200);
+        const linked = () =>
+          receiver.spans.find((span) => span.name === 'group commit batch' && span.links?.some((link) => link.traceId === TRACE_ID));
+        await waitFor(async () => linked() !== undefined && receiver.spans.some((span) => span.parentSpanId === linked()?.spanId));
+        const batch = linked() as ExportedSpan;
+        expect(batch.traceId).not.toBe(TRACE_ID);
+        const roundTrips = receiver.spans.filter((span) => span.parentSpanId === batch.spanId);
+        expect(roundTrips.length).toBeGreaterThanOrEqual(1);
+      } finally {
+        server?.child.kill('SIGTERM');
+        await server?.exited;
+        server = undefined;
+        await sql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      }
+    },
+  );
 });

@@ -42,15 +42,21 @@ async function stepsOf(app: TestApp, send: () => PromiseLike<unknown>): Promise<
 describeOnEveryStore('401 work', (current) => {
   it('a withdrawal with a wrong share_public for a known account and one for an unknown account do the same work', async () => {
     const known = await stepsOf(current(), () => client.withdraw(current(), withdrawal({ share_public: 'pk_wrong_key_000' })).expect(401));
-    const unknown = await stepsOf(current(), () => client.withdraw(current(), withdrawal({ source_id: 'NOBODY01', share_public: 'pk_wrong_key_000' })).expect(401));
+    const unknown = await stepsOf(current(), () =>
+      client.withdraw(current(), withdrawal({ source_id: 'NOBODY01', share_public: 'pk_wrong_key_000' })).expect(401),
+    );
     expect(known).toEqual(expect.arrayContaining(['findAccount', 'createHash', 'timingSafeEqual']));
     expect(unknown).toEqual(known);
   });
 
   it('a booking change with a wrong share_secret for a known account and one for an unknown account do the same work', async () => {
-    const known = await stepsOf(current(), () => client.modifyBooking(current(), bookingChange({ share_secret: 'sk_wrong_key_000' })).expect(401));
+    const known = await stepsOf(current(), () =>
+      client.modifyBooking(current(), bookingChange({ share_secret: 'sk_wrong_key_000' })).expect(401),
+    );
     const unknown = await stepsOf(current(), () =>
-      client.modifyBooking(current(), bookingChange({ source_id: 'NOBODY01', share_secret: 'sk_wrong_key_000' }), undefined, 'NOBODY01').expect(401),
+      client
+        .modifyBooking(current(), bookingChange({ source_id: 'NOBODY01', share_secret: 'sk_wrong_key_000' }), undefined, 'NOBODY01')
+        .expect(401),
     );
     expect(known).toEqual(expect.arrayContaining(['findAccount', 'createHash', 'timingSafeEqual']));
     expect(unknown).toEqual(known);

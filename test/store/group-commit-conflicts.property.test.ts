@@ -50,12 +50,42 @@ type Op = { signedAs: number | null } & (
 const token = fc.integer({ min: 0, max: LEDGER_TOKENS.length - 1 });
 const amount = fc.oneof(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 20_000 }));
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constantFrom('withdraw' as const, 'unload' as const, 'load' as const, 'schedule' as const), token, amount, fee: fc.integer({ min: 0, max: 50 }), off: fc.boolean(), signedAs }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constantFrom('withdraw' as const, 'unload' as const, 'load' as const, 'schedule' as const),
+      token,
+      amount,
+      fee: fc.integer({ min: 0, max: 50 }),
+      off: fc.boolean(),
+      signedAs,
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('status' as const), token, status: fc.constantFrom(...STATUSES), signedAs }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom('expiry' as const, 'available' as const), token, day: fc.integer({ min: 1, max: 28 }), signedAs }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constantFrom('expiry' as const, 'available' as const),
+      token,
+      day: fc.integer({ min: 1, max: 28 }),
+      signedAs,
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('create token' as const), amount, key: few, signedAs }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('create booking' as const, 'cancel booking' as const), booking: few, key: few, signedAs }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('modify booking' as const), booking: few, key: few, guests: fc.integer({ min: 1, max: 9 }), signedAs }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constantFrom('create booking' as const, 'cancel booking' as const), booking: few, key: few, signedAs }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('modify booking' as const),
+      booking: few,
+      key: few,
+      guests: fc.integer({ min: 1, max: 9 }),
+      signedAs,
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('repeat' as const), earlier: fc.nat(), signedAs: fc.constant(null) }) },
 );
 const rounds = fc.array(fc.array(op, { minLength: 2, maxLength: 12 }), { minLength: 1, maxLength: 4 });
@@ -83,19 +113,35 @@ const KEYED = {
 };
 
 /** One request, validated as its route would: what its unit of work needs besides the store and the account. */
-type Request = { delivery?: DeliveryKey } & ({ notification: TokenNotification; input: unknown } | { keyed: KeyedOperation; key: string; input: unknown });
+type Request = { delivery?: DeliveryKey } & (
+  { notification: TokenNotification; input: unknown } | { keyed: KeyedOperation; key: string; input: unknown }
+);
 
 /** The request's unit of work, as the route runs it (routes/apply-in-one-unit.ts), the answer's body being what the service made. */
 function unitOf(request: Request, account: Account): (tx: StoreTransaction) => Promise<Answer> {
   return (tx) =>
-    applyOnce(tx, () => NOW, request.delivery, QUOTAS.keysPerAccount, async (keys) => {
-      if ('notification' in request) {
-        const outcome = await request.notification.service(tx, request.input as never, account, NOW);
-        return { replayed: outcome.replayed, body: 'applied' };
-      }
-      const outcome = await request.keyed.service(tx, { partnerId: account.sourceId, key: request.key, body: request.input as never, account, now: NOW, quotas: QUOTAS, keys });
-      return { replayed: outcome.replayed, body: outcome.replayed ? outcome.response : JSON.stringify(outcome.result) };
-    });
+    applyOnce(
+      tx,
+      () => NOW,
+      request.delivery,
+      QUOTAS.keysPerAccount,
+      async (keys) => {
+        if ('notification' in request) {
+          const outcome = await request.notification.service(tx, request.input as never, account, NOW);
+          return { replayed: outcome.replayed, body: 'applied' };
+        }
+        const outcome = await request.keyed.service(tx, {
+          partnerId: account.sourceId,
+          key: request.key,
+          body: request.input as never,
+          account,
+          now: NOW,
+          quotas: QUOTAS,
+          keys,
+        });
+        return { replayed: outcome.replayed, body: outcome.replayed ? outcome.response : JSON.stringify(outcome.result) };
+      },
+    );
 }
 
 const FIXTURE_TOKEN_IDS = new Set<string>(Object.values(TOKENS).map((t) => t.token_id));
@@ -106,7 +152,10 @@ function comparable(outcome: PromiseSettledResult<Answer>): unknown {
     const error = outcome.reason as Error & { reason?: string };
     return { refused: error.constructor.name, reason: error.reason, message: error.message };
   }
-  return { replayed: outcome.value.replayed, body: outcome.value.body.replace(/"tokenId":"(\d+)"/g, (match, id: string) => (FIXTURE_TOKEN_IDS.has(id) ? match : '"tokenId":"new"')) };
+  return {
+    replayed: outcome.value.replayed,
+    body: outcome.value.body.replace(/"tokenId":"(\d+)"/g, (match, id: string) => (FIXTURE_TOKEN_IDS.has(id) ? match : '"tokenId":"new"')),
+  };
 }
 
 /** The id of the token an outcome made, when it made one. */
@@ -144,7 +193,10 @@ let cases = 0;
         await batched.loadSeed(fixtureSeed());
         const memory = new MemoryStore();
         await memory.loadSeed(fixtureSeed());
-        const [batchedAccount, memoryAccount] = (await Promise.all([batched.findAccount('ACME'), memory.findAccount('ACME')])) as [Account, Account];
+        const [batchedAccount, memoryAccount] = (await Promise.all([batched.findAccount('ACME'), memory.findAccount('ACME')])) as [
+          Account,
+          Account,
+        ];
         const bookingIds = [BOOKING.booking_id, `GC-${caseId}-1`, `GC-${caseId}-2`];
         const sent: Request[] = [];
         const madeTokens: Array<[string, string]> = [];
@@ -154,7 +206,13 @@ let cases = 0;
           const signed = (body: unknown, key = ''): DeliveryKey | undefined =>
             planned.signedAs === null
               ? undefined
-              : { sourceId: 'ACME', webhookId: `msg-${caseId}-${planned.signedAs}`, bodyDigest: createHash('sha256').update(JSON.stringify([body, key])).digest() };
+              : {
+                  sourceId: 'ACME',
+                  webhookId: `msg-${caseId}-${planned.signedAs}`,
+                  bodyDigest: createHash('sha256')
+                    .update(JSON.stringify([body, key]))
+                    .digest(),
+                };
           const keyed = (name: keyof typeof KEYED, body: Record<string, unknown>, key: number): Request => {
             const entry = KEYED[name];
             const randomKey = `key-${caseId}-${key}`;
@@ -168,7 +226,10 @@ let cases = 0;
               const target = LEDGER_TOKENS[planned.token];
               transactions += 1;
               const moved = planned.amount;
-              const after = planned.kind === 'withdraw' || planned.kind === 'unload' ? balances[planned.token] - moved : balances[planned.token] + moved;
+              const after =
+                planned.kind === 'withdraw' || planned.kind === 'unload'
+                  ? balances[planned.token] - moved
+                  : balances[planned.token] + moved;
               if (!planned.off && after >= 0) balances[planned.token] = after;
               const body = {
                 share_public: ACME.share_public,
@@ -183,7 +244,11 @@ let cases = 0;
                 ...(planned.kind === 'load' && { load_amount: formatAmount(moved), fee_amount: formatAmount(planned.fee) }),
                 ...(planned.kind === 'schedule' && { schedule_status: 'credited' }),
               };
-              return { notification: NOTIFICATIONS[planned.kind], input: NOTIFICATIONS[planned.kind].schema.parse(body), delivery: signed(body) };
+              return {
+                notification: NOTIFICATIONS[planned.kind],
+                input: NOTIFICATIONS[planned.kind].schema.parse(body),
+                delivery: signed(body),
+              };
             }
             case 'status':
             case 'expiry':
@@ -210,7 +275,11 @@ let cases = 0;
             case 'cancel booking':
               return keyed('cancel booking', bookingCancellation({ booking_id: bookingIds[planned.booking] }), planned.key);
             case 'modify booking':
-              return keyed('modify booking', bookingChange({ booking_id: bookingIds[planned.booking], guests_count: String(planned.guests) }), planned.key);
+              return keyed(
+                'modify booking',
+                bookingChange({ booking_id: bookingIds[planned.booking], guests_count: String(planned.guests) }),
+                planned.key,
+              );
           }
         };
 
@@ -251,9 +320,13 @@ let cases = 0;
           expect(await batched.recentLedgerEntries(tokenId, 1_000)).toEqual(await memory.recentLedgerEntries(tokenId, 1_000));
         }
         for (const [inBatched, inMemory] of madeTokens) {
-          expect({ ...(await batched.findToken(inBatched)), tokenId: 'new' }).toEqual({ ...(await memory.findToken(inMemory)), tokenId: 'new' });
+          expect({ ...(await batched.findToken(inBatched)), tokenId: 'new' }).toEqual({
+            ...(await memory.findToken(inMemory)),
+            tokenId: 'new',
+          });
         }
-        for (const bookingId of bookingIds) expect(await batched.findBooking('ACME', bookingId)).toEqual(await memory.findBooking('ACME', bookingId));
+        for (const bookingId of bookingIds)
+          expect(await batched.findBooking('ACME', bookingId)).toEqual(await memory.findBooking('ACME', bookingId));
         const holdings = (store: Store) => store.transaction((tx) => tx.holdingsForUpdate('ACME'));
         expect(await holdings(batched)).toEqual(await holdings(memory));
         await memory.close();

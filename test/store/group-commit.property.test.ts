@@ -46,10 +46,19 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ kind: fc.constant('load' as const), token, amount, fee: fc.integer({ min: 0, max: 300 }), off: fc.boolean() }),
   fc.record({ kind: fc.constantFrom('schedule' as const, 'refund' as const), token, amount, off: fc.boolean() }),
   fc.record({ kind: fc.constantFrom('load token' as const, 'unload token' as const), token, amount }),
-  fc.record({ kind: fc.constant('modify token' as const), token, status: fc.constantFrom('active' as const, 'freezed' as const), day: fc.integer({ min: 1, max: 28 }) }),
+  fc.record({
+    kind: fc.constant('modify token' as const),
+    token,
+    status: fc.constantFrom('active' as const, 'freezed' as const),
+    day: fc.integer({ min: 1, max: 28 }),
+  }),
   fc.record({ kind: fc.constant('status' as const), token, status: fc.constantFrom(...STATUSES) }),
   fc.record({ kind: fc.constantFrom('expiry' as const, 'available' as const), token, day: fc.integer({ min: 1, max: 28 }) }),
-  fc.record({ kind: fc.constant('modify' as const), booking: fc.integer({ min: 0, max: BOOKINGS - 1 }), guests: fc.integer({ min: 1, max: 9 }) }),
+  fc.record({
+    kind: fc.constant('modify' as const),
+    booking: fc.integer({ min: 0, max: BOOKINGS - 1 }),
+    guests: fc.integer({ min: 1, max: 9 }),
+  }),
   fc.record({ kind: fc.constant('cancel' as const), booking: fc.integer({ min: 0, max: BOOKINGS - 1 }) }),
   fc.record({ kind: fc.constant('create token' as const), amount }),
   fc.record({ kind: fc.constant('create booking' as const) }),
@@ -84,13 +93,26 @@ let transactions = 0;
   }
 
   function notification(tokenId: string, readEvent: string, fields: Record<string, unknown>) {
-    return { share_public: ACME.share_public, read_event: readEvent, source_id: 'ACME', destination_id: 'D1', token_id: tokenId, ...fields };
+    return {
+      share_public: ACME.share_public,
+      read_event: readEvent,
+      source_id: 'ACME',
+      destination_id: 'D1',
+      token_id: tokenId,
+      ...fields,
+    };
   }
 
   /** The request of `op`, stating balances as the memory store holds them now (both stores hold the same before a round). */
   async function requestOf(op: Exclude<Op, { kind: 'repeat' }>, caseId: number): Promise<Request> {
     const balanceOf = async (tokenIds: string[], index: number) => (await memory.store.findToken(tokenIds[index]))?.balance ?? 0;
-    const ledger = async (kind: 'withdraw' | 'unload' | 'load' | 'schedule' | 'refund', index: number, moved: number, fee: number, off: boolean) => {
+    const ledger = async (
+      kind: 'withdraw' | 'unload' | 'load' | 'schedule' | 'refund',
+      index: number,
+      moved: number,
+      fee: number,
+      off: boolean,
+    ) => {
       transactions += 1;
       const transactionId = `6${String(transactions).padStart(19, '0')}`;
       // Stated once, so that a repeat is the same request byte for byte.
@@ -98,19 +120,60 @@ let transactions = 0;
       const right = kind === 'withdraw' || kind === 'unload' ? before - moved : before + moved;
       const stated = formatAmount(Math.max(0, right + (off ? 1 : 0)));
       return onToken(index, (app, tokenId) => {
-        if (kind === 'withdraw') return client.withdraw(app, notification(tokenId, 'token.withdrawn_created', { transaction_id: transactionId, withdrawn_amount: formatAmount(moved), token_balance: stated }));
-        if (kind === 'unload') return client.unloaded(app, notification(tokenId, 'token.unloaded_created', { transaction_id: transactionId, unload_amount: formatAmount(moved), token_balance: stated }));
+        if (kind === 'withdraw')
+          return client.withdraw(
+            app,
+            notification(tokenId, 'token.withdrawn_created', {
+              transaction_id: transactionId,
+              withdrawn_amount: formatAmount(moved),
+              token_balance: stated,
+            }),
+          );
+        if (kind === 'unload')
+          return client.unloaded(
+            app,
+            notification(tokenId, 'token.unloaded_created', {
+              transaction_id: transactionId,
+              unload_amount: formatAmount(moved),
+              token_balance: stated,
+            }),
+          );
         if (kind === 'load') {
-          return client.loaded(app, notification(tokenId, 'token.loaded_created', { transaction_id: transactionId, load_amount: formatAmount(moved), fee_amount: formatAmount(fee), token_balance: stated }));
+          return client.loaded(
+            app,
+            notification(tokenId, 'token.loaded_created', {
+              transaction_id: transactionId,
+              load_amount: formatAmount(moved),
+              fee_amount: formatAmount(fee),
+              token_balance: stated,
+            }),
+          );
         }
-        if (kind === 'refund') return client.refund(app, notification(tokenId, 'token.refund_available', { transaction_id: transactionId, refund_amount: formatAmount(moved), token_balance: stated }));
-        return client.loadSchedule(app, notification(tokenId, 'token.load_schedule', { transaction_id: transactionId, schedule_status: 'credited', token_balance: stated }));
+        if (kind === 'refund')
+          return client.refund(
+            app,
+            notification(tokenId, 'token.refund_available', {
+              transaction_id: transactionId,
+              refund_amount: formatAmount(moved),
+              token_balance: stated,
+            }),
+          );
+        return client.loadSchedule(
+          app,
+          notification(tokenId, 'token.load_schedule', {
+            transaction_id: transactionId,
+            schedule_status: 'credited',
+            token_balance: stated,
+          }),
+        );
       });
     };
     /** A token change under a key of its own: the same key and body on both stores. */
     const tokenChange = (index: number, fields: Record<string, unknown>) => {
       const key = `gcprop-tc-${caseId}-${(transactions += 1)}`;
-      return onToken(index, (app, tokenId) => client.changeToken(app, { share_secret: ACME.share_secret, source_id: 'ACME', token_id: tokenId, ...fields }, key));
+      return onToken(index, (app, tokenId) =>
+        client.changeToken(app, { share_secret: ACME.share_secret, source_id: 'ACME', token_id: tokenId, ...fields }, key),
+      );
     };
     switch (op.kind) {
       case 'withdraw':
@@ -123,15 +186,32 @@ let transactions = 0;
       case 'unload token':
         return tokenChange(op.token, { token_event: 'unload', unload_amount: formatAmount(op.amount), destination_id: 'D1' });
       case 'modify token':
-        return tokenChange(op.token, { token_event: 'modify', destination_id: 'D1', token_status: op.status, expiry_date: `${String(op.day).padStart(2, '0')}-07-2026` });
+        return tokenChange(op.token, {
+          token_event: 'modify',
+          destination_id: 'D1',
+          token_status: op.status,
+          expiry_date: `${String(op.day).padStart(2, '0')}-07-2026`,
+        });
       case 'load':
         return ledger('load', op.token, op.amount, op.fee, op.off);
       case 'status':
-        return onToken(op.token, (app, tokenId) => client.statusChange(app, notification(tokenId, 'token.status_changed', { tokes_status: op.status })));
+        return onToken(op.token, (app, tokenId) =>
+          client.statusChange(app, notification(tokenId, 'token.status_changed', { tokes_status: op.status })),
+        );
       case 'expiry':
-        return onToken(op.token, (app, tokenId) => client.expiryDate(app, notification(tokenId, 'token.expiry_updated', { expiry_date: `${String(op.day).padStart(2, '0')}-06-2026` })));
+        return onToken(op.token, (app, tokenId) =>
+          client.expiryDate(
+            app,
+            notification(tokenId, 'token.expiry_updated', { expiry_date: `${String(op.day).padStart(2, '0')}-06-2026` }),
+          ),
+        );
       case 'available':
-        return onToken(op.token, (app, tokenId) => client.availableDate(app, notification(tokenId, 'token.available_updated', { available_date: `${String(op.day).padStart(2, '0')}-01-2026` })));
+        return onToken(op.token, (app, tokenId) =>
+          client.availableDate(
+            app,
+            notification(tokenId, 'token.available_updated', { available_date: `${String(op.day).padStart(2, '0')}-01-2026` }),
+          ),
+        );
       case 'modify': {
         const key = `gcprop-m-${caseId}-${(transactions += 1)}`;
         const body = bookingChange({ booking_id: bookingIdOf(caseId, op.booking), guests_count: String(op.guests) });
@@ -184,12 +264,18 @@ let transactions = 0;
         const setUp = async (app: TestApp) => {
           const ids: string[] = [];
           for (const [index, opening] of openings.entries()) {
-            const created = await client.createToken(app, tokenCreation({ load_amount: formatAmount(opening) }), `gcprop-s-${caseId}-${index}`);
+            const created = await client.createToken(
+              app,
+              tokenCreation({ load_amount: formatAmount(opening) }),
+              `gcprop-s-${caseId}-${index}`,
+            );
             expect(created.status).toBe(200);
             ids.push(created.body.token.token_id as string);
           }
           for (let index = 0; index < BOOKINGS; index += 1) {
-            await client.createBooking(app, bookingCreation({ booking_id: bookingIdOf(caseId, index) }), `gcprop-sb-${caseId}-${index}`).expect(200);
+            await client
+              .createBooking(app, bookingCreation({ booking_id: bookingIdOf(caseId, index) }), `gcprop-sb-${caseId}-${index}`)
+              .expect(200);
           }
           return ids;
         };
@@ -206,11 +292,16 @@ let transactions = 0;
           const batchedAnswers = await Promise.all(requests.map((request) => request.send(batched, batchedTokenIds)));
           const memoryAnswers: Response[] = [];
           for (const request of requests) memoryAnswers.push(await request.send(memory, memoryTokenIds));
-          expect(batchedAnswers.map((answer) => comparable(answer, batchedTokenIds))).toEqual(memoryAnswers.map((answer) => comparable(answer, memoryTokenIds)));
+          expect(batchedAnswers.map((answer) => comparable(answer, batchedTokenIds))).toEqual(
+            memoryAnswers.map((answer) => comparable(answer, memoryTokenIds)),
+          );
           sent.push(...requests);
         }
         for (let index = 0; index < TOKENS; index += 1) {
-          const [inBatched, inMemory] = await Promise.all([batched.store.findToken(batchedTokenIds[index]), memory.store.findToken(memoryTokenIds[index])]);
+          const [inBatched, inMemory] = await Promise.all([
+            batched.store.findToken(batchedTokenIds[index]),
+            memory.store.findToken(memoryTokenIds[index]),
+          ]);
           expect({ ...inBatched, tokenId: index }).toEqual({ ...inMemory, tokenId: index });
           const ledgerOf = async (app: TestApp, tokenId: string) =>
             (await app.store.recentLedgerEntries(tokenId, 1000)).map(({ kind, transactionId, amount: moved, fee, tokenBalance }) => ({

@@ -21,44 +21,79 @@ describe('the seam with node-postgres that a batch round trip is built on', () =
   });
 
   it("a Connection still sends the extended protocol's messages one by one", () => {
-    for (const message of ['parse', 'bind', 'describe', 'execute', 'sync']) expect(`${message}: ${typeof (Connection.prototype as unknown as Record<string, unknown>)[message]}`).toBe(`${message}: function`);
+    for (const message of ['parse', 'bind', 'describe', 'execute', 'sync'])
+      expect(`${message}: ${typeof (Connection.prototype as unknown as Record<string, unknown>)[message]}`).toBe(`${message}: function`);
   });
 
   it('the Client still hands every answer of a round trip to the active Submittable', () => {
     const client = pgFile('lib/client.js');
-    const events = ['rowDescription', 'dataRow', 'commandComplete', 'readyForQuery', 'errorMessage', 'emptyQuery', 'portalSuspended', 'copyInResponse', 'copyData', 'parseComplete'];
+    const events = [
+      'rowDescription',
+      'dataRow',
+      'commandComplete',
+      'readyForQuery',
+      'errorMessage',
+      'emptyQuery',
+      'portalSuspended',
+      'copyInResponse',
+      'copyData',
+      'parseComplete',
+    ];
     for (const event of events) expect(client).toContain(`con.on('${event}'`);
-    for (const handler of ['handleRowDescription', 'handleDataRow', 'handleCommandComplete', 'handleReadyForQuery', 'handleError', 'handleEmptyQuery', 'handlePortalSuspended', 'handleCopyInResponse', 'handleCopyData']) {
+    for (const handler of [
+      'handleRowDescription',
+      'handleDataRow',
+      'handleCommandComplete',
+      'handleReadyForQuery',
+      'handleError',
+      'handleEmptyQuery',
+      'handlePortalSuspended',
+      'handleCopyInResponse',
+      'handleCopyData',
+    ]) {
       expect(client).toContain(`.${handler}(`);
     }
   });
 
-  (TEST_DATABASE_URL ? it : it.skip)('on a real connection: each statement answers its tag and rows, and is parsed once per connection', async () => {
-    const pool = new Pool({ connectionString: TEST_DATABASE_URL, max: 1 });
-    const sum = statement('seam_sum', 'SELECT $1::int + $2::int AS total');
-    const parses: number[] = [];
-    try {
-      for (let round = 0; round < 2; round += 1) {
-        const results = await withClient(
-          pool,
-          async (client) => {
-            let parsed = 0;
-            const count = () => (parsed += 1);
-            client.connection.on('parseComplete', count);
-            try {
-              return await roundTrip(client, [{ statement: statement('seam_begin', 'BEGIN') }, { statement: sum, values: [2, 3] }, { statement: sum, values: [4, 5] }, { statement: statement('seam_commit', 'COMMIT') }]);
-            } finally {
-              client.connection.off('parseComplete', count);
-              parses.push(parsed);
-            }
-          },
-          (client) => client.query('ROLLBACK'),
-        );
-        expect(results.map(({ command, rows }) => [command, rows])).toEqual([['BEGIN', []], ['SELECT', [{ total: 5 }]], ['SELECT', [{ total: 9 }]], ['COMMIT', []]]);
+  (TEST_DATABASE_URL ? it : it.skip)(
+    'on a real connection: each statement answers its tag and rows, and is parsed once per connection',
+    async () => {
+      const pool = new Pool({ connectionString: TEST_DATABASE_URL, max: 1 });
+      const sum = statement('seam_sum', 'SELECT $1::int + $2::int AS total');
+      const parses: number[] = [];
+      try {
+        for (let round = 0; round < 2; round += 1) {
+          const results = await withClient(
+            pool,
+            async (client) => {
+              let parsed = 0;
+              const count = () => (parsed += 1);
+              client.connection.on('parseComplete', count);
+              try {
+                return await roundTrip(client, [
+                  { statement: statement('seam_begin', 'BEGIN') },
+                  { statement: sum, values: [2, 3] },
+                  { statement: sum, values: [4, 5] },
+                  { statement: statement('seam_commit', 'COMMIT') },
+                ]);
+              } finally {
+                client.connection.off('parseComplete', count);
+                parses.push(parsed);
+              }
+            },
+            (client) => client.query('ROLLBACK'),
+          );
+          expect(results.map(({ command, rows }) => [command, rows])).toEqual([
+            ['BEGIN', []],
+            ['SELECT', [{ total: 5 }]],
+            ['SELECT', [{ total: 9 }]],
+            ['COMMIT', []],
+          ]);
+        }
+        expect(parses).toEqual([3, 0]);
+      } finally {
+        await pool.end();
       }
-      expect(parses).toEqual([3, 0]);
-    } finally {
-      await pool.end();
-    }
-  });
+    },
+  );
 });

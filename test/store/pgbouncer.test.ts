@@ -48,7 +48,8 @@ function appOn(store: PgStore) {
     }
   }
 
-  const balanceOf = async (tokenId: string) => Number((await direct<{ balance: string }>('SELECT balance FROM tokens WHERE token_id = $1', [tokenId]))[0].balance);
+  const balanceOf = async (tokenId: string) =>
+    Number((await direct<{ balance: string }>('SELECT balance FROM tokens WHERE token_id = $1', [tokenId]))[0].balance);
 
   it('applied every migration once though both instances started at once', async () => {
     const rows = await direct<{ version: string; n: number }>('SELECT version, count(*)::int AS n FROM schema_migrations GROUP BY version');
@@ -78,11 +79,29 @@ function appOn(store: PgStore) {
   it('30 copies of one withdrawal and of one Load Token across both apply once each', async () => {
     const apps = [appOn(first), appOn(second)];
     const body = withdrawal({ withdrawn_amount: '10.00', token_balance: '990.00' });
-    const withdrawals = await Promise.all(Array.from({ length: 30 }, (_, i) => request(apps[i % 2]).post('/v1/tokens/withdraw').send(body)));
+    const withdrawals = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        request(apps[i % 2])
+          .post('/v1/tokens/withdraw')
+          .send(body),
+      ),
+    );
     expect(withdrawals.every((r) => r.status === 200 || r.status === 409)).toBe(true);
     expect(withdrawals.filter((r) => r.status === 200 && r.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
-    const load = { share_secret: 'sk_test_acme_1', token_event: 'load', source_id: 'ACME', token_id: TOKENS.active.token_id, load_amount: '5.00' };
-    const loads = await Promise.all(Array.from({ length: 30 }, (_, i) => request(apps[i % 2]).patch('/v1/token/ACME/pooled-load-0001').send(load)));
+    const load = {
+      share_secret: 'sk_test_acme_1',
+      token_event: 'load',
+      source_id: 'ACME',
+      token_id: TOKENS.active.token_id,
+      load_amount: '5.00',
+    };
+    const loads = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        request(apps[i % 2])
+          .patch('/v1/token/ACME/pooled-load-0001')
+          .send(load),
+      ),
+    );
     expect(loads.map((r) => r.status)).toEqual(loads.map(() => 200));
     expect(new Set(loads.map((r) => r.text)).size).toBe(1);
     expect(await balanceOf(TOKENS.active.token_id)).toBe(100000 - 1000 + 500);
@@ -95,29 +114,55 @@ function appOn(store: PgStore) {
     for (let i = 0; i < 40; i += 1) {
       const created = await request(apps[i % 2])
         .post(`/v1/token/ACME/pooled-token-${String(i).padStart(4, '0')}`)
-        .send({ share_secret: 'sk_test_acme_1', token_event: 'create', source_id: 'ACME', destination_id: 'D1', destination_currency: 'EUR', load_amount: '100.00', available_date: '01-01-2026', expiry_date: '31-12-2026' });
+        .send({
+          share_secret: 'sk_test_acme_1',
+          token_event: 'create',
+          source_id: 'ACME',
+          destination_id: 'D1',
+          destination_currency: 'EUR',
+          load_amount: '100.00',
+          available_date: '01-01-2026',
+          expiry_date: '31-12-2026',
+        });
       tokenIds.push(created.body.token.token_id as string);
     }
     // On each: a withdrawal of i + 1 cents, three copies over both instances, and a fourth request reusing its key.
-    const withdrawals = tokenIds.map((tokenId, i) => withdrawal({ token_id: tokenId, withdrawn_amount: formatAmount(i + 1), token_balance: formatAmount(10000 - i - 1) }));
+    const withdrawals = tokenIds.map((tokenId, i) =>
+      withdrawal({ token_id: tokenId, withdrawn_amount: formatAmount(i + 1), token_balance: formatAmount(10000 - i - 1) }),
+    );
     const sent = withdrawals.flatMap((body) => [body, body, body, { ...body, withdrawn_amount: '0.50', token_balance: '99.50' }]);
     const statuses = new Map<number, number>();
     const applied = new Set<string>();
     for (let round = 0; round < 2; round += 1) {
-      const answers = await Promise.all(sent.map((body, i) => request(apps[i % 2]).post('/v1/tokens/withdraw').send(body)));
+      const answers = await Promise.all(
+        sent.map((body, i) =>
+          request(apps[i % 2])
+            .post('/v1/tokens/withdraw')
+            .send(body),
+        ),
+      );
       answers.forEach((answer, i) => {
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
-        if (answer.status === 200 && answer.headers['idempotent-replayed'] === undefined) applied.add(`${sent[i].transaction_id} ${sent[i].withdrawn_amount}`);
+        if (answer.status === 200 && answer.headers['idempotent-replayed'] === undefined)
+          applied.add(`${sent[i].transaction_id} ${sent[i].withdrawn_amount}`);
       });
     }
-    process.stdout.write(`pgbouncer flood: ${sent.length * 2} requests, answers by status ${JSON.stringify(Object.fromEntries(statuses))}, ${applied.size} applied\n`);
+    process.stdout.write(
+      `pgbouncer flood: ${sent.length * 2} requests, answers by status ${JSON.stringify(Object.fromEntries(statuses))}, ${applied.size} applied\n`,
+    );
     expect(statuses.get(500) ?? 0).toBe(0);
     expect([...statuses.keys()].every((status) => [200, 409, 422].includes(status))).toBe(true);
     // Each key applied once, whichever of its requests won; the ledger holds exactly those rows.
     expect(applied.size).toBe(40);
-    const ledger = await direct<{ transaction_id: string; amount: string }>('SELECT transaction_id, amount FROM ledger WHERE token_id = ANY($1::text[])', [tokenIds]);
+    const ledger = await direct<{ transaction_id: string; amount: string }>(
+      'SELECT transaction_id, amount FROM ledger WHERE token_id = ANY($1::text[])',
+      [tokenIds],
+    );
     expect(new Set(ledger.map((row) => `${row.transaction_id} ${formatAmount(Number(row.amount))}`))).toEqual(applied);
-    const balances = await direct<{ token_id: string; balance: string }>('SELECT token_id, balance FROM tokens WHERE token_id = ANY($1::text[])', [tokenIds]);
+    const balances = await direct<{ token_id: string; balance: string }>(
+      'SELECT token_id, balance FROM tokens WHERE token_id = ANY($1::text[])',
+      [tokenIds],
+    );
     const moved = new Map(ledger.map((row) => [row.transaction_id, Number(row.amount)]));
     for (const { token_id: tokenId, balance } of balances) {
       const body = withdrawals[tokenIds.indexOf(tokenId)];

@@ -25,7 +25,9 @@ function appOn(store: PgStore) {
 
 /** Authenticates as ACME with its seeded public key and names a token nobody has: 428 once authenticated, 401 when the key is refused. */
 function probe(app: ReturnType<typeof appOn>) {
-  return request(app).post('/v1/tokens/withdraw').send(withdrawal({ token_id: '999999999' }));
+  return request(app)
+    .post('/v1/tokens/withdraw')
+    .send(withdrawal({ token_id: '999999999' }));
 }
 
 /** Polls until the app answers `status`, or the time is up; resolves with the last status seen. */
@@ -38,8 +40,16 @@ async function statusWithin(app: ReturnType<typeof appOn>, status: number, ms: n
   }
 }
 
-const withoutAcme = () => ({ ...fixtureSeed(), accounts: fixtureSeed().accounts.filter((a) => a.sourceId !== 'ACME'), tokens: [], bookings: [] });
-const acmeRotated = () => ({ ...fixtureSeed(), accounts: fixtureSeed().accounts.map((a) => (a.sourceId === 'ACME' ? { ...a, publicKeyHash: hashKey('pk_rotated_0001') } : a)) });
+const withoutAcme = () => ({
+  ...fixtureSeed(),
+  accounts: fixtureSeed().accounts.filter((a) => a.sourceId !== 'ACME'),
+  tokens: [],
+  bookings: [],
+});
+const acmeRotated = () => ({
+  ...fixtureSeed(),
+  accounts: fixtureSeed().accounts.map((a) => (a.sourceId === 'ACME' ? { ...a, publicKeyHash: hashKey('pk_rotated_0001') } : a)),
+});
 
 (TEST_DATABASE_URL ? describe : describe.skip)('account changes reach every instance within 10 s (contract section 11)', () => {
   let seeding: PgStore;
@@ -55,13 +65,22 @@ const acmeRotated = () => ({ ...fixtureSeed(), accounts: fixtureSeed().accounts.
 
   it('an instance without any traffic refuses a key rotated without a notification once its read is 10 s old, and answers 503 when it cannot read the accounts again', async () => {
     const cut = await CuttableProxy.start(TEST_DATABASE_URL as string);
-    const behindProxy = await PgStore.open({ connectionString: cut.url, statementTimeoutMs: 2_000, poolSize: 2, connectTimeoutMs: 500, schema: workerSchema() });
+    const behindProxy = await PgStore.open({
+      connectionString: cut.url,
+      statementTimeoutMs: 2_000,
+      poolSize: 2,
+      connectTimeoutMs: 500,
+      schema: workerSchema(),
+    });
     try {
       const apps = { idle: appOn(idle), behindProxy: appOn(behindProxy) };
       expect((await probe(apps.idle)).status).toBe(428);
       expect((await probe(apps.behindProxy)).status).toBe(428);
       // With triggers off (session_replication_role), so nothing is notified: only the maximum age can see it.
-      const silent = new Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${workerSchema()} -c session_replication_role=replica` });
+      const silent = new Client({
+        connectionString: TEST_DATABASE_URL,
+        options: `-c search_path=${workerSchema()} -c session_replication_role=replica`,
+      });
       await silent.connect();
       await silent.query("UPDATE accounts SET public_key_hash = $1 WHERE source_id = 'ACME'", [hashKey('pk_rotated_0001')]);
       await silent.end();
@@ -97,7 +116,9 @@ const acmeRotated = () => ({ ...fixtureSeed(), accounts: fixtureSeed().accounts.
   it('the listening connection reconnects by itself after its backend is terminated, and changes are heard again', async () => {
     const app = appOn(idle);
     expect((await probe(app)).status).toBe(428);
-    const { rows } = await sql("SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE query = 'LISTEN receiver_accounts'");
+    const { rows } = await sql(
+      "SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE query = 'LISTEN receiver_accounts'",
+    );
     expect(rows[0].n).toBeGreaterThan(0);
     // The listener reconnects within a second; the rotation below may come before or after it.
     await sleep(1_500);

@@ -8,7 +8,10 @@ warnIfNoDatabase();
 const BEGIN = statement('t_begin', 'BEGIN');
 const COMMIT = statement('t_commit', 'COMMIT');
 const DIVIDE = statement('t_divide', 'SELECT 10 / $1::int AS quotient');
-const ECHO = statement('t_echo', 'SELECT $1::text AS text, $2::bigint AS number, $3::timestamptz AS at, $4::jsonb AS json, $5::text AS nothing');
+const ECHO = statement(
+  't_echo',
+  'SELECT $1::text AS text, $2::bigint AS number, $3::timestamptz AS at, $4::jsonb AS json, $5::text AS nothing',
+);
 
 (TEST_DATABASE_URL ? describe : describe.skip)('statements batched in one round trip', () => {
   let pool: Pool;
@@ -37,9 +40,9 @@ const ECHO = statement('t_echo', 'SELECT $1::text AS text, $2::bigint AS number,
   it('the first failure is thrown; a COMMIT after it answers ROLLBACK, which is thrown too; the connection stays usable', async () => {
     const client = await pool.connect();
     try {
-      await expect(roundTrip(client, [{ statement: BEGIN }, { statement: DIVIDE, values: [0] }, { statement: DIVIDE, values: [1] }])).rejects.toThrow(
-        'division by zero',
-      );
+      await expect(
+        roundTrip(client, [{ statement: BEGIN }, { statement: DIVIDE, values: [0] }, { statement: DIVIDE, values: [1] }]),
+      ).rejects.toThrow('division by zero');
       await expect(roundTrip(client, [{ statement: COMMIT }])).rejects.toThrow('t_commit answered ROLLBACK instead of COMMIT');
       // Statements parsed in the failed batch, and the one it skipped, still run.
       const [answer] = await roundTrip(client, [{ statement: DIVIDE, values: [10] }]);
@@ -52,12 +55,17 @@ const ECHO = statement('t_echo', 'SELECT $1::text AS text, $2::bigint AS number,
   it('describes only statements that return rows: one tagged otherwise that returns rows fails loudly, and the connection stays usable', async () => {
     const client = await pool.connect();
     try {
-      const [selected, done] = await roundTrip(client, [{ statement: statement('t_values', 'VALUES (1)', 'SELECT') }, { statement: statement('t_none', 'DO $$ BEGIN END $$') }]);
+      const [selected, done] = await roundTrip(client, [
+        { statement: statement('t_values', 'VALUES (1)', 'SELECT') },
+        { statement: statement('t_none', 'DO $$ BEGIN END $$') },
+      ]);
       expect([selected, done]).toEqual([
         { command: 'SELECT', rows: [{ column1: 1 }] },
         { command: 'DO', rows: [] },
       ]);
-      await expect(roundTrip(client, [{ statement: statement('t_returning', 'VALUES (1)', 'VALUES') }])).rejects.toThrow('a statement not described as a SELECT returned rows');
+      await expect(roundTrip(client, [{ statement: statement('t_returning', 'VALUES (1)', 'VALUES') }])).rejects.toThrow(
+        'a statement not described as a SELECT returned rows',
+      );
       const [answer] = await roundTrip(client, [{ statement: DIVIDE, values: [10] }]);
       expect(answer.rows).toEqual([{ quotient: 1 }]);
     } finally {

@@ -26,7 +26,11 @@ async function lockToken(tokenId: string) {
   const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
   /** Resolves once some session waits for this lock: a request is inside its transaction, blocked on it. */
   const blocking = () =>
-    waitFor(async () => (await sql('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [rows[0].pid], 'public')).rows[0].n > 0);
+    waitFor(
+      async () =>
+        (await sql('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [rows[0].pid], 'public'))
+          .rows[0].n > 0,
+    );
   const release = async () => {
     await client.query('ROLLBACK');
     await client.end();
@@ -78,7 +82,10 @@ const balance = async () => Number((await sql('SELECT balance FROM tokens WHERE 
     const release = await lockToken(TOKENS.active.token_id);
     const body = withdrawal();
     // then() sends it: a supertest request is only sent once awaited.
-    const pending = request(app).post('/v1/tokens/withdraw').send(body).then((response) => response);
+    const pending = request(app)
+      .post('/v1/tokens/withdraw')
+      .send(body)
+      .then((response) => response);
     await release.blocking();
     proxy.cut();
     const response = await pending;
@@ -107,7 +114,8 @@ const balance = async () => Number((await sql('SELECT balance FROM tokens WHERE 
   const database = `receiver_refusing_${process.pid}_${process.env.JEST_WORKER_ID ?? '1'}`;
   const admin = (text: string) => sql(text, [], 'public');
   /** New sessions see the database's settings: the pool's open connections are ended, so the next ones are new. */
-  const endSessions = () => admin(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`);
+  const endSessions = () =>
+    admin(`SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`);
   let store: PgStore;
   beforeEach(async () => {
     await admin(`DROP DATABASE IF EXISTS ${database}`);
@@ -124,21 +132,28 @@ const balance = async () => Number((await sql('SELECT balance FROM tokens WHERE 
   });
 
   it.each([
-    ['made read-only, as after a failover to a standby', `ALTER DATABASE ${database} SET default_transaction_read_only = on`, `ALTER DATABASE ${database} RESET default_transaction_read_only`],
+    [
+      'made read-only, as after a failover to a standby',
+      `ALTER DATABASE ${database} SET default_transaction_read_only = on`,
+      `ALTER DATABASE ${database} RESET default_transaction_read_only`,
+    ],
     ['closed to connections', `ALTER DATABASE ${database} ALLOW_CONNECTIONS false`, `ALTER DATABASE ${database} ALLOW_CONNECTIONS true`],
-  ])('when the database is %s: 503 for operations and /readyz, nothing applied, 200 again once it is back', async (_what, refuse, restore) => {
-    const app = appOn(store);
-    await admin(refuse);
-    await endSessions();
-    const body = withdrawal();
-    for (const response of [await request(app).post('/v1/tokens/withdraw').send(body), await request(app).get('/readyz')]) {
-      expect({ status: response.status, body: response.body }).toEqual({ status: 503, body: errorBody(503, 'Service Unavailable') });
-    }
-    await admin(restore);
-    await endSessions();
-    // The pool learns that its connections were ended as the news arrives, and readiness is a check at most a second old.
-    expect(await readinessWithin(() => request(app).get('/readyz'), 200)).toBe(200);
-    expect((await request(app).post('/v1/tokens/withdraw').send(body)).status).toBe(200);
-    expect((await store.findToken(TOKENS.active.token_id))?.balance).toBe(90000);
-  });
+  ])(
+    'when the database is %s: 503 for operations and /readyz, nothing applied, 200 again once it is back',
+    async (_what, refuse, restore) => {
+      const app = appOn(store);
+      await admin(refuse);
+      await endSessions();
+      const body = withdrawal();
+      for (const response of [await request(app).post('/v1/tokens/withdraw').send(body), await request(app).get('/readyz')]) {
+        expect({ status: response.status, body: response.body }).toEqual({ status: 503, body: errorBody(503, 'Service Unavailable') });
+      }
+      await admin(restore);
+      await endSessions();
+      // The pool learns that its connections were ended as the news arrives, and readiness is a check at most a second old.
+      expect(await readinessWithin(() => request(app).get('/readyz'), 200)).toBe(200);
+      expect((await request(app).post('/v1/tokens/withdraw').send(body)).status).toBe(200);
+      expect((await store.findToken(TOKENS.active.token_id))?.balance).toBe(90000);
+    },
+  );
 });

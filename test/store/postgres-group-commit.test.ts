@@ -59,7 +59,9 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
 
   it('applies units on the same token in arrival order, each seeing the ones before, in one batch', async () => {
     const settled = await inOneBatch(Array.from({ length: 8 }, () => credit(ACTIVE, 1)));
-    expect(settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : outcome.reason))).toEqual([100000, 100001, 100002, 100003, 100004, 100005, 100006, 100007]);
+    expect(settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : outcome.reason))).toEqual([
+      100000, 100001, 100002, 100003, 100004, 100005, 100006, 100007,
+    ]);
     expect(store.batchSizes()).toMatchObject({ largest: 8 });
     expect(await balanceOf(ACTIVE)).toBe(100008);
   });
@@ -90,7 +92,7 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
     expect(await balanceWhenRefused).toBe(8005);
   });
 
-  it('creates a booking and changes it in one batch: the second unit sees the first one\'s booking', async () => {
+  it("creates a booking and changes it in one batch: the second unit sees the first one's booking", async () => {
     const [booking] = fixtureSeed().bookings;
     const fresh = { ...booking, bookingId: 'B-NEW', status: 'active' as const };
     const create: Work = async (tx) => {
@@ -99,7 +101,7 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
     };
     const cancel: Work = async (tx) => {
       const seen = await tx.bookingForUpdate('ACME', 'B-NEW');
-      if (!seen) throw new Error('the batch-mate\'s booking is not seen');
+      if (!seen) throw new Error("the batch-mate's booking is not seen");
       await tx.saveBooking({ ...seen, status: 'cancelled' });
     };
     const settled = await inOneBatch([create, cancel]);
@@ -108,14 +110,16 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
     expect((await sql("SELECT bookings FROM account_holdings WHERE source_id = 'ACME'")).rows).toEqual([{ bookings: '2' }]);
   });
 
-  it('runs two units that wait on each other\'s rows each alone, rather than never', async () => {
-    const both = (first: string, second: string): Work => async (tx) => {
-      const a = await tx.tokenForUpdate('ACME', first);
-      const b = await tx.tokenForUpdate('ACME', second);
-      if (!a || !b) throw new Error('no token');
-      await tx.saveToken({ ...a, balance: a.balance + 1 });
-      await tx.saveToken({ ...b, balance: b.balance + 1 });
-    };
+  it("runs two units that wait on each other's rows each alone, rather than never", async () => {
+    const both =
+      (first: string, second: string): Work =>
+      async (tx) => {
+        const a = await tx.tokenForUpdate('ACME', first);
+        const b = await tx.tokenForUpdate('ACME', second);
+        if (!a || !b) throw new Error('no token');
+        await tx.saveToken({ ...a, balance: a.balance + 1 });
+        await tx.saveToken({ ...b, balance: b.balance + 1 });
+      };
     const settled = await inOneBatch([both(ACTIVE, AT_D2), both(AT_D2, ACTIVE)]);
     expect(settled.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled']);
     expect([await balanceOf(ACTIVE), await balanceOf(AT_D2)]).toEqual([100002, 8002]);
@@ -147,10 +151,12 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
     // Three batches, then alone: the innocent unit once (it commits), the clashing one three times.
     expect([clash.runs(), innocent.runs()]).toEqual([6, 4]);
     expect(await balanceOf(AT_D2)).toBe(8001);
-    expect((await sql("SELECT source_id FROM tokens WHERE token_id = $1", [TOKENS.others.token_id])).rows).toEqual([{ source_id: 'OTHER' }]);
+    expect((await sql('SELECT source_id FROM tokens WHERE token_id = $1', [TOKENS.others.token_id])).rows).toEqual([
+      { source_id: 'OTHER' },
+    ]);
   });
 
-  it('runs each unit alone when the database refuses a batch\'s statement for another reason, so one bad unit cannot fail the others', async () => {
+  it("runs each unit alone when the database refuses a batch's statement for another reason, so one bad unit cannot fail the others", async () => {
     // Past the balance's CHECK constraint: the database refuses the batch's writes.
     const overflowing = counted(credit(ACTIVE, 1e13));
     const innocent = counted<unknown>(credit(AT_D2, 1));
@@ -172,7 +178,17 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
       await tx.recordKeyedRequest({ sourceId: 'ACME', key: 'k-1', fingerprint: 'f', response: '{"a":1}', createdAt: now });
       await tx.recordDelivery({ sourceId: 'ACME', webhookId: 'msg_1', bodyDigest: DIGEST, response: '{"b":2}', receivedAt: now });
       const [token] = await tx.lockTokenAndFindLedgerEntry(ACTIVE, 'ACME', '00000000000000000001');
-      await tx.recordLedgerEntry({ kind: 'withdrawal', transactionId: '00000000000000000001', sourceId: 'ACME', destinationId: 'D1', tokenId: ACTIVE, amount: 1, fee: 0, tokenBalance: (token?.balance ?? 0) - 1, createdAt: now });
+      await tx.recordLedgerEntry({
+        kind: 'withdrawal',
+        transactionId: '00000000000000000001',
+        sourceId: 'ACME',
+        destinationId: 'D1',
+        tokenId: ACTIVE,
+        amount: 1,
+        fee: 0,
+        tokenBalance: (token?.balance ?? 0) - 1,
+        createdAt: now,
+      });
     };
     const find: Work = async (tx) => [
       await tx.findKeyedRequest('ACME', 'k-1'),
@@ -199,7 +215,7 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
     ]);
   });
 
-  it('locks a batch\'s rows of every kind in one order, whatever order its units asked in: two instances do not deadlock', async () => {
+  it("locks a batch's rows of every kind in one order, whatever order its units asked in: two instances do not deadlock", async () => {
     // Two more instances on the same schema (opening one empties the tables: the seed again), each running its
     // units as batches of one: they wait for the blocker as long as it holds on (a batch of many would give up
     // after 250 ms and run its units again, alone), and lock in the same order as a batch of many.
@@ -251,7 +267,10 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
     try {
       const units = [counted(credit(ACTIVE, 1)), counted(credit(AT_D2, 1))];
       const settled = await inOneBatch(units.map((unit) => unit.work));
-      expect(settled.map((outcome) => outcome.status === 'rejected' && outcome.reason instanceof ServiceUnavailableError)).toEqual([true, true]);
+      expect(settled.map((outcome) => outcome.status === 'rejected' && outcome.reason instanceof ServiceUnavailableError)).toEqual([
+        true,
+        true,
+      ]);
       expect(units.map((unit) => unit.runs())).toEqual([1, 1]);
     } finally {
       await sql('DROP TRIGGER disk_full ON tokens');
@@ -260,7 +279,7 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
     expect([await balanceOf(ACTIVE), await balanceOf(AT_D2)]).toEqual([100000, 8000]);
   });
 
-  it('runs each unit alone when a batch\'s statement times out: a unit waiting on a row another transaction holds answers 504, its batch-mate commits', async () => {
+  it("runs each unit alone when a batch's statement times out: a unit waiting on a row another transaction holds answers 504, its batch-mate commits", async () => {
     const impatient = await openEmptyPgStore({ statementTimeoutMs: 300 });
     await impatient.loadSeed(fixtureSeed());
     const blocker = new Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${workerSchema()}` });

@@ -22,7 +22,7 @@ const TOKEN_MISMATCH = { success: 'false', errors: { code: '428', message: "Toke
     await app.store.close();
   });
 
-  it("a notification naming a token of another account that is locked answers 428 at once, as a missing one, and leaves its lock alone", async () => {
+  it('a notification naming a token of another account that is locked answers 428 at once, as a missing one, and leaves its lock alone', async () => {
     // ACME's own unit holds its token, as a withdrawal in flight does.
     await holder.query('BEGIN');
     await holder.query('SELECT 1 FROM tokens WHERE token_id = $1 FOR UPDATE', [TOKENS.active.token_id]);

@@ -18,7 +18,9 @@ const at = (hours: number) => new Date(T0.getTime() + hours * HOUR_MS);
 
   async function recordBoth(key: string, stamp: Date) {
     await store.transaction((tx) => tx.recordKeyedRequest({ sourceId: 'ACME', key, fingerprint: key, response: '{}', createdAt: stamp }));
-    await store.transaction((tx) => tx.recordDelivery({ sourceId: 'ACME', webhookId: key, bodyDigest: Buffer.alloc(32), response: '{}', receivedAt: stamp }));
+    await store.transaction((tx) =>
+      tx.recordDelivery({ sourceId: 'ACME', webhookId: key, bodyDigest: Buffer.alloc(32), response: '{}', receivedAt: stamp }),
+    );
   }
   const kept = async (key: string) => ({
     bookingKey: (await store.transaction((tx) => tx.findKeyedRequest('ACME', key))) !== undefined,

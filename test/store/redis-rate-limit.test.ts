@@ -36,7 +36,11 @@ const noChange = () => statusChange({ tokes_status: undefined });
   it('when Redis cannot be reached, requests go through, and the failure is logged and counted', async () => {
     const metrics = new Metrics();
     const unreachable = connectRedis('redis://127.0.0.1:1', capturingLogger());
-    const t = await buildTestApp(undefined, { metrics, redis: { sendCommand: unreachable.sendCommand, keyPrefix: 'test:unreachable:' }, config: { rateLimitPerMinute: 1 } });
+    const t = await buildTestApp(undefined, {
+      metrics,
+      redis: { sendCommand: unreachable.sendCommand, keyPrefix: 'test:unreachable:' },
+      config: { rateLimitPerMinute: 1 },
+    });
     try {
       for (let i = 0; i < 3; i += 1) {
         const response = await request(t.server).post('/v1/tokens/status-change').send(noChange());
@@ -45,7 +49,9 @@ const noChange = () => statusChange({ tokes_status: undefined });
     } finally {
       await unreachable.close();
     }
-    expect(await metrics.registry.getSingleMetricAsString('receiver_rate_limit_store_errors_total')).toContain('receiver_rate_limit_store_errors_total 3');
+    expect(await metrics.registry.getSingleMetricAsString('receiver_rate_limit_store_errors_total')).toContain(
+      'receiver_rate_limit_store_errors_total 3',
+    );
     expect(captured.logLines.some((line) => line.includes('the shared counts (Redis) did not answer'))).toBe(true);
   });
 
@@ -54,7 +60,10 @@ const noChange = () => statusChange({ tokes_status: undefined });
     proxy.cut();
     const connection = connectRedis(url, capturingLogger());
     const keyPrefix = `test:${process.pid}:${Date.now()}:late:`;
-    const t = await buildTestApp(undefined, { redis: { sendCommand: connection.sendCommand, keyPrefix }, config: { rateLimitPerMinute: 1 } });
+    const t = await buildTestApp(undefined, {
+      redis: { sendCommand: connection.sendCommand, keyPrefix },
+      config: { rateLimitPerMinute: 1 },
+    });
     try {
       for (let i = 0; i < 2; i += 1) await request(t.server).post('/v1/tokens/status-change').send(noChange()).expect(200);
       proxy.restore();
@@ -74,7 +83,11 @@ const noChange = () => statusChange({ tokes_status: undefined });
     const connection = connectRedis(url, capturingLogger());
     const metrics = new Metrics();
     const keyPrefix = `test:${process.pid}:${Date.now()}:hung:`;
-    const t = await buildTestApp(undefined, { metrics, redis: { sendCommand: connection.sendCommand, keyPrefix }, config: { rateLimitPerMinute: 1 } });
+    const t = await buildTestApp(undefined, {
+      metrics,
+      redis: { sendCommand: connection.sendCommand, keyPrefix },
+      config: { rateLimitPerMinute: 1 },
+    });
     try {
       await waitFor(async () => (await connection.sendCommand('PING').catch(() => undefined)) === 'PONG');
       await request(t.server).post('/v1/tokens/status-change').send(noChange()).expect(200);
@@ -86,7 +99,9 @@ const noChange = () => statusChange({ tokes_status: undefined });
         // Generous for a busy machine; without a time limit on commands it never answers.
         expect(Date.now() - started).toBeLessThan(10_000);
       }
-      expect(await metrics.registry.getSingleMetricAsString('receiver_rate_limit_store_errors_total')).toContain('receiver_rate_limit_store_errors_total 2');
+      expect(await metrics.registry.getSingleMetricAsString('receiver_rate_limit_store_errors_total')).toContain(
+        'receiver_rate_limit_store_errors_total 2',
+      );
     } finally {
       await connection.close().catch(() => undefined);
       await proxy.stop();

@@ -35,7 +35,11 @@ afterAll(async () => {
 });
 // Issue 29: units run alone (group commit off, the fallback path) keep the same contract, until that path is one.
 const unitsAlone: StoreKind = { name: 'postgres, units alone', create: () => openEmptyPgStore({ groupCommit: false }) };
-const kinds = [...storeKinds(), ...(TEST_DATABASE_URL ? [unitsAlone] : []), ...(HAS_PGBOUNCER ? [pooledStoreKind(() => pooler as Pooler)] : [])];
+const kinds = [
+  ...storeKinds(),
+  ...(TEST_DATABASE_URL ? [unitsAlone] : []),
+  ...(HAS_PGBOUNCER ? [pooledStoreKind(() => pooler as Pooler)] : []),
+];
 
 describe.each(kinds.map((kind) => [kind.name, kind] as const))('Store contract: %s', (_name, kind) => {
   let store: Store;
@@ -116,37 +120,53 @@ describe.each(kinds.map((kind) => [kind.name, kind] as const))('Store contract: 
     expect(await readLedgerEntry(store, row.transactionId, row.sourceId)).toBeUndefined();
   });
 
-  it('gives back awkward strings unchanged: quotes, backslashes, dollars, semicolons, any Unicode, very long', async () => {
-    const booking = (await store.transaction((tx) => tx.bookingForUpdate('ACME', '1396')))!;
-    let run = 0;
-    const roundTrip = async (text: string, other: string) => {
-      run += 1;
-      const fields = Object.fromEntries(BOOKING_FIELDS.map((field, i) => [field, i % 2 === 0 ? text : other])) as BookingFields;
-      const changed = { ...booking, fields };
-      const key = `key-${run}-${text}`;
-      await store.transaction(async (tx) => {
-        await tx.saveBooking(changed);
-        await tx.recordKeyedRequest({ sourceId: 'ACME', key, fingerprint: other, response: text, createdAt: booking.updatedAt });
-      });
-      expect((await store.findBooking('ACME', '1396'))?.fields).toEqual(fields);
-      expect(await store.transaction((tx) => tx.findKeyedRequest('ACME', key))).toMatchObject({ key, fingerprint: other, response: text });
-      const webhookId = `msg-${run}`;
-      await store.transaction((tx) => tx.recordDelivery({ sourceId: other, webhookId, bodyDigest: Buffer.alloc(32, run), response: text, receivedAt: booking.updatedAt }));
-      expect((await readDelivery(store, webhookId, other))?.response).toBe(text);
-    };
-    // NUL is left out: PostgreSQL cannot store it, and the API refuses it with a 400 before the store.
-    const awkward = fc
-      .oneof(
-        fc.string({ unit: fc.constantFrom("'", "''", '\\', '"', '$', '$$', ';', '--', '\n', 'E', '\u00e9', '\ud83d\ude00') }),
-        fc.string({ unit: 'grapheme' }),
-        fc.string({ unit: 'binary' }),
-      )
-      .map((text) => text.replaceAll('\u0000', ''));
-    await fc.assert(fc.asyncProperty(awkward, awkward, roundTrip), withinBudget(100));
-    await roundTrip("'\\".repeat(30_000), '\ud83d\ude00$$'.repeat(20_000));
-  }, PROPERTY_TEST_TIMEOUT_MS);
+  it(
+    'gives back awkward strings unchanged: quotes, backslashes, dollars, semicolons, any Unicode, very long',
+    async () => {
+      const booking = (await store.transaction((tx) => tx.bookingForUpdate('ACME', '1396')))!;
+      let run = 0;
+      const roundTrip = async (text: string, other: string) => {
+        run += 1;
+        const fields = Object.fromEntries(BOOKING_FIELDS.map((field, i) => [field, i % 2 === 0 ? text : other])) as BookingFields;
+        const changed = { ...booking, fields };
+        const key = `key-${run}-${text}`;
+        await store.transaction(async (tx) => {
+          await tx.saveBooking(changed);
+          await tx.recordKeyedRequest({ sourceId: 'ACME', key, fingerprint: other, response: text, createdAt: booking.updatedAt });
+        });
+        expect((await store.findBooking('ACME', '1396'))?.fields).toEqual(fields);
+        expect(await store.transaction((tx) => tx.findKeyedRequest('ACME', key))).toMatchObject({
+          key,
+          fingerprint: other,
+          response: text,
+        });
+        const webhookId = `msg-${run}`;
+        await store.transaction((tx) =>
+          tx.recordDelivery({
+            sourceId: other,
+            webhookId,
+            bodyDigest: Buffer.alloc(32, run),
+            response: text,
+            receivedAt: booking.updatedAt,
+          }),
+        );
+        expect((await readDelivery(store, webhookId, other))?.response).toBe(text);
+      };
+      // NUL is left out: PostgreSQL cannot store it, and the API refuses it with a 400 before the store.
+      const awkward = fc
+        .oneof(
+          fc.string({ unit: fc.constantFrom("'", "''", '\\', '"', '$', '$$', ';', '--', '\n', 'E', '\u00e9', '\ud83d\ude00') }),
+          fc.string({ unit: 'grapheme' }),
+          fc.string({ unit: 'binary' }),
+        )
+        .map((text) => text.replaceAll('\u0000', ''));
+      await fc.assert(fc.asyncProperty(awkward, awkward, roundTrip), withinBudget(100));
+      await roundTrip("'\\".repeat(30_000), '\ud83d\ude00$$'.repeat(20_000));
+    },
+    PROPERTY_TEST_TIMEOUT_MS,
+  );
 
-  it("keys ledger rows by account: the same transaction id of another account is another row", async () => {
+  it('keys ledger rows by account: the same transaction id of another account is another row', async () => {
     const id = '00000000000000000005';
     await store.transaction((tx) => tx.recordLedgerEntry(ledgerRow(id)));
     expect(await readLedgerEntry(store, id, 'OTHER')).toBeUndefined();
@@ -181,7 +201,10 @@ describe.each(kinds.map((kind) => [kind.name, kind] as const))('Store contract: 
       await tx.saveToken({ ...token!, balance: 12345, status: 'freezed' });
     });
     await store.loadSeed(fixtureSeed());
-    expect(await store.transaction((tx) => tx.tokenForUpdate('ACME', TOKENS.active.token_id))).toMatchObject({ balance: 12345, status: 'freezed' });
+    expect(await store.transaction((tx) => tx.tokenForUpdate('ACME', TOKENS.active.token_id))).toMatchObject({
+      balance: 12345,
+      status: 'freezed',
+    });
   });
 
   it('returns copies: changing a value read does not change the store', async () => {
@@ -215,8 +238,15 @@ describe.each(kinds.map((kind) => [kind.name, kind] as const))('Store contract: 
     for (const row of [load, credited, unload, refund]) await store.transaction((tx) => tx.recordLedgerEntry(row));
     expect(await readLedgerEntry(store, load.transactionId, 'ACME')).toEqual(load);
     expect(await readLedgerEntry(store, refund.transactionId, 'ACME')).toEqual(refund);
-    expect((await store.recentLedgerEntries(TOKENS.active.token_id, 5)).map((row) => row.kind)).toEqual(['refund', 'unload', 'schedule', 'load']);
-    await expect(store.transaction((tx) => tx.recordLedgerEntry({ ...ledgerRow(load.transactionId), kind: 'withdrawal' }))).rejects.toThrow();
+    expect((await store.recentLedgerEntries(TOKENS.active.token_id, 5)).map((row) => row.kind)).toEqual([
+      'refund',
+      'unload',
+      'schedule',
+      'load',
+    ]);
+    await expect(
+      store.transaction((tx) => tx.recordLedgerEntry({ ...ledgerRow(load.transactionId), kind: 'withdrawal' })),
+    ).rejects.toThrow();
     expect(await readLedgerEntry(store, load.transactionId, 'ACME')).toEqual(load);
   });
 
@@ -230,13 +260,15 @@ describe.each(kinds.map((kind) => [kind.name, kind] as const))('Store contract: 
       availableDay: 20454,
       expiryDay: 20819,
       currency: 'EUR',
-      details: { token_name: "Guest's \"card\"", room_count: '2' },
+      details: { token_name: 'Guest\'s "card"', room_count: '2' },
     };
     await store.transaction((tx) => tx.createToken(created));
     expect(await store.findToken(created.tokenId)).toEqual(created);
     await expect(store.transaction((tx) => tx.createToken({ ...created, balance: 1 }))).rejects.toThrow();
     expect((await store.findToken(created.tokenId))?.balance).toBe(5000);
-    await store.transaction(async (tx) => tx.saveToken({ ...(await tx.tokenForUpdate(created.sourceId, created.tokenId))!, expiryDay: undefined, availableDay: 20500 }));
+    await store.transaction(async (tx) =>
+      tx.saveToken({ ...(await tx.tokenForUpdate(created.sourceId, created.tokenId))!, expiryDay: undefined, availableDay: 20500 }),
+    );
     expect(await store.findToken(created.tokenId)).toEqual({ ...created, expiryDay: undefined, availableDay: 20500 });
 
     const booking = (await store.findBooking('ACME', '1396'))!;
@@ -255,7 +287,10 @@ describe.each(kinds.map((kind) => [kind.name, kind] as const))('Store contract: 
     await store.transaction((tx) => tx.saveToken(changed));
     expect(await store.findToken(seeded.tokenId)).toEqual(changed);
     expect(await store.transaction((tx) => tx.tokenForUpdate('ACME', seeded.tokenId))).toEqual(changed);
-    expect(await store.transaction((tx) => tx.lockTokenAndFindLedgerEntry(seeded.tokenId, 'ACME', '00000000000000000099'))).toEqual([changed, undefined]);
+    expect(await store.transaction((tx) => tx.lockTokenAndFindLedgerEntry(seeded.tokenId, 'ACME', '00000000000000000099'))).toEqual([
+      changed,
+      undefined,
+    ]);
     // Details merged by the service are saved whole; a refundable of zero reads back as none.
     const later = { ...changed, refundable: 0, details: { ...changed.details, room_count: '2' } };
     await store.transaction((tx) => tx.saveToken(later));
@@ -267,7 +302,11 @@ describe.each(kinds.map((kind) => [kind.name, kind] as const))('Store contract: 
       const id = String(i).padStart(20, '0');
       await store.transaction((tx) => tx.recordLedgerEntry(ledgerRow(id, { amount: i })));
     }
-    expect(await store.findToken(TOKENS.active.token_id)).toMatchObject({ tokenId: TOKENS.active.token_id, balance: 100000, status: 'active' });
+    expect(await store.findToken(TOKENS.active.token_id)).toMatchObject({
+      tokenId: TOKENS.active.token_id,
+      balance: 100000,
+      status: 'active',
+    });
     expect(await store.findToken('999')).toBeUndefined();
     const recent = await store.recentLedgerEntries(TOKENS.active.token_id, 5);
     expect(recent.map((w) => w.amount)).toEqual([25, 24, 23, 22, 21]);
@@ -294,14 +333,21 @@ describe.each(kinds.map((kind) => [kind.name, kind] as const))('Store contract: 
 
   it('sets accounts from a seed loaded again: keys, signing secrets and destinations as the file now says', async () => {
     const seed = fixtureSeed();
-    const rotated = { ...seed.accounts[0], publicKeyHash: Buffer.alloc(32, 7), signingSecrets: ['whsec_cm90YXRlZC1zZWNyZXQ='], destinations: new Set(['D1', 'D9']) };
+    const rotated = {
+      ...seed.accounts[0],
+      publicKeyHash: Buffer.alloc(32, 7),
+      signingSecrets: ['whsec_cm90YXRlZC1zZWNyZXQ='],
+      destinations: new Set(['D1', 'D9']),
+    };
     await store.loadSeed({ ...seed, accounts: [rotated, ...seed.accounts.slice(1)] });
     expect(await store.findAccount(rotated.sourceId)).toEqual(rotated);
     expect((await store.findToken(TOKENS.atD2.token_id))?.destinationId).toBe('D2');
   });
 
   it("looks a token up within the caller's account: another account's token is not found, locked or read", async () => {
-    const [token, entry] = await store.transaction((tx) => tx.lockTokenAndFindLedgerEntry(TOKENS.active.token_id, 'OTHER', '00000000000000000001'));
+    const [token, entry] = await store.transaction((tx) =>
+      tx.lockTokenAndFindLedgerEntry(TOKENS.active.token_id, 'OTHER', '00000000000000000001'),
+    );
     expect(token).toBeUndefined();
     expect(entry).toBeUndefined();
     expect(await store.transaction((tx) => tx.tokenForUpdate('OTHER', TOKENS.active.token_id))).toBeUndefined();
@@ -332,7 +378,9 @@ describe('MemoryStore retention', () => {
   it('forgets deliveries older than 24 hours as newer ones arrive', async () => {
     const store = new MemoryStore();
     const record = (webhookId: string, receivedAt: string) =>
-      store.transaction((tx) => tx.recordDelivery({ sourceId: 'ACME', webhookId, bodyDigest: Buffer.alloc(32), response: '{}', receivedAt: new Date(receivedAt) }));
+      store.transaction((tx) =>
+        tx.recordDelivery({ sourceId: 'ACME', webhookId, bodyDigest: Buffer.alloc(32), response: '{}', receivedAt: new Date(receivedAt) }),
+      );
     await record('msg_old', '2026-01-01T00:00:00.000Z');
     await record('msg_day', '2026-01-01T23:00:00.000Z');
     expect(await readDelivery(store, 'msg_old', 'ACME')).toBeDefined();
@@ -345,7 +393,9 @@ describe('MemoryStore retention', () => {
     const store = new MemoryStore({ retentionMs: 60_000 });
     await store.loadSeed(fixtureSeed());
     const record = (key: string, createdAt: string) =>
-      store.transaction((tx) => tx.recordKeyedRequest({ sourceId: 'ACME', key, fingerprint: key, response: '{}', createdAt: new Date(createdAt) }));
+      store.transaction((tx) =>
+        tx.recordKeyedRequest({ sourceId: 'ACME', key, fingerprint: key, response: '{}', createdAt: new Date(createdAt) }),
+      );
     await record('key-old-00001', '2026-01-01T00:00:00.000Z');
     await record('key-new-00002', '2026-01-01T00:01:00.001Z');
     expect(await store.transaction((tx) => tx.findKeyedRequest('ACME', 'key-old-00001'))).toBeUndefined();
@@ -379,7 +429,9 @@ describe('MemoryStore token rows within a unit', () => {
       await tx.recordLedgerEntry(ledgerRow('00000000000000000032'));
       await tx.recordLedgerEntry(ledgerRow('00000000000000000033', { tokenId: other.tokenId }));
     });
-    expect((await store.recentLedgerEntries(TOKENS.active.token_id, 5)).map((entry) => entry.transactionId)).toEqual(['00000000000000000032']);
+    expect((await store.recentLedgerEntries(TOKENS.active.token_id, 5)).map((entry) => entry.transactionId)).toEqual([
+      '00000000000000000032',
+    ]);
     expect((await store.recentLedgerEntries(other.tokenId, 5)).map((entry) => entry.transactionId)).toEqual(['00000000000000000033']);
   });
 });

@@ -44,7 +44,16 @@ describe('the app createApp builds', () => {
       case 'token notification':
         return ['nameOperation', ...RECEIVE, 'validate', 'authenticate', ...AFTER_AUTHENTICATION, 'applyInOneUnit'];
       case 'keyed':
-        return ['nameOperation', 'supportedVersion', ...RECEIVE, ...(entry.otherOperation ? ['refuseOtherOperation'] : []), 'validate', 'authenticate', ...AFTER_AUTHENTICATION, 'applyInOneUnit'];
+        return [
+          'nameOperation',
+          'supportedVersion',
+          ...RECEIVE,
+          ...(entry.otherOperation ? ['refuseOtherOperation'] : []),
+          'validate',
+          'authenticate',
+          ...AFTER_AUTHENTICATION,
+          'applyInOneUnit',
+        ];
       case 'event dispatch':
         // Received the same way, then the chain of the operation its read_event names.
         return ['nameOperation', ...RECEIVE, 'dispatchOnEvent'];

@@ -63,7 +63,14 @@ describe('loadConfig', () => {
       bodyLimitBytes: 1024 * 1024,
       rateLimitPerMinute: 0,
       shutdownTimeoutMs: 2500,
-      database: { url: 'postgres://receiver@db:5432/receiver', pooler: 'transaction', directUrl: 'postgres://receiver@db-direct:5432/receiver', statementTimeoutMs: 800, poolSize: 4, connectTimeoutMs: 1500 },
+      database: {
+        url: 'postgres://receiver@db:5432/receiver',
+        pooler: 'transaction',
+        directUrl: 'postgres://receiver@db-direct:5432/receiver',
+        statementTimeoutMs: 800,
+        poolSize: 4,
+        connectTimeoutMs: 1500,
+      },
       adminToken: 'admin-token-0123456789',
       eventLogSize: 50,
       quotas: { tokensPerAccount: 0, bookingsPerAccount: 250, keysPerAccount: 5000 },
@@ -73,14 +80,19 @@ describe('loadConfig', () => {
 
   it('reads one or more webhook secrets and the tolerance', () => {
     const secret = (text: string) => `whsec_${Buffer.from(text).toString('base64')}`;
-    const config = loadConfig({ WEBHOOK_SECRET: `${secret('first-secret-0123456789')}, ${secret('second-secret-0123456789')}`, WEBHOOK_TOLERANCE_SECONDS: '60' });
+    const config = loadConfig({
+      WEBHOOK_SECRET: `${secret('first-secret-0123456789')}, ${secret('second-secret-0123456789')}`,
+      WEBHOOK_TOLERANCE_SECONDS: '60',
+    });
     expect(config.webhook?.secrets).toHaveLength(2);
     expect(config.signatureToleranceSeconds).toBe(60);
     expect(loadConfig({ WEBHOOK_SECRET: secret('only-secret-0123456789') }).signatureToleranceSeconds).toBe(300);
   });
 
   it('never echoes a bad webhook secret in its message', () => {
-    expect(() => loadConfig({ WEBHOOK_SECRET: 'whsec_!!!not-base64!!!' })).toThrow('WEBHOOK_SECRET must be one or more whsec_… base64 secrets separated by spaces');
+    expect(() => loadConfig({ WEBHOOK_SECRET: 'whsec_!!!not-base64!!!' })).toThrow(
+      'WEBHOOK_SECRET must be one or more whsec_… base64 secrets separated by spaces',
+    );
     expect(() => loadConfig({ WEBHOOK_SECRET: 'whsec_!!!not-base64!!!' })).not.toThrow(/not-base64/);
   });
 
@@ -90,7 +102,7 @@ describe('loadConfig', () => {
     ['10.0.0.1', '10.0.0.1'],
     ['10.0.0.0/8, 192.168.1.1', '10.0.0.0/8,192.168.1.1'],
     ['loopback,fd00::/8', 'loopback,fd00::/8'],
-  ])('takes TRUST_PROXY = %p as a hop count or the proxies\' addresses and subnets', (value, trustProxy) => {
+  ])("takes TRUST_PROXY = %p as a hop count or the proxies' addresses and subnets", (value, trustProxy) => {
     expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(trustProxy);
   });
 
@@ -128,7 +140,11 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', '10.0.0.0/33', 'TRUST_PROXY must be a number of proxies (0 to 10), or addresses and subnets of your proxies'],
     ['TRUST_PROXY', 'my-proxy', 'TRUST_PROXY must be a number of proxies'],
     // As wide as `true`: all of IPv4 in two halves, all of IPv6, or more hops than any real chain of proxies.
-    ['TRUST_PROXY', '0.0.0.0/1,128.0.0.0/1', 'TRUST_PROXY must be a number of proxies (0 to 10), or addresses and subnets of your proxies (IPv4 /8 or narrower, IPv6 /7 or narrower)'],
+    [
+      'TRUST_PROXY',
+      '0.0.0.0/1,128.0.0.0/1',
+      'TRUST_PROXY must be a number of proxies (0 to 10), or addresses and subnets of your proxies (IPv4 /8 or narrower, IPv6 /7 or narrower)',
+    ],
     ['TRUST_PROXY', '0.0.0.0/0', 'TRUST_PROXY must be a number of proxies'],
     ['TRUST_PROXY', '::/0', 'TRUST_PROXY must be a number of proxies'],
     ['TRUST_PROXY', '999', 'TRUST_PROXY must be a number of proxies (0 to 10)'],
@@ -156,7 +172,12 @@ describe('loadConfig', () => {
   it('the published secrets it refuses are every one the documentation and the demo seed show (npm run published-secrets)', () => {
     expect(readFileSync(PUBLISHED_SECRETS_FILE, 'utf8')).toBe(renderPublishedSecrets());
     // One of each kind, as the README, SIGNING.md and the demo seed show them.
-    for (const secret of ['whsec_ZGVtby1zaWduaW5nLXNlY3JldC0wMDAwMDAwMDAx', 'demo-admin-token-0001', 'pk_demo_PDR28_7f3a9c2e', 'sk_demo_HTL07_a8c2f513']) {
+    for (const secret of [
+      'whsec_ZGVtby1zaWduaW5nLXNlY3JldC0wMDAwMDAwMDAx',
+      'demo-admin-token-0001',
+      'pk_demo_PDR28_7f3a9c2e',
+      'sk_demo_HTL07_a8c2f513',
+    ]) {
       expect(PUBLISHED_SECRETS).toContain(secret);
     }
   });

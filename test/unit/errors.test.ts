@@ -45,11 +45,13 @@ describe('toErrorResponse', () => {
   });
 
   it('adds details only for validation errors that have them', () => {
-    expect(toErrorResponse(new ValidationError('x', [{ field: 'a', message: 'b' }])).body.errors.details).toEqual([{ field: 'a', message: 'b' }]);
+    expect(toErrorResponse(new ValidationError('x', [{ field: 'a', message: 'b' }])).body.errors.details).toEqual([
+      { field: 'a', message: 'b' },
+    ]);
     expect(toErrorResponse(new ValidationError('x')).body.errors).not.toHaveProperty('details');
   });
 
-  it('gives the error\'s own reason, else its class\'s', () => {
+  it("gives the error's own reason, else its class's", () => {
     expect(toErrorResponse(new ConflictError('x', 'token_not_active')).reason).toBe('token_not_active');
     expect(toErrorResponse(new TokenMismatchError()).reason).toBe('token_mismatch');
   });

@@ -6,10 +6,14 @@ const WATCH_FROM = 0.85;
 /** A heap whose bytes in use the test sets, counting how often the gauge reads it. */
 function fakeHeap(usedBytes: number) {
   const heap = { usedBytes, reads: 0 };
-  const gauge = heapShareGauge(() => {
-    heap.reads += 1;
-    return heap.usedBytes;
-  }, LIMIT_BYTES, WATCH_FROM);
+  const gauge = heapShareGauge(
+    () => {
+      heap.reads += 1;
+      return heap.usedBytes;
+    },
+    LIMIT_BYTES,
+    WATCH_FROM,
+  );
   return { heap, gauge };
 }
 

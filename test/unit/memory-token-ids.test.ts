@@ -54,7 +54,22 @@ describe('TokenIdIndex', () => {
   });
 
   it('tells apart ids that are prefixes of one another, differ in one byte, or match only as bytes', () => {
-    const ids = ['1', '12', '123', '1234', '', '10000000000000', '10000000000001', '20000000000000', 'é', '\u00e9\u00e9', '\u0000', '€', '😀', '\ud83d'];
+    const ids = [
+      '1',
+      '12',
+      '123',
+      '1234',
+      '',
+      '10000000000000',
+      '10000000000001',
+      '20000000000000',
+      'é',
+      '\u00e9\u00e9',
+      '\u0000',
+      '€',
+      '😀',
+      '\ud83d',
+    ];
     const { index } = addAll(ids);
     ids.forEach((id, row) => {
       expect(index.rowOf(id)).toBe(row);

@@ -31,7 +31,13 @@ describe('MemoryTokenTable', () => {
 
   it('keeps rows stable while growing past its first capacity several times', () => {
     const table = new MemoryTokenTable();
-    const token = (i: number): Token => ({ tokenId: String(i), sourceId: `S${i % 3}`, destinationId: 'D1', status: TOKEN_STATUSES[i % 4], balance: i * 7 });
+    const token = (i: number): Token => ({
+      tokenId: String(i),
+      sourceId: `S${i % 3}`,
+      destinationId: 'D1',
+      status: TOKEN_STATUSES[i % 4],
+      balance: i * 7,
+    });
     for (let i = 1; i <= 5000; i += 1) table.put(token(i));
     table.put({ ...token(17), status: 'deleted', balance: 0 });
     for (const i of [1, 1023, 1024, 1025, 4096, 5000]) expect(table.read(table.rowOf(String(i)) as number)).toEqual(token(i));

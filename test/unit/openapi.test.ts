@@ -37,14 +37,17 @@ function examplesIn(node: unknown, location = '#'): Example[] {
   const schema = isObject(node.schema) ? node.schema : node;
   const found: Example[] = [];
   if ('example' in node) found.push({ location: `${location}/example`, schema, value: node.example });
-  if (Array.isArray(node.examples)) found.push(...node.examples.map((value, index) => ({ location: `${location}/examples/${index}`, schema, value })));
+  if (Array.isArray(node.examples))
+    found.push(...node.examples.map((value, index) => ({ location: `${location}/examples/${index}`, schema, value })));
   else if (isObject(node.examples)) {
-    for (const [name, example] of Object.entries(node.examples)) found.push({ location: `${location}/examples/${name}`, schema, value: isObject(example) ? example.value : undefined });
+    for (const [name, example] of Object.entries(node.examples))
+      found.push({ location: `${location}/examples/${name}`, schema, value: isObject(example) ? example.value : undefined });
   }
   for (const [key, child] of Object.entries(node)) {
     const childLocation = `${location}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`;
     if (key === 'example' || key === 'examples') continue;
-    if (NAMED_SCHEMAS.has(key) && isObject(child)) found.push(...Object.entries(child).flatMap(([name, schema]) => examplesIn(schema, `${childLocation}/${name}`)));
+    if (NAMED_SCHEMAS.has(key) && isObject(child))
+      found.push(...Object.entries(child).flatMap(([name, schema]) => examplesIn(schema, `${childLocation}/${name}`)));
     else found.push(...examplesIn(child, childLocation));
   }
   return found;
@@ -61,7 +64,9 @@ function exampleProblems(examples: Example[]): string[] {
 
 describe('the OpenAPI document', () => {
   it('is valid OpenAPI 3.1 (the committed file, which the next test keeps equal to the generated one)', () => {
-    const output = execFileSync(process.execPath, [path.resolve(__dirname, '..', '..', 'scripts', 'validate-openapi.mjs')], { encoding: 'utf8' });
+    const output = execFileSync(process.execPath, [path.resolve(__dirname, '..', '..', 'scripts', 'validate-openapi.mjs')], {
+      encoding: 'utf8',
+    });
     expect(output).toBe('docs/openapi.json is valid OpenAPI 3.1\n');
   });
 
@@ -96,12 +101,16 @@ describe('the OpenAPI document', () => {
     const t = await buildTestApp(undefined, { store });
     const answers: string[] = [];
     for (const [template, methods] of Object.entries(document.paths)) {
-      for (const [method, operation] of Object.entries(methods as Record<string, { requestBody?: { content: Record<string, { examples: Record<string, { value: object }> }> } }>)) {
+      for (const [method, operation] of Object.entries(
+        methods as Record<string, { requestBody?: { content: Record<string, { examples: Record<string, { value: object }> }> } }>,
+      )) {
         const examples = operation.requestBody?.content['application/json'].examples ?? {};
         for (const [name, { value }] of Object.entries(examples)) {
           const path = template.replace('{version}', 'v1').replace('{partnerid}', 'PDR28').replace('{randomkey}', `try-it-out-${name}`);
           const response = await request(t.server)[method as 'post'](path).send(value);
-          answers.push(`${method.toUpperCase()} ${template} ${name}: ${[400, 401].includes(response.status) ? response.text : 'authenticated and valid'}`);
+          answers.push(
+            `${method.toUpperCase()} ${template} ${name}: ${[400, 401].includes(response.status) ? response.text : 'authenticated and valid'}`,
+          );
         }
       }
     }
@@ -110,7 +119,9 @@ describe('the OpenAPI document', () => {
   });
 
   it('covers every route of the contract with the statuses each can answer', () => {
-    const operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
+    const operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     expect(operations).toEqual(
       expect.arrayContaining([
         'POST /v1/tokens/status-change',
@@ -122,21 +133,63 @@ describe('the OpenAPI document', () => {
         'GET /readyz',
       ]),
     );
-    expect(Object.keys(document.paths['/v1/tokens/withdraw'].post.responses)).toEqual(
-      ['200', '400', '401', '403', '405', '409', '413', '415', '422', '428', '429', '500', '503', '504'],
-    );
-    expect(Object.keys(document.paths['/{version}/booking/{partnerid}/{randomkey}'].patch.responses)).toEqual(
-      ['200', '400', '401', '403', '404', '405', '409', '413', '415', '422', '429', '500', '503', '504'],
-    );
+    expect(Object.keys(document.paths['/v1/tokens/withdraw'].post.responses)).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '405',
+      '409',
+      '413',
+      '415',
+      '422',
+      '428',
+      '429',
+      '500',
+      '503',
+      '504',
+    ]);
+    expect(Object.keys(document.paths['/{version}/booking/{partnerid}/{randomkey}'].patch.responses)).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '405',
+      '409',
+      '413',
+      '415',
+      '422',
+      '429',
+      '500',
+      '503',
+      '504',
+    ]);
   });
 });
 
 describe('the example check finds what is wrong', () => {
   it.each([
-    ['a response example its schema refuses', { schema: { $ref: '#/components/schemas/Success' }, example: { success: 'true', message: 'Success' } }, '#/example: data/success must be boolean'],
-    ['a named example its schema refuses', { schema: { $ref: '#/components/schemas/Health' }, examples: { down: { value: { status: 'down' } } } }, '#/examples/down: data/status must be equal to constant'],
-    ['a named example that only points elsewhere', { schema: { type: 'string' }, examples: { elsewhere: { externalValue: 'https://example.org/a.json' } } }, '#/examples/elsewhere: has no inline value'],
-    ['a schema example its schema refuses', { type: 'string', pattern: '^\\d+$', examples: ['12', 'twelve'] }, '#/examples/1: data must match pattern'],
+    [
+      'a response example its schema refuses',
+      { schema: { $ref: '#/components/schemas/Success' }, example: { success: 'true', message: 'Success' } },
+      '#/example: data/success must be boolean',
+    ],
+    [
+      'a named example its schema refuses',
+      { schema: { $ref: '#/components/schemas/Health' }, examples: { down: { value: { status: 'down' } } } },
+      '#/examples/down: data/status must be equal to constant',
+    ],
+    [
+      'a named example that only points elsewhere',
+      { schema: { type: 'string' }, examples: { elsewhere: { externalValue: 'https://example.org/a.json' } } },
+      '#/examples/elsewhere: has no inline value',
+    ],
+    [
+      'a schema example its schema refuses',
+      { type: 'string', pattern: '^\\d+$', examples: ['12', 'twelve'] },
+      '#/examples/1: data must match pattern',
+    ],
   ])('flags %s', (_what, node, problem) => {
     expect(exampleProblems(examplesIn(node)).join('\n')).toContain(problem);
   });
@@ -156,9 +209,17 @@ describe('the response check against the document finds what is wrong', () => {
   });
 
   it('leaves the documentation page and its files out, but not their errors', () => {
-    const script = { ...ok, method: 'GET', path: '/docs/init.js', headers: { 'content-type': 'application/javascript' }, body: 'window.ui = 1;' };
+    const script = {
+      ...ok,
+      method: 'GET',
+      path: '/docs/init.js',
+      headers: { 'content-type': 'application/javascript' },
+      body: 'window.ui = 1;',
+    };
     expect(openApiProblems(script)).toEqual([]);
-    expect(openApiProblems({ ...script, status: 404, body: '{"error":"Not Found"}' }).join('\n')).toContain('body is not the error envelope');
+    expect(openApiProblems({ ...script, status: 404, body: '{"error":"Not Found"}' }).join('\n')).toContain(
+      'body is not the error envelope',
+    );
   });
 
   it.each([
@@ -166,8 +227,20 @@ describe('the response check against the document finds what is wrong', () => {
     ['a body that is not the documented one', { body: '{"success":"true","message":"Success"}' }, 'must be equal to constant'],
     ['an extra field in the body', { body: '{"success":true,"message":"Success","balance":"9"}' }, 'must NOT have additional properties'],
     ['another content type', { headers: { ...ok.headers, 'content-type': 'text/html' } }, 'content type text/html'],
-    ['a missing required header', { status: 405, headers: { 'content-type': 'application/json' }, body: '{"success":"false","errors":{"code":"405","message":"Method Not Allowed"}}' }, 'header Allow missing'],
-    ['a header the document does not declare', { method: 'GET', path: '/healthz', headers: { ...ok.headers, 'idempotent-replayed': 'true' }, body: '{"status":"ok"}' }, 'header idempotent-replayed not in the document'],
+    [
+      'a missing required header',
+      {
+        status: 405,
+        headers: { 'content-type': 'application/json' },
+        body: '{"success":"false","errors":{"code":"405","message":"Method Not Allowed"}}',
+      },
+      'header Allow missing',
+    ],
+    [
+      'a header the document does not declare',
+      { method: 'GET', path: '/healthz', headers: { ...ok.headers, 'idempotent-replayed': 'true' }, body: '{"status":"ok"}' },
+      'header idempotent-replayed not in the document',
+    ],
     ['an unknown path answering 200', { path: '/v9/else' }, 'no operation in the document'],
   ])('flags %s', (_what, change, problem) => {
     expect(openApiProblems({ ...ok, ...change }).join('\n')).toContain(problem);

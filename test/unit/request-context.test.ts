@@ -21,7 +21,13 @@ describe('the request context', () => {
     context.body = body;
     context.signature = signature;
     context.account = ACCOUNT;
-    expect([context.body, context.bodyIfRead, context.signature, context.account, context.accountIfAuthenticated]).toEqual([body, body, signature, ACCOUNT, ACCOUNT]);
+    expect([context.body, context.bodyIfRead, context.signature, context.account, context.accountIfAuthenticated]).toEqual([
+      body,
+      body,
+      signature,
+      ACCOUNT,
+      ACCOUNT,
+    ]);
   });
 
   it('fails loudly for a step mounted before beginRequestContext, and gives each request a context of its own after it', async () => {

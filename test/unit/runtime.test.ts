@@ -13,11 +13,20 @@ describe('one Node everywhere: 24 LTS', () => {
       nodePackage: packageJson.devDependencies.node,
       types: packageJson.devDependencies['@types/node'],
       image: /^ARG BASE=(.+)$/m.exec(read('Dockerfile'))?.[1],
-    }).toEqual({ engines: '24.x', nvmrc: '24', nodePackage: expect.stringMatching(/^\^24\./), types: expect.stringMatching(/^\^24\./), image: 'node:24-bookworm-slim' });
+    }).toEqual({
+      engines: '24.x',
+      nvmrc: '24',
+      nodePackage: expect.stringMatching(/^\^24\./),
+      types: expect.stringMatching(/^\^24\./),
+      image: 'node:24-bookworm-slim',
+    });
   });
 
   it('npm start runs the built service and never compiles (it works after npm ci --omit=dev, with no TypeScript)', () => {
-    expect({ start: packageJson.scripts.start, prestart: packageJson.scripts.prestart }).toEqual({ start: 'exec node --max-semi-space-size=4 dist/server.js', prestart: undefined });
+    expect({ start: packageJson.scripts.start, prestart: packageJson.scripts.prestart }).toEqual({
+      start: 'exec node --max-semi-space-size=4 dist/server.js',
+      prestart: undefined,
+    });
   });
 });
 
@@ -33,7 +42,11 @@ describe('docker-compose.yml', () => {
     const services = compose.slice(compose.indexOf('\nservices:'));
     for (const receiver of ['receiver-a', 'receiver-b']) {
       const service = services.slice(services.indexOf(`\n  ${receiver}:`)).split(/\n {2}(?=\S)/)[1];
-      expect([receiver, /^\s+<<: \*receiver$/m.test(service), /stop_grace_period|SHUTDOWN_TIMEOUT_MS/.test(service)]).toEqual([receiver, true, false]);
+      expect([receiver, /^\s+<<: \*receiver$/m.test(service), /stop_grace_period|SHUTDOWN_TIMEOUT_MS/.test(service)]).toEqual([
+        receiver,
+        true,
+        false,
+      ]);
     }
   });
 });

@@ -13,9 +13,7 @@ describe('token_id', () => {
   });
 
   it('property: an integer and its decimal string name the same token', () => {
-    fc.assert(
-      fc.property(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), (n) => tokenId.parse(n) === tokenId.parse(String(n))),
-    );
+    fc.assert(fc.property(fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }), (n) => tokenId.parse(n) === tokenId.parse(String(n))));
   });
 });
 

@@ -35,7 +35,11 @@ describe('a seed crossing from the thread that read it', () => {
   });
 
   it('moves the columns rather than copying them: the sender is left with none', () => {
-    const seed: TransferredSeed = { accounts: [], bookings: [], tokens: toColumns([{ tokenId: '1', sourceId: 'A', destinationId: 'D', status: 'active', balance: 5 }]) };
+    const seed: TransferredSeed = {
+      accounts: [],
+      bookings: [],
+      tokens: toColumns([{ tokenId: '1', sourceId: 'A', destinationId: 'D', status: 'active', balance: 5 }]),
+    };
     crossThreads(seed);
     expect(seed.tokens.balances.byteLength).toBe(0);
   });

@@ -35,18 +35,46 @@ describe('seed file', () => {
   });
 
   it.each([
-    ['a balance that is not an amount', { tokens: [{ ...FIXTURE.tokens[0], balance: '12,50' }] }, 'tokens.0.balance must be a decimal amount'],
+    [
+      'a balance that is not an amount',
+      { tokens: [{ ...FIXTURE.tokens[0], balance: '12,50' }] },
+      'tokens.0.balance must be a decimal amount',
+    ],
     ['an unknown status', { tokens: [{ ...FIXTURE.tokens[0], status: 'frozen' }] }, 'tokens.0.status must be one of'],
     ['a token of no account', { tokens: [{ ...FIXTURE.tokens[0], source_id: 'GHOST' }] }, 'tokens.0.source_id names no account'],
-    ['a token at an unregistered destination', { tokens: [{ ...FIXTURE.tokens[0], destination_id: 'ZZ' }] }, 'tokens.0.destination_id is not a destination of account ACME'],
+    [
+      'a token at an unregistered destination',
+      { tokens: [{ ...FIXTURE.tokens[0], destination_id: 'ZZ' }] },
+      'tokens.0.destination_id is not a destination of account ACME',
+    ],
     ['a repeated token', { tokens: [FIXTURE.tokens[0], FIXTURE.tokens[0]] }, 'tokens.1.token_id repeats'],
-    ['a repeated account', { accounts: [FIXTURE.accounts[0], FIXTURE.accounts[0]], tokens: [], bookings: [] }, 'accounts.1.source_id repeats ACME'],
-    ['an account without a secret', { accounts: [{ ...FIXTURE.accounts[0], share_secret: undefined }] }, 'accounts.0.share_secret is required'],
-    ['a booking with a bad date', { bookings: [{ ...FIXTURE.bookings[0], check_in: '32-01-2024' }] }, 'bookings.0.check_in must be a real calendar date'],
-    ['a booking that ends before it starts', { bookings: [{ ...FIXTURE.bookings[0], check_out: '01-01-2024' }] }, 'bookings.0.check_out must not be before check_in'],
+    [
+      'a repeated account',
+      { accounts: [FIXTURE.accounts[0], FIXTURE.accounts[0]], tokens: [], bookings: [] },
+      'accounts.1.source_id repeats ACME',
+    ],
+    [
+      'an account without a secret',
+      { accounts: [{ ...FIXTURE.accounts[0], share_secret: undefined }] },
+      'accounts.0.share_secret is required',
+    ],
+    [
+      'a booking with a bad date',
+      { bookings: [{ ...FIXTURE.bookings[0], check_in: '32-01-2024' }] },
+      'bookings.0.check_in must be a real calendar date',
+    ],
+    [
+      'a booking that ends before it starts',
+      { bookings: [{ ...FIXTURE.bookings[0], check_out: '01-01-2024' }] },
+      'bookings.0.check_out must not be before check_in',
+    ],
     ['a booking of no account', { bookings: [{ ...FIXTURE.bookings[0], source_id: 'GHOST' }] }, 'bookings.0.source_id names no account'],
     ['a booking missing a field', { bookings: [{ ...FIXTURE.bookings[0], pre_auth: undefined }] }, 'bookings.0.pre_auth is required'],
-    ['a % margin that is not an amount', { bookings: [{ ...FIXTURE.bookings[0], margin_category: '%', transaction_margin: '1.234' }] }, 'bookings.0.transaction_margin must be a decimal amount'],
+    [
+      'a % margin that is not an amount',
+      { bookings: [{ ...FIXTURE.bookings[0], margin_category: '%', transaction_margin: '1.234' }] },
+      'bookings.0.transaction_margin must be a decimal amount',
+    ],
   ])('rejects %s, naming the bad entry', (_what, change, message) => {
     const file = seedFile({ ...FIXTURE, ...change });
     expect(() => readSeedFile(file)).toThrow(`Seed file ${file} is invalid: `);
@@ -70,7 +98,9 @@ describe('seed file', () => {
       expiryDay: Date.UTC(2027, 11, 31) / 86_400_000,
     });
     const file = seedFile({ ...FIXTURE, tokens: [{ ...dated, expiry_date: '31-12-2025' }] }, 'backwards.json');
-    expect(() => readSeedFile(file)).toThrow(`Seed file ${file} is invalid: tokens.0.expiry_date must not be before available_date (01-01-2026)`);
+    expect(() => readSeedFile(file)).toThrow(
+      `Seed file ${file} is invalid: tokens.0.expiry_date must not be before available_date (01-01-2026)`,
+    );
   });
 });
 
@@ -78,7 +108,13 @@ describe('the demo seed in production (contract section 11)', () => {
   const demo = JSON.parse(readFileSync(DEMO_SEED_FILE, 'utf8'));
 
   it('is recognised by a demo secret key alone: public keys changed, the public sk_demo_ keys kept, under another path', () => {
-    const disguised = { ...demo, accounts: demo.accounts.map((account: { share_public: string }, i: number) => ({ ...account, share_public: `pk_changed_public_key_${i}` })) };
+    const disguised = {
+      ...demo,
+      accounts: demo.accounts.map((account: { share_public: string }, i: number) => ({
+        ...account,
+        share_public: `pk_changed_public_key_${i}`,
+      })),
+    };
     const file = seedFile(disguised, 'disguised.json');
     expect(() => refusePublishedKeysInProduction(readSeedFile(file), file, true)).toThrow(
       `Seed file ${file} holds a key of the demo seed (account PDR28): NODE_ENV=production refuses the demo keys, which are public, under any file name; SEED_FILE=demo serves the demo seed on purpose`,
@@ -86,7 +122,10 @@ describe('the demo seed in production (contract section 11)', () => {
   });
 
   it('a seed of its own keys starts in production; the demo by name (SEED_FILE=demo) too; outside production anything goes', () => {
-    const own = seedFile({ accounts: [{ source_id: 'REAL1', share_public: 'pk_real_0001', share_secret: 'sk_real_0001', destinations: ['D1'] }] }, 'own.json');
+    const own = seedFile(
+      { accounts: [{ source_id: 'REAL1', share_public: 'pk_real_0001', share_secret: 'sk_real_0001', destinations: ['D1'] }] },
+      'own.json',
+    );
     expect(() => refusePublishedKeysInProduction(readSeedFile(own), own, true)).not.toThrow();
     expect(() => refusePublishedKeysInProduction(readSeedFile(DEMO_SEED_FILE), 'demo', true)).not.toThrow();
     expect(() => refusePublishedKeysInProduction(readSeedFile(DEMO_SEED_FILE), DEMO_SEED_FILE, false)).not.toThrow();
@@ -94,17 +133,24 @@ describe('the demo seed in production (contract section 11)', () => {
 
   // Each secret the documentation publishes, in each account field it could fill (a signing secret must be whsec_).
   const placements = [...PUBLISHED_SECRETS].flatMap((secret): Array<[string, string]> =>
-    secret.startsWith('whsec_') ? [['signing_secrets', secret]] : [['share_public', secret], ['share_secret', secret]],
+    secret.startsWith('whsec_')
+      ? [['signing_secrets', secret]]
+      : [
+          ['share_public', secret],
+          ['share_secret', secret],
+        ],
   );
 
-  it.each(placements)("refuses a seed account whose %s is %p, a value the documentation publishes", (field, secret) => {
+  it.each(placements)('refuses a seed account whose %s is %p, a value the documentation publishes', (field, secret) => {
     const account = { source_id: 'REAL1', share_public: 'pk_real_0001', share_secret: 'sk_real_0001', destinations: ['D1'] };
     const published = { ...account, [field]: field === 'signing_secrets' ? ['whsec_b3duLXNlY3JldC1vZi1yZWFsMQ==', secret] : secret };
     const file = seedFile({ accounts: [published] }, 'published.json');
     const refusal = `Seed file ${file}: account REAL1's ${field} holds a value published in this repository's documentation; NODE_ENV=production needs secrets of your own`;
     // The demo's own keys are refused by the demo check first, with its message.
     const demoKey = /^(pk|sk)_demo_/.test(secret);
-    expect(() => refusePublishedKeysInProduction(readSeedFile(file), file, true)).toThrow(demoKey ? 'holds a key of the demo seed' : refusal);
+    expect(() => refusePublishedKeysInProduction(readSeedFile(file), file, true)).toThrow(
+      demoKey ? 'holds a key of the demo seed' : refusal,
+    );
     expect(() => refusePublishedKeysInProduction(readSeedFile(file), file, false)).not.toThrow();
   });
 });

@@ -29,11 +29,13 @@ function startServer() {
 /** A GET on a keep-alive connection: the body and the Connection header of its answer. */
 function answerOf(port: number, path: string) {
   return new Promise<{ body: string; connection: string | undefined }>((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path, agent: new http.Agent({ keepAlive: true }) }, (res) => {
-      let body = '';
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => resolve({ body, connection: res.headers.connection }));
-    }).on('error', reject);
+    http
+      .get({ host: '127.0.0.1', port, path, agent: new http.Agent({ keepAlive: true }) }, (res) => {
+        let body = '';
+        res.on('data', (chunk) => (body += chunk));
+        res.on('end', () => resolve({ body, connection: res.headers.connection }));
+      })
+      .on('error', reject);
   });
 }
 

@@ -51,7 +51,9 @@ export class AccountCache {
     const age = Date.now() - this.readAt;
     if (!this.accounts || age >= ACCOUNTS_MAX_AGE_MS) return (await this.readOnce()).get(sourceId);
     if (age >= ACCOUNTS_REFRESH_AFTER_MS) {
-      this.readOnce().catch((error: unknown) => this.logger?.warn({ err: error }, 'accounts could not be read again; lookups wait for a read once they are 10 s old'));
+      this.readOnce().catch((error: unknown) =>
+        this.logger?.warn({ err: error }, 'accounts could not be read again; lookups wait for a read once they are 10 s old'),
+      );
     }
     return this.accounts.get(sourceId);
   }
@@ -77,7 +79,9 @@ export class AccountCache {
   listen(): void {
     if (this.stopped) return;
     if (!this.connection) {
-      this.logger?.info('behind a transaction-mode pooler without DATABASE_DIRECT_URL: accounts are read again every 10 s, not at each change');
+      this.logger?.info(
+        'behind a transaction-mode pooler without DATABASE_DIRECT_URL: accounts are read again every 10 s, not at each change',
+      );
       return;
     }
     const listener = new Client({ ...this.connection, keepAlive: true });
@@ -139,7 +143,13 @@ export class AccountCache {
   }
 
   private async read(): Promise<Map<string, Account>> {
-    const { rows } = await this.query<{ source_id: string; public_key_hash: Buffer; secret_key_hash: Buffer; signing_secrets: string[]; destinations: string[] }>(
+    const { rows } = await this.query<{
+      source_id: string;
+      public_key_hash: Buffer;
+      secret_key_hash: Buffer;
+      signing_secrets: string[];
+      destinations: string[];
+    }>(
       `SELECT a.source_id, a.public_key_hash, a.secret_key_hash, a.signing_secrets,
               coalesce(array_agg(d.destination_id) FILTER (WHERE d.destination_id IS NOT NULL), '{}') AS destinations
          FROM accounts a LEFT JOIN destinations d USING (source_id)
@@ -149,7 +159,13 @@ export class AccountCache {
     return new Map(
       rows.map((row) => [
         row.source_id,
-        { sourceId: row.source_id, publicKeyHash: row.public_key_hash, secretKeyHash: row.secret_key_hash, signingSecrets: row.signing_secrets, destinations: new Set(row.destinations) },
+        {
+          sourceId: row.source_id,
+          publicKeyHash: row.public_key_hash,
+          secretKeyHash: row.secret_key_hash,
+          signingSecrets: row.signing_secrets,
+          destinations: new Set(row.destinations),
+        },
       ]),
     );
   }

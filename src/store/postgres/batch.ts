@@ -199,7 +199,8 @@ export class Batch implements UnitsBatch {
 
   private async send(calls: Call[]): Promise<StatementResult[]> {
     const { lockWaitMs } = this.options;
-    const settings: Call = lockWaitMs === undefined ? { statement: BATCH_SETTINGS } : { statement: BATCH_SETTINGS_WITH_LOCK_WAIT, values: [`${lockWaitMs}ms`] };
+    const settings: Call =
+      lockWaitMs === undefined ? { statement: BATCH_SETTINGS } : { statement: BATCH_SETTINGS_WITH_LOCK_WAIT, values: [`${lockWaitMs}ms`] };
     const opening: Call[] = this.begun ? [] : [{ statement: BEGIN }, settings];
     this.begun = true;
     const results = await roundTrip(this.client, [...opening, ...calls]);

@@ -204,7 +204,11 @@ export async function roundTrip(client: PoolClient, calls: readonly Call[]): Pro
  * is discarded. When the work throws, `recover` must make the connection fit for reuse (ROLLBACK, say);
  * if it cannot, the connection is discarded too.
  */
-export async function withClient<T>(pool: Pool, work: (client: PoolClient) => Promise<T>, recover: (client: PoolClient) => Promise<unknown>): Promise<T> {
+export async function withClient<T>(
+  pool: Pool,
+  work: (client: PoolClient) => Promise<T>,
+  recover: (client: PoolClient) => Promise<unknown>,
+): Promise<T> {
   const client = await pool.connect();
   let broken = false;
   const onError = () => {

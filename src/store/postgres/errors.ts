@@ -2,14 +2,28 @@ import { ConflictError, DomainError, ServiceUnavailableError, StoreTimeoutError 
 
 /** SQLSTATEs and socket errors that mean the database cannot be reached or is going away. */
 const UNAVAILABLE_CODES = new Set([
-  '08000', '08001', '08003', '08004', '08006', '08007', // connection exceptions
-  '57P01', '57P02', '57P03', // admin shutdown, crash shutdown, cannot connect now
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  '08007', // connection exceptions
+  '57P01',
+  '57P02',
+  '57P03', // admin shutdown, crash shutdown, cannot connect now
   '25006', // read-only transaction: the database failed over to a standby, or was made read-only
-  'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EHOSTUNREACH', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
 ]);
 
 /** Messages node-postgres uses for the same, without a code. */
-const UNAVAILABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end|Client has encountered a connection error|Client was closed/;
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Cannot use a pool after calling end|Client has encountered a connection error|Client was closed/;
 
 /** The server ended the session or refused it (database gone or closed to connections, login refused): never the request's fault. */
 function isFatal(error: unknown): boolean {
@@ -51,7 +65,8 @@ export function toStoreError(error: unknown): unknown {
   const code = codeOf(error);
   const message = error instanceof Error ? error.message : '';
   if (code === QUERY_CANCELED || isReadTimeout(error)) return new StoreTimeoutError();
-  if ((code && UNAVAILABLE_CODES.has(code)) || isOutOfResources(error) || isFatal(error) || UNAVAILABLE_MESSAGES.test(message)) return new ServiceUnavailableError();
+  if ((code && UNAVAILABLE_CODES.has(code)) || isOutOfResources(error) || isFatal(error) || UNAVAILABLE_MESSAGES.test(message))
+    return new ServiceUnavailableError();
   if (isRetryable(error)) return new ConflictError('A duplicate of this request is still being processed; retry shortly', 'in_flight');
   return error;
 }

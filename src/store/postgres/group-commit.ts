@@ -87,7 +87,10 @@ export class GroupCommit {
   ) {
     this.batchOptions = {
       onStall: (units) =>
-        options.logger?.error({ units, turns: MAX_QUIET_TURNS }, 'units of work awaited something other than their transaction: deferred, each to run alone'),
+        options.logger?.error(
+          { units, turns: MAX_QUIET_TURNS },
+          'units of work awaited something other than their transaction: deferred, each to run alone',
+        ),
     };
   }
 

@@ -23,7 +23,11 @@ export function readMigrations(directory = MIGRATIONS_DIRECTORY): Migration[] {
     .sort()
     .map((file) => {
       const bytes = readFileSync(path.join(directory, file));
-      return { version: file.replace(/\.sql$/, ''), sql: bytes.toString('utf8'), checksum: createHash('sha256').update(bytes).digest('hex') };
+      return {
+        version: file.replace(/\.sql$/, ''),
+        sql: bytes.toString('utf8'),
+        checksum: createHash('sha256').update(bytes).digest('hex'),
+      };
     });
 }
 
@@ -66,7 +70,9 @@ export async function migrate(pool: Pool, options: { schema?: string; migrations
     // A transaction's lock, not a session's: it holds through a transaction-mode pooler (contract section 12).
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     if (options.schema) await client.query(`CREATE SCHEMA IF NOT EXISTS "${options.schema.replaceAll('"', '""')}"`);
-    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
     await client.query('ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS checksum text');
     const done = await checkApplied(client, migrations);
     for (const migration of migrations) {

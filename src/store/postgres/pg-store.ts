@@ -85,7 +85,11 @@ export class PgStore implements Store {
     };
     const pooled = options.pooler === 'transaction';
     // LISTEN needs a session: its own connection, past the pooler when one is named; none through a pooler.
-    const listenOn = options.directConnectionString ? { ...connection, connectionString: options.directConnectionString } : pooled ? undefined : connection;
+    const listenOn = options.directConnectionString
+      ? { ...connection, connectionString: options.directConnectionString }
+      : pooled
+        ? undefined
+        : connection;
     this.accounts = new AccountCache(this.query.bind(this), listenOn, this.logger);
     this.pool = new Pool({
       ...connection,
@@ -134,12 +138,18 @@ export class PgStore implements Store {
   }
 
   async recentLedgerEntries(tokenId: string, limit: number) {
-    const { rows } = await this.query<Row>(`SELECT ${selectList(LEDGER)} FROM ledger WHERE token_id = $1 ORDER BY ledger_seq DESC LIMIT $2`, [tokenId, limit]);
+    const { rows } = await this.query<Row>(
+      `SELECT ${selectList(LEDGER)} FROM ledger WHERE token_id = $1 ORDER BY ledger_seq DESC LIMIT $2`,
+      [tokenId, limit],
+    );
     return rows.map((row) => LEDGER.fromRow(row));
   }
 
   async findBooking(sourceId: string, bookingId: string) {
-    const { rows } = await this.query<Row>(`SELECT ${selectList(BOOKINGS)} FROM bookings WHERE source_id = $1 AND booking_id = $2`, [sourceId, bookingId]);
+    const { rows } = await this.query<Row>(`SELECT ${selectList(BOOKINGS)} FROM bookings WHERE source_id = $1 AND booking_id = $2`, [
+      sourceId,
+      bookingId,
+    ]);
     return rows[0] && BOOKINGS.fromRow(rows[0]);
   }
 
@@ -178,7 +188,9 @@ export class PgStore implements Store {
    * transaction is rolled back. /readyz asks at most once a second, so this costs little.
    */
   async ping(): Promise<void> {
-    const { rows } = await this.query<{ writable: boolean }>("SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable");
+    const { rows } = await this.query<{ writable: boolean }>(
+      "SELECT NOT pg_is_in_recovery() AND current_setting('transaction_read_only') = 'off' AS writable",
+    );
     if (!rows[0]?.writable) throw new ServiceUnavailableError();
     await withClient(
       this.pool,
@@ -231,7 +243,10 @@ export class PgStore implements Store {
   private storeError(error: unknown): unknown {
     if (isOutOfResources(error) && !this.outOfResources) {
       this.outOfResources = true;
-      this.logger?.error({ err: error }, 'the database is out of resources (disk, memory or connections): writes answer 503 and /readyz 503 until it can write again');
+      this.logger?.error(
+        { err: error },
+        'the database is out of resources (disk, memory or connections): writes answer 503 and /readyz 503 until it can write again',
+      );
     }
     return toStoreError(error);
   }

@@ -22,7 +22,9 @@ export async function writeSeed(client: PoolClient, seed: SeedData): Promise<voi
  * an account it no longer lists is disabled, its rows kept.
  */
 async function setAccounts(client: PoolClient, seed: SeedData): Promise<void> {
-  await client.query('UPDATE accounts SET enabled = false WHERE enabled AND source_id <> ALL($1::text[])', [seed.accounts.map((a) => a.sourceId)]);
+  await client.query('UPDATE accounts SET enabled = false WHERE enabled AND source_id <> ALL($1::text[])', [
+    seed.accounts.map((a) => a.sourceId),
+  ]);
   for (const accounts of batches(seed.accounts)) {
     await client.query(
       `INSERT INTO accounts (source_id, public_key_hash, secret_key_hash, signing_secrets)
@@ -31,7 +33,12 @@ async function setAccounts(client: PoolClient, seed: SeedData): Promise<void> {
        ON CONFLICT (source_id) DO UPDATE
          SET public_key_hash = EXCLUDED.public_key_hash, secret_key_hash = EXCLUDED.secret_key_hash, signing_secrets = EXCLUDED.signing_secrets,
              enabled = true`,
-      [accounts.map((a) => a.sourceId), accounts.map((a) => a.publicKeyHash), accounts.map((a) => a.secretKeyHash), accounts.map((a) => JSON.stringify(a.signingSecrets))],
+      [
+        accounts.map((a) => a.sourceId),
+        accounts.map((a) => a.publicKeyHash),
+        accounts.map((a) => a.secretKeyHash),
+        accounts.map((a) => JSON.stringify(a.signingSecrets)),
+      ],
     );
     await client.query('DELETE FROM destinations WHERE source_id = ANY($1::text[])', [accounts.map((a) => a.sourceId)]);
   }

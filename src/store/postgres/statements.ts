@@ -41,7 +41,8 @@ export function combined(writes: readonly Call[]): Call {
   let combinedStatement = combinedStatements.get(joined);
   if (!combinedStatement) {
     // PostgreSQL cuts a statement name past 63 bytes, and two cut alike would be one statement to it.
-    const name = joined.length <= MAX_STATEMENT_NAME ? joined : `combined_${createHash('sha256').update(joined).digest('hex').slice(0, 32)}`;
+    const name =
+      joined.length <= MAX_STATEMENT_NAME ? joined : `combined_${createHash('sha256').update(joined).digest('hex').slice(0, 32)}`;
     let offset = 0;
     const parts = writes.map(({ statement: { text }, values = [] }) => {
       const renumbered = text.replace(/\$(\d+)/g, (_match, n: string) => `$${Number(n) + offset}`);

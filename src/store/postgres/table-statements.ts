@@ -28,7 +28,10 @@ function lookup(name: string, table: Table<unknown>, locked: boolean): Statement
   const keys = `unnest(${key.map((_, i) => `$${i + 1}::text[]`).join(', ')}) AS k (${key.join(', ')})`;
   const match = key.map((column) => `${column} = k.${column}`).join(' AND ');
   const lock = locked ? ` ORDER BY ${key.map((column) => `r.${column}`).join(', ')} FOR UPDATE` : '';
-  return statement(name, `SELECT r.* FROM ${keys}, LATERAL (SELECT ${selectList(table)} FROM ${table.name} WHERE ${match} OFFSET 0) AS r${lock}`);
+  return statement(
+    name,
+    `SELECT r.* FROM ${keys}, LATERAL (SELECT ${selectList(table)} FROM ${table.name} WHERE ${match} OFFSET 0) AS r${lock}`,
+  );
 }
 
 /** New rows; `ifNew` leaves rows that exist as they are (the seed's). */
@@ -102,9 +105,15 @@ export const WRITTEN = ['tokens', 'ledger', 'bookings', 'keyedRequests', 'delive
 export type WrittenKind = (typeof WRITTEN)[number];
 
 const WRITES: Record<WrittenKind, { insert: Statement; update?: { statement: Statement; values: (item: never) => unknown[] } }> = {
-  tokens: { insert: insert('batch_create_tokens', TOKENS), update: { statement: update('batch_save_tokens', TOKENS), values: savedValues(TOKENS) } },
+  tokens: {
+    insert: insert('batch_create_tokens', TOKENS),
+    update: { statement: update('batch_save_tokens', TOKENS), values: savedValues(TOKENS) },
+  },
   ledger: { insert: insert('batch_record_ledger_entries', LEDGER) },
-  bookings: { insert: insert('batch_create_bookings', BOOKINGS), update: { statement: update('batch_save_bookings', BOOKINGS), values: savedValues(BOOKINGS) } },
+  bookings: {
+    insert: insert('batch_create_bookings', BOOKINGS),
+    update: { statement: update('batch_save_bookings', BOOKINGS), values: savedValues(BOOKINGS) },
+  },
   keyedRequests: { insert: insert('batch_record_keyed_requests', KEYED_REQUESTS) },
   deliveries: { insert: insert('batch_record_deliveries', DELIVERIES) },
 };
@@ -148,10 +157,20 @@ export function writeCalls(writes: Writes): Call[] {
   };
   for (const kind of WRITTEN) {
     const { table } = READS[kind] as { table: Table<unknown> };
-    add(WRITES[kind].insert, [...writes.created[kind].values()].map((item) => table.values(item)));
+    add(
+      WRITES[kind].insert,
+      [...writes.created[kind].values()].map((item) => table.values(item)),
+    );
     const { update: save } = WRITES[kind];
-    if (save) add(save.statement, [...writes.saved[kind].values()].map((item) => save.values(item as never)));
+    if (save)
+      add(
+        save.statement,
+        [...writes.saved[kind].values()].map((item) => save.values(item as never)),
+      );
   }
-  add(ADD_HOLDINGS, [...writes.holdings].map(([sourceId, added]) => addedHoldings({ sourceId, ...added })));
+  add(
+    ADD_HOLDINGS,
+    [...writes.holdings].map(([sourceId, added]) => addedHoldings({ sourceId, ...added })),
+  );
   return calls;
 }

@@ -90,7 +90,18 @@ export const TOKENS: Table<Token> = {
     if (row.details !== null) token.details = row.details as Record<string, string>;
     return token;
   },
-  values: (t) => [t.sourceId, t.tokenId, t.destinationId, t.status, t.balance, t.refundable ?? 0, t.availableDay ?? null, t.expiryDay ?? null, t.currency ?? null, jsonOrNull(t.details)],
+  values: (t) => [
+    t.sourceId,
+    t.tokenId,
+    t.destinationId,
+    t.status,
+    t.balance,
+    t.refundable ?? 0,
+    t.availableDay ?? null,
+    t.expiryDay ?? null,
+    t.currency ?? null,
+    jsonOrNull(t.details),
+  ],
   keyOf: (t) => within(t.sourceId, t.tokenId),
 };
 
@@ -185,7 +196,12 @@ export const HOLDINGS: Table<AccountHoldings> = {
   columns: { source_id: TEXT, tokens: BIGINT, bookings: BIGINT, keys: BIGINT },
   key: ['source_id'],
   changes: ['tokens', 'bookings', 'keys'],
-  fromRow: (row) => ({ sourceId: row.source_id as string, tokens: Number(row.tokens), bookings: Number(row.bookings), keys: Number(row.keys) }),
+  fromRow: (row) => ({
+    sourceId: row.source_id as string,
+    tokens: Number(row.tokens),
+    bookings: Number(row.bookings),
+    keys: Number(row.keys),
+  }),
   values: (h) => [h.sourceId, h.tokens, h.bookings, h.keys],
   keyOf: (h) => h.sourceId,
 };

@@ -57,7 +57,11 @@ export class UnitView implements StoreTransaction {
     return (await this.batch.read(this, 'tokenIds', tokenId, [tokenId])) !== null;
   }
 
-  async lockTokenAndFindLedgerEntry(tokenId: string, sourceId: string, transactionId: string): Promise<[Token | undefined, LedgerEntry | undefined]> {
+  async lockTokenAndFindLedgerEntry(
+    tokenId: string,
+    sourceId: string,
+    transactionId: string,
+  ): Promise<[Token | undefined, LedgerEntry | undefined]> {
     // Both in one round trip: the token's lock and the ledger key's, then both reads asked for together.
     return Promise.all([this.tokenForUpdate(sourceId, tokenId), this.find('ledger', sourceId, transactionId)]);
   }
