@@ -125,6 +125,21 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
     expect([await balanceOf(ACTIVE), await balanceOf(AT_D2)]).toEqual([100002, 8002]);
   });
 
+  it("a unit that reads holdings after a batch-mate counted a key without reading them sees the database's counts plus that key", async () => {
+    const before = await store.transaction((tx) => tx.holdingsForUpdate('ACME'));
+    const now = new Date('2026-01-01T00:00:00.000Z');
+    // A key recorded without a look at the holdings (as when MAX_KEYS_PER_ACCOUNT is 0), done in the batch's first turn.
+    const counting: Work = (tx) =>
+      tx.recordKeyedRequest({ sourceId: 'ACME', key: 'k-count', fingerprint: 'f', response: '{}', createdAt: now });
+    // Reads the holdings in a later round trip, once the first unit's writes are the batch's.
+    const checking: Work = async (tx) => {
+      await tx.tokenForUpdate('ACME', ACTIVE);
+      return tx.holdingsForUpdate('ACME');
+    };
+    const settled = await inOneBatch([counting, checking]);
+    expect(settled[1]).toEqual({ status: 'fulfilled', value: { ...before, keys: before.keys + 1 } });
+  });
+
   it('defers a unit that awaits something other than its transaction, so its batch-mates commit, and fails it alone with its writes dropped', async () => {
     const never = new Promise<void>(() => undefined);
     const stalling = counted<unknown>(async (tx) => {

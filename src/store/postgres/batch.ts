@@ -194,6 +194,11 @@ export class Batch implements UnitsBatch {
       const found = byKey(kind, results[i].rows);
       for (const key of keys.keys()) if (!rows.has(key)) rows.set(key, found.get(key) ?? null);
     });
+    // Holdings read for the first time: plus what the batch's succeeded units added to them before (see merge).
+    for (const sourceId of wanted.find(([kind]) => kind === 'holdings')?.[1].keys() ?? []) {
+      const added = this.writes.holdings.get(sourceId);
+      if (added) this.rows.holdings.set(sourceId, { sourceId, ...plus(this.rows.holdings.get(sourceId), added) });
+    }
     for (const waiter of waiters) waiter.resolve();
   }
 
@@ -216,8 +221,12 @@ export class Batch implements UnitsBatch {
       for (const [key, item] of staged.saved[kind]) rows.set(key, item);
     }
     for (const token of staged.created.tokens.values()) this.rows.tokenIds.set(token.tokenId, token.tokenId);
+    // Counts the batch has read go up by what the unit added; counts it has not (a unit may count a key without
+    // reading its quota, when that quota is off) stay unread, so a later read locks the row and adds the
+    // batch's additions to what the database holds (fetch), rather than take the additions for the counts.
     for (const [sourceId, added] of staged.holdings) {
-      this.rows.holdings.set(sourceId, { sourceId, ...plus(this.rows.holdings.get(sourceId), added) });
+      if (this.rows.holdings.has(sourceId))
+        this.rows.holdings.set(sourceId, { sourceId, ...plus(this.rows.holdings.get(sourceId), added) });
     }
   }
 
