@@ -1,4 +1,4 @@
-/** The memory store's helpers for the records it keeps whole (bookings, request keys, deliveries) and its holdings. */
+/** The memory store's helpers for its holdings and the records it forgets after their retention. */
 import type { Holdings } from './store';
 
 export function addHoldings(counts: Map<string, Holdings>, sourceId: string, what: keyof Holdings, n = 1): void {
@@ -22,21 +22,4 @@ export function forgetOlderThan<Value extends { sourceId: string }>(
     entries.delete(key);
     addHoldings(holdings, value.sourceId, 'keys', -1);
   }
-}
-
-/**
- * A copy that callers may change freely. Records are flat but for a booking's
- * fields and a token's details; Dates are never mutated, so they are shared.
- * Far cheaper than structuredClone on every read and write.
- */
-export function copy<Value>(value: Value): Value {
-  const record: Record<string, unknown> = { ...(value as Record<string, unknown>) };
-  if (record.fields) record.fields = { ...(record.fields as Record<string, unknown>) };
-  if (record.details) record.details = { ...(record.details as Record<string, unknown>) };
-  return record as Value;
-}
-
-/** A record's key within its account: bookings, request keys, deliveries and ledger rows are all per account. */
-export function accountKey(sourceId: string, id: string): string {
-  return `${sourceId}\u0000${id}`;
 }

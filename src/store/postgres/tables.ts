@@ -7,6 +7,7 @@
 import { BOOKING_FIELDS, type Booking, type BookingFields, type BookingStatus } from '../../domain/bookings';
 import type { LedgerEntry, LedgerKind } from '../../domain/ledger';
 import type { Token, TokenStatus } from '../../domain/tokens';
+import { accountKey } from '../records';
 import type { Delivery, Holdings, KeyedRequest } from '../store';
 
 /** How a column's values travel: the array type unnest takes them in, and, when the column is not the value itself, how it is read and written. */
@@ -46,13 +47,8 @@ export interface Table<Item> {
   readonly changes: readonly string[];
   fromRow(row: Row): Item;
   values(item: Item): unknown[];
-  /** The record's key as the batch files it: its key columns' values, joined (see within()). */
+  /** The record's key as the batch files it: its key columns' values, joined (see accountKey()). */
   keyOf(item: Item): string;
-}
-
-/** A key of one or two parts as one string; no part holds U+0000 (every key is checked text). */
-export function within(first: string, second?: string): string {
-  return second === undefined ? first : `${first}\u0000${second}`;
 }
 
 function jsonOrNull(value: object | undefined): string | null {
@@ -102,7 +98,7 @@ export const TOKENS: Table<Token> = {
     t.currency ?? null,
     jsonOrNull(t.details),
   ],
-  keyOf: (t) => within(t.sourceId, t.tokenId),
+  keyOf: (t) => accountKey(t.sourceId, t.tokenId),
 };
 
 export const LEDGER: Table<LedgerEntry> = {
@@ -132,7 +128,7 @@ export const LEDGER: Table<LedgerEntry> = {
     createdAt: row.created_at as Date,
   }),
   values: (e) => [e.sourceId, e.transactionId, e.kind, e.destinationId, e.tokenId, e.amount, e.fee, e.tokenBalance, e.createdAt],
-  keyOf: (e) => within(e.sourceId, e.transactionId),
+  keyOf: (e) => accountKey(e.sourceId, e.transactionId),
 };
 
 /** JSON objects come back in any key order; the booking's fields are put back in the specification's. */
@@ -153,7 +149,7 @@ export const BOOKINGS: Table<Booking> = {
     updatedAt: row.updated_at as Date,
   }),
   values: (b) => [b.sourceId, b.bookingId, JSON.stringify(b.fields), b.status, b.updatedAt],
-  keyOf: (b) => within(b.sourceId, b.bookingId),
+  keyOf: (b) => accountKey(b.sourceId, b.bookingId),
 };
 
 export const KEYED_REQUESTS: Table<KeyedRequest> = {
@@ -169,7 +165,7 @@ export const KEYED_REQUESTS: Table<KeyedRequest> = {
     createdAt: row.created_at as Date,
   }),
   values: (r) => [r.sourceId, r.key, r.fingerprint, r.response, r.createdAt],
-  keyOf: (r) => within(r.sourceId, r.key),
+  keyOf: (r) => accountKey(r.sourceId, r.key),
 };
 
 export const DELIVERIES: Table<Delivery> = {
@@ -185,7 +181,7 @@ export const DELIVERIES: Table<Delivery> = {
     receivedAt: row.received_at as Date,
   }),
   values: (d) => [d.sourceId, d.webhookId, d.bodyDigest, d.response, d.receivedAt],
-  keyOf: (d) => within(d.sourceId, d.webhookId),
+  keyOf: (d) => accountKey(d.sourceId, d.webhookId),
 };
 
 /** An account's counts (migrations/011, 012), by the account; a save adds to them (see table-statements.ts). */

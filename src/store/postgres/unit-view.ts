@@ -6,32 +6,19 @@
 import type { Booking } from '../../domain/bookings';
 import type { LedgerEntry } from '../../domain/ledger';
 import type { Token } from '../../domain/tokens';
+import { accountKey, copy } from '../records';
 import type { Delivery, Holdings, KeyedRequest, StoreTransaction } from '../store';
 import { plus, StagedWrites } from './staged-writes';
 import type { ItemOf, ReadKind, WrittenKind } from './table-statements';
-import { BOOKINGS, DELIVERIES, KEYED_REQUESTS, LEDGER, TOKENS, within } from './tables';
+import { BOOKINGS, DELIVERIES, KEYED_REQUESTS, LEDGER, TOKENS } from './tables';
 
 /** What a unit asks of its batch. */
 export interface UnitsBatch {
   /**
-   * The row of `kind` under `key` (within() of `keyParts`, the key columns' values), once `unit` holds its in-batch
+   * The row of `kind` under `key` (accountKey() of `keyParts`, the key columns' values), once `unit` holds its in-batch
    * lock and the batch has read it; null when there is none.
    */
   read<Kind extends ReadKind>(unit: UnitView, kind: Kind, key: string, keyParts: string[]): Promise<ItemOf<Kind> | null>;
-}
-
-/**
- * A copy a unit may change without changing the batch's: the record's own fields, and those of the plain objects
- * it holds (a token's details, a booking's fields); dates and bytes are never changed in place.
- */
-function copyOf<Item>(item: Item): Item {
-  if (item === null || typeof item !== 'object') return item;
-  const copy = { ...item } as Record<string, unknown>;
-  for (const name in copy) {
-    const value = copy[name];
-    if (value !== null && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) copy[name] = { ...value };
-  }
-  return copy as Item;
 }
 
 export class UnitView implements StoreTransaction {
@@ -41,10 +28,9 @@ export class UnitView implements StoreTransaction {
 
   /** The row as the unit sees it: its own write of it, else the batch's copy of it. */
   private async find<Kind extends WrittenKind>(kind: Kind, sourceId: string, id: string): Promise<ItemOf<Kind> | undefined> {
-    const key = within(sourceId, id);
-    const own = this.staged.own(kind, key);
-    if (own) return copyOf(own);
-    return copyOf(await this.batch.read(this, kind, key, [sourceId, id])) ?? undefined;
+    const key = accountKey(sourceId, id);
+    const own = this.staged.own(kind, key) ?? (await this.batch.read(this, kind, key, [sourceId, id]));
+    return own ? copy(own) : undefined;
   }
 
   tokenForUpdate(sourceId: string, tokenId: string): Promise<Token | undefined> {
@@ -76,16 +62,16 @@ export class UnitView implements StoreTransaction {
   }
 
   async createToken(token: Token): Promise<void> {
-    this.staged.create('tokens', TOKENS.keyOf(token), copyOf(token));
+    this.staged.create('tokens', TOKENS.keyOf(token), copy(token));
     this.count(token.sourceId, 'tokens');
   }
 
   async saveToken(token: Token): Promise<void> {
-    this.staged.save('tokens', TOKENS.keyOf(token), copyOf(token));
+    this.staged.save('tokens', TOKENS.keyOf(token), copy(token));
   }
 
   async recordLedgerEntry(entry: LedgerEntry): Promise<void> {
-    this.staged.create('ledger', LEDGER.keyOf(entry), copyOf(entry));
+    this.staged.create('ledger', LEDGER.keyOf(entry), copy(entry));
   }
 
   bookingForUpdate(sourceId: string, bookingId: string): Promise<Booking | undefined> {
@@ -93,12 +79,12 @@ export class UnitView implements StoreTransaction {
   }
 
   async createBooking(booking: Booking): Promise<void> {
-    this.staged.create('bookings', BOOKINGS.keyOf(booking), copyOf(booking));
+    this.staged.create('bookings', BOOKINGS.keyOf(booking), copy(booking));
     this.count(booking.sourceId, 'bookings');
   }
 
   async saveBooking(booking: Booking): Promise<void> {
-    this.staged.save('bookings', BOOKINGS.keyOf(booking), copyOf(booking));
+    this.staged.save('bookings', BOOKINGS.keyOf(booking), copy(booking));
   }
 
   findKeyedRequest(sourceId: string, key: string): Promise<KeyedRequest | undefined> {
