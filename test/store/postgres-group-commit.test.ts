@@ -66,6 +66,17 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
     expect(await balanceOf(ACTIVE)).toBe(100008);
   });
 
+  it('waits for the callers a batch answered, as they come back over several turns of the event loop, and takes them in one batch', async () => {
+    await inOneBatch(Array.from({ length: 4 }, () => credit(ACTIVE, 1)));
+    const comingBack: Array<Promise<number>> = [];
+    for (let caller = 0; caller < 4; caller += 1) {
+      comingBack.push(store.transaction(credit(AT_D2, 1)));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(await Promise.all(comingBack)).toEqual([8000, 8001, 8002, 8003]);
+    expect(store.batchSizes()).toEqual({ batches: 3, units: 9, largest: 4, bySize: { '1': 1, '7': 2 } });
+  });
+
   it('keeps no write of a unit that throws, while its batch-mates commit, and a later unit on its token sees the token as it was', async () => {
     const refused: Work = async (tx) => {
       await credit(ACTIVE, 500)(tx);

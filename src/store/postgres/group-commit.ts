@@ -24,6 +24,10 @@ const MAX_BATCH = 128;
  * statement timeout. Batches hold their rows for a few milliseconds.
  */
 const LOCK_WAIT_MS = 250;
+/** Turns in a row that bring no unit after which the next batch stops waiting for the callers the last one answered. */
+const QUIET_TURNS_BEFORE_BATCH = 2;
+/** The most turns the next batch waits for them: callers that keep coming one a turn do not hold it up for long. */
+const MAX_GATHERING_TURNS = 64;
 
 interface QueuedUnit {
   work: (tx: StoreTransaction) => Promise<unknown>;
@@ -126,11 +130,25 @@ export class GroupCommit {
       } else {
         await this.runBatch(units);
       }
-      // One turn of the event loop: the callers just answered send their next units in it, and join the next batch
-      // rather than leave it to whoever came first (without it, batches of 15 and of 1 took turns).
-      await new Promise((resolve) => setImmediate(resolve));
+      await this.awaitAnsweredCallers(units.length);
     }
     this.inFlight = false;
+  }
+
+  /**
+   * Before the next batch: the callers the last one answered send their next units over the next turns of the
+   * event loop, as each request is read, parsed and checked, a few at a turn. The next batch waits for them while
+   * turns bring new units, up to as many as were answered, so that it takes them all rather than leave most to the
+   * batch after it: with a wait of one turn, batches of 15 and of 1 took turns at 16 callers (docs/BENCHMARKS.md,
+   * issue 29). No timer: a store that nothing calls runs a unit at once.
+   */
+  private async awaitAnsweredCallers(answered: number): Promise<void> {
+    let quietTurns = 0;
+    for (let turn = 0; turn < MAX_GATHERING_TURNS && quietTurns < QUIET_TURNS_BEFORE_BATCH && this.queue.length < answered; turn += 1) {
+      const queued = this.queue.length;
+      await new Promise((resolve) => setImmediate(resolve));
+      quietTurns = this.queue.length === queued ? quietTurns + 1 : 0;
+    }
   }
 
   private count(size: number): void {
