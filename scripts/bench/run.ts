@@ -439,6 +439,8 @@ const PG_CONNECTIONS = [16, 64] as const;
 
 interface PgRound {
   receiver: Record<number, Measurement & { databaseCpuUsPerWithdrawal: number; walBytesPerWithdrawal: number; batchSizes: unknown }>;
+  /** The same receiver and requests on the memory store: what the HTTP path does with no database behind it. */
+  onMemory: Record<number, Measurement>;
   storeAlone: StoreAloneMeasurement;
   unitsAlone: StoreAloneMeasurement;
   pgbench: Record<number, { tps: number }>;
@@ -499,8 +501,8 @@ async function postgres(directory: string) {
       target.pathname.slice(1),
     ];
     spawnSync('pgbench', ['-i', '-q', '-s', '10', ...connection], { env: pgEnv, encoding: 'utf8' });
-    // Interleaved rounds, as for the HTTP comparison: the receiver (a fresh process on the same schema), then
-    // pgbench. Each round's requests state balances from the seed's, which the round first restores: a request
+    // Interleaved rounds, as for the HTTP comparison: the receiver (a fresh process on the same schema), the same
+    // receiver on the memory store (the HTTP path's own ceiling on this machine), then pgbench. Each round's requests state balances from the seed's, which the round first restores: a request
     // autocannon made as it stopped but never delivered would otherwise leave its token one withdrawal out of
     // step for every later round (one round of five answered 15 requests 409 so, issue 22).
     // The store alone, in schemas of its own, with group commit and (for comparison) each unit alone.
@@ -537,6 +539,14 @@ async function postgres(directory: string) {
             batchSizes: batchSizesLogged(server.logFile),
           };
         }
+        const onMemory: PgRound['onMemory'] = {};
+        for (const connections of PG_CONNECTIONS) {
+          const server = await startServer('receiver', { SEED_FILE: seedFile });
+          const request = workload('withdraw', SETTINGS.pgTokens, 7_500 + round * 10 + connections);
+          await load(server.port, request, { seconds: 1, connections });
+          onMemory[connections] = await measure(server, request, SETTINGS.pgSeconds, connections);
+          await stop(server);
+        }
         const storeAlone = await measureStoreAlone(batched.store, batched.account, nextBatched, SETTINGS.pgSeconds);
         const unitsAlone = await measureStoreAlone(unbatched.store, unbatched.account, nextUnbatched, SETTINGS.pgSeconds);
         const pgbench: PgRound['pgbench'] = {};
@@ -549,13 +559,13 @@ async function postgres(directory: string) {
           const tps = Math.round(Number(/tps = ([\d.]+)/.exec(bench.stdout)?.[1] ?? 0));
           pgbench[connections] = { tps };
         }
-        rounds.push({ receiver, storeAlone, unitsAlone, pgbench });
+        rounds.push({ receiver, onMemory, storeAlone, unitsAlone, pgbench });
         for (const connections of PG_CONNECTIONS) {
           const r = receiver[connections];
           write(
             `  round ${round + 1} postgres ${connections} connections: receiver ${r.rps} withdrawals/s  p99 ${r.p99} ms  ${r.cpuUsPerRequest} µs CPU/req,` +
               ` database ${r.databaseCpuUsPerWithdrawal} µs CPU and ${r.walBytesPerWithdrawal} B WAL per withdrawal;` +
-              ` pgbench -N ${pgbench[connections].tps} tps`,
+              ` pgbench -N ${pgbench[connections].tps} tps; on the memory store ${onMemory[connections].rps} withdrawals/s at ${onMemory[connections].cpuUsPerRequest} µs CPU/req`,
           );
         }
         write(
@@ -586,6 +596,11 @@ async function postgres(directory: string) {
         ratioToPgbench: round2(rps / Math.max(tps, 1)),
         ratiosByRound: of.map((r) => round2(r.receiver.rps / Math.max(r.pgbench.tps, 1))),
         batchSizesByRound: of.map((r) => r.receiver.batchSizes),
+        onMemory: {
+          withdrawalsPerSecond: median(rounds.map((r) => r.onMemory[connections].rps)),
+          cpuUsPerRequest: median(rounds.map((r) => r.onMemory[connections].cpuUsPerRequest)),
+          ratioToPgbench: round2(median(rounds.map((r) => r.onMemory[connections].rps)) / Math.max(tps, 1)),
+        },
       };
     };
     const receivers = PG_CONNECTIONS.map(byConnections);
