@@ -112,8 +112,8 @@ export class GroupCommit {
 
   /**
    * One batch at a time, each of the units that arrived while the one before was in flight. Measured against
-   * two and three in flight, the next batch reading while one commits (docs/BENCHMARKS.md): those split the
-   * callers into small batches and did less.
+   * two and three in flight, the next batch reading while one commits (docs/BENCHMARKS.md, issues 22 and 29):
+   * those split the callers into small batches and did no better.
    */
   private async drain(): Promise<void> {
     this.inFlight = true;
