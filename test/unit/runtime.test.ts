@@ -24,7 +24,7 @@ describe('one Node everywhere: 24 LTS', () => {
 
   it('npm start runs the built service and never compiles (it works after npm ci --omit=dev, with no TypeScript)', () => {
     expect({ start: packageJson.scripts.start, prestart: packageJson.scripts.prestart }).toEqual({
-      start: 'exec node --max-semi-space-size=4 dist/server.js',
+      start: 'exec node --max-semi-space-size=16 dist/server.js',
       prestart: undefined,
     });
   });
