@@ -299,6 +299,20 @@ async function measure(server: Running, request: autocannon.Request, seconds: nu
   };
 }
 
+/** A fresh server of `name`, warmed up, measured, stopped. */
+async function measureFresh(
+  name: ServerName,
+  env: Record<string, string>,
+  request: autocannon.Request,
+  { warmupSeconds, seconds, connections = CONNECTIONS }: { warmupSeconds: number; seconds: number; connections?: number },
+): Promise<Measurement> {
+  const server = await startServer(name, env);
+  await load(server.port, request, { seconds: warmupSeconds, connections });
+  const result = await measure(server, request, seconds, connections);
+  await stop(server);
+  return result;
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 // ---------------------------------------------------------------- the runs
@@ -321,11 +335,9 @@ async function compareServers(seedFile: string) {
       const order = servers.map((_, i) => servers[(i + round) % servers.length]);
       for (const serverName of order) {
         const traces: Record<string, string> = serverName === 'receiver-traced' ? { OTEL_EXPORTER_OTLP_ENDPOINT: await traceSink() } : {};
-        const server = await startServer(serverName, isReceiver(serverName) ? { SEED_FILE: seedFile, ...traces } : {});
+        const env = isReceiver(serverName) ? { SEED_FILE: seedFile, ...traces } : {};
         const request = workload(name, SETTINGS.tokens, runId++);
-        await load(server.port, request, { seconds: SETTINGS.warmupSeconds });
-        const result = await measure(server, request, SETTINGS.seconds);
-        await stop(server);
+        const result = await measureFresh(serverName, env, request, { warmupSeconds: SETTINGS.warmupSeconds, seconds: SETTINGS.seconds });
         (samples[`${serverName}/${name}`] ??= []).push(result);
         write(
           `  round ${round + 1} ${name.padEnd(8)} ${serverName.padEnd(8)} ${String(result.rps).padStart(6)} req/s  p99 ${result.p99} ms  ${result.cpuUsPerRequest} µs CPU/req  ${result.non200} non-200`,
@@ -544,11 +556,9 @@ async function postgres(directory: string) {
         }
         const onMemory: PgRound['onMemory'] = {};
         for (const connections of PG_CONNECTIONS) {
-          const server = await startServer('receiver', { SEED_FILE: seedFile });
           const request = workload('withdraw', SETTINGS.pgTokens, 7_500 + round * 10 + connections);
-          await load(server.port, request, { seconds: 1, connections });
-          onMemory[connections] = await measure(server, request, SETTINGS.pgSeconds, connections);
-          await stop(server);
+          const settings = { warmupSeconds: 1, seconds: SETTINGS.pgSeconds, connections };
+          onMemory[connections] = await measureFresh('receiver', { SEED_FILE: seedFile }, request, settings);
         }
         const storeAlone = await measureStoreAlone(batched.store, batched.account, nextBatched, SETTINGS.pgSeconds);
         const unitsAlone = await measureStoreAlone(unbatched.store, unbatched.account, nextUnbatched, SETTINGS.pgSeconds);
@@ -584,9 +594,14 @@ async function postgres(directory: string) {
     const ledger = Number((await admin.query(`SELECT count(*) FROM ${schema}.ledger`)).rows[0].count);
     const tps16 = median(rounds.map((r) => r.pgbench[16].tps));
     const byConnections = (connections: number) => {
-      const of = rounds.map((r) => ({ receiver: r.receiver[connections], pgbench: r.pgbench[connections] }));
+      const of = rounds.map((r) => ({
+        receiver: r.receiver[connections],
+        onMemory: r.onMemory[connections],
+        pgbench: r.pgbench[connections],
+      }));
       const rps = median(of.map((r) => r.receiver.rps));
       const tps = median(of.map((r) => r.pgbench.tps));
+      const onMemoryRps = median(of.map((r) => r.onMemory.rps));
       return {
         connections,
         withdrawalsPerSecond: rps,
@@ -594,15 +609,15 @@ async function postgres(directory: string) {
         cpuUsPerRequest: median(of.map((r) => r.receiver.cpuUsPerRequest)),
         databaseCpuUsPerWithdrawal: median(of.map((r) => r.receiver.databaseCpuUsPerWithdrawal)),
         walBytesPerWithdrawal: median(of.map((r) => r.receiver.walBytesPerWithdrawal)),
-        non200: Math.max(...of.map((r) => r.receiver.non200), ...rounds.map((r) => r.onMemory[connections].non200)),
+        non200: Math.max(...of.map((r) => Math.max(r.receiver.non200, r.onMemory.non200))),
         pgbenchNTps: tps,
         ratioToPgbench: round2(rps / Math.max(tps, 1)),
         ratiosByRound: of.map((r) => round2(r.receiver.rps / Math.max(r.pgbench.tps, 1))),
         batchSizesByRound: of.map((r) => r.receiver.batchSizes),
         onMemory: {
-          withdrawalsPerSecond: median(rounds.map((r) => r.onMemory[connections].rps)),
-          cpuUsPerRequest: median(rounds.map((r) => r.onMemory[connections].cpuUsPerRequest)),
-          ratioToPgbench: round2(median(rounds.map((r) => r.onMemory[connections].rps)) / Math.max(tps, 1)),
+          withdrawalsPerSecond: onMemoryRps,
+          cpuUsPerRequest: median(of.map((r) => r.onMemory.cpuUsPerRequest)),
+          ratioToPgbench: round2(onMemoryRps / Math.max(tps, 1)),
         },
       };
     };
