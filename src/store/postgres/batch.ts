@@ -18,6 +18,7 @@
  * 4. Only a unit that succeeded reaches the batch's writes; outcomes go out after COMMIT (group-commit.ts).
  */
 import { strict as assert } from 'node:assert';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { PoolClient } from 'pg';
 import type { StoreTransaction } from '../store';
 import { BatchLocks, lockKey } from './batch-locks';
@@ -113,7 +114,7 @@ export class Batch implements UnitsBatch {
     let quietTurns = 0;
     for (;;) {
       // Every unit runs until it ends or waits on a read or a lock: after one turn of the event loop, all have.
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       if (units.every((unit) => unit.settled)) break;
       if (this.wanted.size > 0) {
         quietTurns = 0;

@@ -5,6 +5,7 @@
  * costs two round trips and one WAL flush whatever its size, where a unit on
  * its own cost two round trips and a flush each (docs/BENCHMARKS.md).
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Pool } from 'pg';
 import type { StoreTransaction } from '../store';
 import type { Logger } from '../../process/logger';
@@ -146,7 +147,7 @@ export class GroupCommit {
     let quietTurns = 0;
     for (let turn = 0; turn < MAX_GATHERING_TURNS && quietTurns < QUIET_TURNS_BEFORE_BATCH && this.queue.length < answered; turn += 1) {
       const queued = this.queue.length;
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       quietTurns = this.queue.length === queued ? quietTurns + 1 : 0;
     }
   }
