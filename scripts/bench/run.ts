@@ -152,13 +152,18 @@ function traceSink(): Promise<string> {
 }
 
 /**
- * package.json's start script and the Dockerfile's CMD give node this flag: Node 24's default young generation (two
- * 64 MB semi-spaces) and the pages it keeps held a memory store of 1,000,000 tokens at 749-782 MB after 1,000,000
- * withdrawals; with 4 MB semi-spaces, 547-553 MB, at less CPU per request. Since the token-id index, 16 MB semi-spaces
- * hold it at 426 MB, and scavenge a quarter as often on PostgreSQL, where a withdrawal allocates about 60 KB: 12-18%
- * more withdrawals at 64 connections than with 4 MB (docs/BENCHMARKS.md, issue 29).
+ * The node flags of package.json's start script (and the Dockerfile's CMD, test/unit/runtime.test.ts): the receivers
+ * run as npm start runs them. Node 24's default young generation (two 64 MB semi-spaces) and the pages it keeps held
+ * a memory store of 1,000,000 tokens at 749-782 MB after 1,000,000 withdrawals; with 4 MB semi-spaces, 547-553 MB, at
+ * less CPU per request. Since the token-id index, 16 MB semi-spaces hold it at 426 MB, and scavenge a quarter as often
+ * on PostgreSQL, where a withdrawal allocates about 60 KB: 12-18% more withdrawals at 64 connections than with 4 MB
+ * (docs/BENCHMARKS.md, issue 29).
  */
-const RECEIVER_NODE_FLAG = '--max-semi-space-size=16';
+const RECEIVER_NODE_FLAGS = (
+  JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+).scripts.start
+  .split(' ')
+  .filter((argument) => argument.startsWith('--'));
 
 const serverLogDirectory = mkdtempSync(path.join(tmpdir(), 'receiver-bench-logs-'));
 let serversStarted = 0;
@@ -222,8 +227,7 @@ async function startServer(name: ServerName, env: Record<string, string> = {}): 
   const quiet = isReceiver(name) && process.env.BENCH_LOG_LEVEL !== undefined && process.env.BENCH_LOG_LEVEL !== 'info';
   const fixedPort = quiet ? await provenFreePort() : 0;
   const metricsPort = await provenFreePort();
-  // The receivers run as npm start and the image run them: with a young generation of 16 MB semi-spaces.
-  const nodeFlags = isReceiver(name) ? [RECEIVER_NODE_FLAG] : [];
+  const nodeFlags = isReceiver(name) ? RECEIVER_NODE_FLAGS : [];
   const child = spawn(process.execPath, [...nodeFlags, ...profile, SCRIPTS[name]], {
     cwd: ROOT,
     stdio: ['ignore', output, output],

@@ -28,6 +28,11 @@ describe('one Node everywhere: 24 LTS', () => {
       prestart: undefined,
     });
   });
+
+  it("the image's CMD runs node with npm start's arguments", () => {
+    const cmd = JSON.parse(/^CMD (\[.+\])$/m.exec(read('Dockerfile'))?.[1] ?? '[]') as string[];
+    expect(cmd.join(' ')).toBe(packageJson.scripts.start.replace(/^exec /, ''));
+  });
 });
 
 describe('docker-compose.yml', () => {
