@@ -12,7 +12,9 @@ COPY src ./src
 RUN npm run build && npm prune --omit=dev
 
 FROM ${BASE}
-ENV NODE_ENV=production PORT=3000
+# glibc's malloc hands blocks of 1 MB and more straight to mmap, and back at once when freed (npm start sets the same):
+# left to adjust its own threshold, it kept a 1,000,000-token memory store's freed arrays, about 50 MB (docs/BENCHMARKS.md).
+ENV NODE_ENV=production PORT=3000 GLIBC_TUNABLES=glibc.malloc.mmap_threshold=1048576
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

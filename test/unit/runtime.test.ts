@@ -24,14 +24,21 @@ describe('one Node everywhere: 24 LTS', () => {
 
   it('npm start runs the built service and never compiles (it works after npm ci --omit=dev, with no TypeScript)', () => {
     expect({ start: packageJson.scripts.start, prestart: packageJson.scripts.prestart }).toEqual({
-      start: 'exec node --max-semi-space-size=16 dist/server.js',
+      start: 'GLIBC_TUNABLES=${GLIBC_TUNABLES:-glibc.malloc.mmap_threshold=1048576} exec node --max-semi-space-size=16 dist/server.js',
       prestart: undefined,
     });
   });
 
-  it("the image's CMD runs node with npm start's arguments", () => {
-    const cmd = JSON.parse(/^CMD (\[.+\])$/m.exec(read('Dockerfile'))?.[1] ?? '[]') as string[];
-    expect(cmd.join(' ')).toBe(packageJson.scripts.start.replace(/^exec /, ''));
+  it("the image's CMD runs node with npm start's arguments, and its ENV sets the environment npm start gives by default", () => {
+    const dockerfile = read('Dockerfile');
+    const [defaults, command] = (packageJson.scripts.start as string).split(' exec ');
+    const cmd = JSON.parse(/^CMD (\[.+\])$/m.exec(dockerfile)?.[1] ?? '[]') as string[];
+    const imageEnvironment = /^ENV (.+)$/m.exec(dockerfile.slice(dockerfile.lastIndexOf('\nFROM ')))?.[1].split(' ') ?? [];
+    const startDefaults = [...defaults.matchAll(/(\w+)=\$\{\1:-([^}]+)\}/g)].map(([, name, value]) => `${name}=${value}`);
+    expect({ cmd: cmd.join(' '), environment: imageEnvironment.filter((setting) => startDefaults.includes(setting)) }).toEqual({
+      cmd: command,
+      environment: ['GLIBC_TUNABLES=glibc.malloc.mmap_threshold=1048576'],
+    });
   });
 });
 
