@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
+import { startCommand } from '../start-command';
 import { measureStoreAlone, openBenchStore, withdrawals, type StoreAloneMeasurement } from './store-alone';
 import { measureUnauthorizedTiming, type UnauthorizedTiming } from './unauthorized-timing';
 import { BENCH_ACCOUNT, BOOKINGS, bookingIdOf, START_BALANCE_CENTS, tokenIdOf, writeBenchSeed } from './seed';
@@ -151,7 +152,7 @@ function traceSink(): Promise<string> {
   return sinkEndpoint;
 }
 
-const START_SCRIPT = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+const START_COMMAND = startCommand(ROOT);
 
 /**
  * The node flags of package.json's start script (and the Dockerfile's CMD, test/unit/runtime.test.ts): the receivers
@@ -161,15 +162,13 @@ const START_SCRIPT = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), '
  * on PostgreSQL, where a withdrawal allocates about 60 KB: 12-18% more withdrawals at 64 connections than with 4 MB
  * (docs/BENCHMARKS.md, issue 29).
  */
-const RECEIVER_NODE_FLAGS = START_SCRIPT.split(' ').filter((argument) => argument.startsWith('--'));
+const RECEIVER_NODE_FLAGS = START_COMMAND.command.filter((argument) => argument.startsWith('--'));
 
 /**
  * The environment npm start gives node by default (`NAME=${NAME:-value}`, the image's ENV too): glibc's mmap threshold
  * fixed at 1 MB took the memory store of 1,000,000 tokens from 535-539 to 485-490 MB after 1,000,000 withdrawals.
  */
-const RECEIVER_ENVIRONMENT = Object.fromEntries(
-  [...START_SCRIPT.matchAll(/(\w+)=\$\{\1:-([^}]+)\}/g)].map(([, name, value]) => [name, value]),
-);
+const RECEIVER_ENVIRONMENT = START_COMMAND.environmentDefaults;
 
 const serverLogDirectory = mkdtempSync(path.join(tmpdir(), 'receiver-bench-logs-'));
 let serversStarted = 0;

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { startCommand } from '../../scripts/start-command';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
@@ -31,12 +32,12 @@ describe('one Node everywhere: 24 LTS', () => {
 
   it("the image's CMD runs node with npm start's arguments, and its ENV sets the environment npm start gives by default", () => {
     const dockerfile = read('Dockerfile');
-    const [defaults, command] = (packageJson.scripts.start as string).split(' exec ');
+    const start = startCommand(ROOT);
     const cmd = JSON.parse(/^CMD (\[.+\])$/m.exec(dockerfile)?.[1] ?? '[]') as string[];
     const imageEnvironment = /^ENV (.+)$/m.exec(dockerfile.slice(dockerfile.lastIndexOf('\nFROM ')))?.[1].split(' ') ?? [];
-    const startDefaults = [...defaults.matchAll(/(\w+)=\$\{\1:-([^}]+)\}/g)].map(([, name, value]) => `${name}=${value}`);
-    expect({ cmd: cmd.join(' '), environment: imageEnvironment.filter((setting) => startDefaults.includes(setting)) }).toEqual({
-      cmd: command,
+    const startDefaults = Object.entries(start.environmentDefaults).map(([name, value]) => `${name}=${value}`);
+    expect({ cmd, environment: imageEnvironment.filter((setting) => startDefaults.includes(setting)) }).toEqual({
+      cmd: start.command,
       environment: ['GLIBC_TUNABLES=glibc.malloc.mmap_threshold=1048576'],
     });
   });
