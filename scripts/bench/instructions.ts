@@ -1,0 +1,171 @@
+/**
+ * npm run bench:instructions [-- TREE …]: the instructions a withdrawal costs the receiver on the memory store,
+ * counted by valgrind's callgrind, for this checkout's build and for each TREE (another checkout with its own
+ * dist/ and node_modules, e.g. a worktree of main). Timed runs on this shared machine moved by ±15% between rounds;
+ * callgrind counts instructions, not seconds, and gave the same count to within 1% on repeated runs with the other
+ * core loaded. So a change of a few per cent shows here, where the timed bench cannot tell it from the noise; what
+ * it does to throughput is still the timed bench's to say (docs/BENCHMARKS.md, "Counting instructions").
+ *
+ * Each receiver runs under callgrind with instrumentation off while WARM withdrawals (default 40,000) bring its
+ * code to the optimised steady state (V8 was still compiling after 4,000), then counts COUNT more (default 2,000,
+ * over 10 keep-alive connections, as the bench's load). Kernel time is not counted: the system calls are the
+ * same for two builds of one path. Needs valgrind (Debian's package).
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startCommand } from '../start-command';
+import { BENCH_ACCOUNT, START_BALANCE_CENTS, tokenIdOf, writeBenchSeed } from './seed';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const TOKENS = 1_000;
+const CONNECTIONS = 10;
+const WARM = Number(process.env.WARM ?? 40_000);
+const COUNT = Number(process.env.COUNT ?? 2_000);
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+// callgrind_control finds the process by a file named after $HOST, which the receiver reads as its listen address.
+const HOST = '127.0.0.1';
+
+/** Withdrawals of 0.01 from the seed's tokens in turn, each with a transaction id of its own and the balance after it. */
+function withdrawals(): () => string {
+  const uses = new Uint32Array(TOKENS);
+  const run = String(Date.now() % 1e8).padStart(8, '0');
+  let counter = 0;
+  return () => {
+    counter += 1;
+    const index = counter % TOKENS;
+    uses[index] += 1;
+    return JSON.stringify({
+      share_public: BENCH_ACCOUNT.share_public,
+      read_event: 'token.withdrawn_created',
+      source_id: BENCH_ACCOUNT.source_id,
+      destination_id: 'D1',
+      token_id: tokenIdOf(index),
+      transaction_id: `${run}${String(counter).padStart(12, '0')}`,
+      withdrawn_amount: '0.01',
+      token_balance: ((START_BALANCE_CENTS - uses[index]) / 100).toFixed(2),
+    });
+  };
+}
+
+/** Sends `total` withdrawals over CONNECTIONS connections; the answers by status. */
+async function load(port: number, total: number, next: () => string): Promise<Record<number, number>> {
+  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const statuses: Record<number, number> = {};
+  const post = (body: string) =>
+    new Promise<number>((resolve, reject) => {
+      const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+      const req = request({ host: HOST, port, path: '/v1/tokens/withdraw', method: 'POST', agent, headers }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  let sent = 0;
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (sent < total) {
+        sent += 1;
+        const status = await post(next());
+        statuses[status] = (statuses[status] ?? 0) + 1;
+      }
+    }),
+  );
+  agent.destroy();
+  return statuses;
+}
+
+async function listeningPort(logFile: string): Promise<number> {
+  for (let waited = 0; waited < 600_000; waited += 250) {
+    const line = readFileSync(logFile, 'utf8')
+      .split('\n')
+      .find((text) => text.includes('"msg":"listening"'));
+    if (line) return (JSON.parse(line) as { port: number }).port;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`the receiver did not start within 10 minutes under callgrind: ${readFileSync(logFile, 'utf8').slice(-2000)}`);
+}
+
+/** The instructions per withdrawal of the receiver built in `tree`. */
+async function instructionsPerWithdrawal(tree: string, seedFile: string): Promise<number> {
+  const directory = mkdtempSync(path.join(tmpdir(), 'receiver-instructions-'));
+  const logFile = path.join(directory, 'receiver.log');
+  const output = openSync(logFile, 'w');
+  const { command, environmentDefaults } = startCommand(tree);
+  const nodeFlags = command.filter((argument) => argument.startsWith('--'));
+  const callgrind = ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${directory}/callgrind.%p`];
+  const child = spawn('valgrind', [...callgrind, process.execPath, ...nodeFlags, path.join(tree, 'dist', 'server.js')], {
+    cwd: tree,
+    stdio: ['ignore', output, output],
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...environmentDefaults,
+      NODE_ENV: 'production',
+      HOST,
+      PORT: '0',
+      METRICS_PORT: '0',
+      RATE_LIMIT_PER_MINUTE: '0',
+      RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0',
+      LOG_LEVEL: 'info',
+      SEED_FILE: seedFile,
+    },
+  });
+  const control = (...args: string[]) =>
+    execFileSync('callgrind_control', [...args, String(child.pid)], { env: { ...process.env, HOST }, stdio: 'ignore' });
+  try {
+    const port = await listeningPort(logFile);
+    const next = withdrawals();
+    await load(port, WARM, next);
+    // Switching instrumentation on translates the code anew: counted from a second warm-up on.
+    control('--instr=on');
+    await load(port, COUNT, next);
+    control('--zero');
+    const statuses = await load(port, COUNT, next);
+    control('--dump');
+    if (statuses[200] !== COUNT) throw new Error(`not every withdrawal was answered 200: ${JSON.stringify(statuses)}`);
+    const dump = readdirSync(directory).find((name) => /^callgrind\.\d+\.1$/.test(name));
+    const summary = dump && /^summary: (\d+)/m.exec(readFileSync(path.join(directory, dump), 'utf8'));
+    if (!summary) throw new Error(`callgrind wrote no dump in ${directory}`);
+    return Math.round(Number(summary[1]) / COUNT);
+  } finally {
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+    rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  if (spawnSync('valgrind', ['--version']).error) {
+    process.stderr.write('bench:instructions needs valgrind: apt-get install -y valgrind\n');
+    process.exit(2);
+  }
+  const trees = [ROOT, ...process.argv.slice(2).map((tree) => path.resolve(tree))];
+  const seedDirectory = mkdtempSync(path.join(tmpdir(), 'receiver-instructions-seed-'));
+  const seedFile = path.join(seedDirectory, 'seed.json');
+  await writeBenchSeed(seedFile, TOKENS);
+  process.stdout.write(`instructions per withdrawal on the memory store, ${WARM} to warm up, ${COUNT} counted, ${ROUNDS} rounds:\n`);
+  const counts = new Map<string, number[]>(trees.map((tree) => [tree, []]));
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    // Interleaved, each round in the other order.
+    for (const tree of round % 2 === 1 ? trees : [...trees].reverse()) {
+      const count = await instructionsPerWithdrawal(tree, seedFile);
+      (counts.get(tree) as number[]).push(count);
+      process.stdout.write(`  round ${round} ${tree}: ${count.toLocaleString('en')}\n`);
+    }
+  }
+  for (const [tree, values] of counts) {
+    const sorted = [...values].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)];
+    process.stdout.write(`${tree}: median ${median.toLocaleString('en')} (${sorted.map((value) => value.toLocaleString('en')).join(', ')})\n`);
+  }
+  rmSync(seedDirectory, { recursive: true, force: true });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
