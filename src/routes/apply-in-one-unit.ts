@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { requestContext, type RequestContext } from '../middleware/request-context';
 import { sendJson } from '../middleware/send-json';
@@ -23,7 +23,7 @@ export function renderAnswer<Result>(outcome: Replay | Applied<Result>, show: ((
 function signedDelivery(context: RequestContext): DeliveryKey | undefined {
   const { webhookId } = context.signature;
   if (webhookId === undefined) return undefined;
-  return { sourceId: context.account.sourceId, webhookId, bodyDigest: createHash('sha256').update(context.body.raw).digest() };
+  return { sourceId: context.account.sourceId, webhookId, bodyDigest: hash('sha256', context.body.raw, 'buffer') };
 }
 
 /**
