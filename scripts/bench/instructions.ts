@@ -160,7 +160,9 @@ async function main(): Promise<void> {
   for (const [tree, values] of counts) {
     const sorted = [...values].sort((a, b) => a - b);
     const median = sorted[Math.floor(sorted.length / 2)];
-    process.stdout.write(`${tree}: median ${median.toLocaleString('en')} (${sorted.map((value) => value.toLocaleString('en')).join(', ')})\n`);
+    process.stdout.write(
+      `${tree}: median ${median.toLocaleString('en')} (${sorted.map((value) => value.toLocaleString('en')).join(', ')})\n`,
+    );
   }
   rmSync(seedDirectory, { recursive: true, force: true });
 }
