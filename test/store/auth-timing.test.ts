@@ -4,7 +4,7 @@ import * as client from '../helpers/clients';
 import { bookingChange, withdrawal } from '../helpers/payloads';
 
 /** One step of the work a request did towards its 401, in the order it was done. */
-type Step = 'findAccount' | 'createHash' | 'timingSafeEqual';
+type Step = 'findAccount' | 'hash' | 'timingSafeEqual';
 
 /**
  * Contract sections 3 and 11 (finding 7 of issue 13): a 401 must not tell a known account from an unknown one by
@@ -16,15 +16,15 @@ type Step = 'findAccount' | 'createHash' | 'timingSafeEqual';
 async function stepsOf(app: TestApp, send: () => PromiseLike<unknown>): Promise<Step[]> {
   const steps: Step[] = [];
   const findAccount = app.store.findAccount.bind(app.store);
-  const { createHash, timingSafeEqual } = crypto;
+  const { hash, timingSafeEqual } = crypto;
   const spies = [
     jest.spyOn(app.store, 'findAccount').mockImplementation((sourceId) => {
       steps.push('findAccount');
       return findAccount(sourceId);
     }),
-    jest.spyOn(crypto, 'createHash').mockImplementation((...args) => {
-      steps.push('createHash');
-      return createHash(...args);
+    jest.spyOn(crypto, 'hash').mockImplementation((...args) => {
+      steps.push('hash');
+      return hash(...args);
     }),
     jest.spyOn(crypto, 'timingSafeEqual').mockImplementation((a, b) => {
       steps.push('timingSafeEqual');
@@ -45,7 +45,7 @@ describeOnEveryStore('401 work', (current) => {
     const unknown = await stepsOf(current(), () =>
       client.withdraw(current(), withdrawal({ source_id: 'NOBODY01', share_public: 'pk_wrong_key_000' })).expect(401),
     );
-    expect(known).toEqual(expect.arrayContaining(['findAccount', 'createHash', 'timingSafeEqual']));
+    expect(known).toEqual(expect.arrayContaining(['findAccount', 'hash', 'timingSafeEqual']));
     expect(unknown).toEqual(known);
   });
 
@@ -58,7 +58,7 @@ describeOnEveryStore('401 work', (current) => {
         .modifyBooking(current(), bookingChange({ source_id: 'NOBODY01', share_secret: 'sk_wrong_key_000' }), undefined, 'NOBODY01')
         .expect(401),
     );
-    expect(known).toEqual(expect.arrayContaining(['findAccount', 'createHash', 'timingSafeEqual']));
+    expect(known).toEqual(expect.arrayContaining(['findAccount', 'hash', 'timingSafeEqual']));
     expect(unknown).toEqual(known);
   });
 });
