@@ -1,4 +1,4 @@
-import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener, type ServerResponse, type Server } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse, STATUS_CODES, type RequestListener, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { envelope } from '../errors';
@@ -155,18 +155,46 @@ export function closeConnectionsWithoutRequests(server: Server): void {
   }
 }
 
+/** The prototypes Express gives every request and response of an app (app.request, app.response). */
+interface ExpressPrototypes {
+  request: object;
+  response: object;
+}
+
+function hasExpressPrototypes(listener: RequestListener): listener is RequestListener & ExpressPrototypes {
+  const app = listener as RequestListener & Partial<ExpressPrototypes>;
+  return typeof app.request === 'object' && typeof app.response === 'object';
+}
+
+/**
+ * Node's request and response classes (createServer's documented IncomingMessage and ServerResponse options),
+ * subclassed so that their instances are made on the app's own prototypes: the app's prototypes become the
+ * subclasses' (each inheriting from the one Express made), and Express's app.handle, which sets every request's
+ * and response's prototype to the app's, finds them in place. Swapping them was about 9% of a withdrawal's
+ * instructions, and V8's loads on the swapped objects missed (docs/BENCHMARKS.md, "Counting instructions"). They
+ * are classes, not functions that call Node's constructors: V8 sizes a subclass's objects for the properties
+ * Node's constructors add, where those functions' objects fell into dictionary mode and cost more (issue 22).
+ */
+function onAppPrototypes(app: ExpressPrototypes): { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse } {
+  class AppRequest extends IncomingMessage {}
+  class AppResponse<Request extends IncomingMessage = IncomingMessage> extends ServerResponse<Request> {}
+  Object.setPrototypeOf(AppRequest.prototype, app.request);
+  Object.setPrototypeOf(AppResponse.prototype, app.response);
+  app.request = AppRequest.prototype;
+  app.response = AppResponse.prototype;
+  return { IncomingMessage: AppRequest, ServerResponse: AppResponse };
+}
+
 /**
  * The one way the app is served, by server.ts and by the tests alike: the
  * Express app with the time limits, the connection limits and JSON answers
- * for malformed HTTP. It does not listen. Node's own request and response
- * classes: made on the app's prototypes instead (so that Express's
- * setPrototypeOf found them in place, expressjs/express#5998) they paid on
- * Node 20 and cost 10-16% of the receiver's CPU per request on Node 24
- * (docs/BENCHMARKS.md, issue 22).
+ * for malformed HTTP, its requests and responses made on its own prototypes
+ * (onAppPrototypes). It does not listen.
  */
 export function createHttpServer(app: RequestListener, limits: Partial<ServerTimeLimits> = {}, connections?: ConnectionLimits): Server {
   const { connectionsCheckingInterval, ...timeouts } = { ...SERVER_TIME_LIMITS, ...limits };
-  const server = createServer({ connectionsCheckingInterval }, app);
+  const classes = hasExpressPrototypes(app) ? onAppPrototypes(app) : {};
+  const server = createServer({ connectionsCheckingInterval, ...classes }, app);
   Object.assign(server, timeouts);
   if (connections) limitConnections(server, connections);
   trackConnections(server);
