@@ -18,6 +18,7 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startCommand } from '../start-command';
+import { serverEnvironment } from './server-environment';
 import { BENCH_ACCOUNT, START_BALANCE_CENTS, tokenIdOf, writeBenchSeed } from './seed';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -26,7 +27,8 @@ const CONNECTIONS = 10;
 const WARM = Number(process.env.WARM ?? 40_000);
 const COUNT = Number(process.env.COUNT ?? 2_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
-// callgrind_control finds the process by a file named after $HOST, which the receiver reads as its listen address.
+// The receiver's listen address (serverEnvironment), and $HOST to callgrind_control, which finds the process by a
+// file named after the $HOST the process was started with.
 const HOST = '127.0.0.1';
 
 /** Withdrawals of 0.01 from the seed's tokens in turn, each with a transaction id of its own and the balance after it. */
@@ -101,18 +103,7 @@ async function instructionsPerWithdrawal(tree: string, seedFile: string): Promis
   const child = spawn('valgrind', [...callgrind, process.execPath, ...nodeFlags, path.join(tree, 'dist', 'server.js')], {
     cwd: tree,
     stdio: ['ignore', output, output],
-    env: {
-      PATH: process.env.PATH ?? '',
-      ...environmentDefaults,
-      NODE_ENV: 'production',
-      HOST,
-      PORT: '0',
-      METRICS_PORT: '0',
-      RATE_LIMIT_PER_MINUTE: '0',
-      RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0',
-      LOG_LEVEL: 'info',
-      SEED_FILE: seedFile,
-    },
+    env: { ...environmentDefaults, ...serverEnvironment(0, 0, 'info'), SEED_FILE: seedFile },
   });
   const control = (...args: string[]) =>
     execFileSync('callgrind_control', [...args, String(child.pid)], { env: { ...process.env, HOST }, stdio: 'ignore' });

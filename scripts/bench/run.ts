@@ -15,6 +15,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { startCommand } from '../start-command';
+import { serverEnvironment } from './server-environment';
 import { measureStoreAlone, openBenchStore, withdrawals, type StoreAloneMeasurement } from './store-alone';
 import { measureUnauthorizedTiming, type UnauthorizedTiming } from './unauthorized-timing';
 import { BENCH_ACCOUNT, BOOKINGS, bookingIdOf, START_BALANCE_CENTS, tokenIdOf, writeBenchSeed } from './seed';
@@ -237,18 +238,7 @@ async function startServer(name: ServerName, env: Record<string, string> = {}): 
   const child = spawn(process.execPath, [...nodeFlags, ...profile, SCRIPTS[name]], {
     cwd: ROOT,
     stdio: ['ignore', output, output],
-    env: {
-      PATH: process.env.PATH ?? '',
-      ...startEnvironment,
-      NODE_ENV: 'production',
-      PORT: String(fixedPort),
-      METRICS_PORT: String(metricsPort),
-      HOST: '127.0.0.1',
-      RATE_LIMIT_PER_MINUTE: '0',
-      RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0',
-      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-      ...env,
-    },
+    env: { ...startEnvironment, ...serverEnvironment(fixedPort, metricsPort, process.env.BENCH_LOG_LEVEL ?? 'info'), ...env },
   });
   closeSync(output);
   const port = quiet ? await waitUntilServing(fixedPort, child, logFile) : await listeningPort(child, logFile);
