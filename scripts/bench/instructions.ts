@@ -150,7 +150,7 @@ async function main(): Promise<void> {
       process.stdout.write(`  round ${round} ${tree}: ${count.toLocaleString('en')}\n`);
     }
   }
-  // A count only gains from what happens to fall into its window (a major collection, a recompilation): the lowest
+  // A count only gains from what happens to fall into its window (a collection or a recompilation, say): the lowest
   // of a build's rounds is the one to compare, the median beside it.
   for (const [tree, values] of counts) {
     const sorted = [...values].sort((a, b) => a - b);
