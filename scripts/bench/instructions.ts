@@ -20,8 +20,9 @@ import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startCommand } from '../start-command';
-import { serverEnvironment } from './server-environment';
-import { BENCH_ACCOUNT, START_BALANCE_CENTS, tokenIdOf, writeBenchSeed } from './seed';
+import { listeningPort, serverEnvironment } from './servers';
+import { BENCH_ACCOUNT, writeBenchSeed } from './seed';
+import { withdrawals } from './store-alone';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TOKENS = 1_000;
@@ -33,24 +34,18 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 // file named after the $HOST the process was started with.
 const HOST = '127.0.0.1';
 
-/** Withdrawals of 0.01 from the seed's tokens in turn, each with a transaction id of its own and the balance after it. */
-function withdrawals(): () => string {
-  const uses = new Uint32Array(TOKENS);
-  const run = String(Date.now() % 1e8).padStart(8, '0');
-  let counter = 0;
+const cents = (value: number) => (value / 100).toFixed(2);
+
+/** The store-alone bench's withdrawals of 0.01 from the seed's tokens in turn, as the bodies partners send. */
+function withdrawalBodies(): () => string {
+  const next = withdrawals(TOKENS, Date.now() % 1e8);
   return () => {
-    counter += 1;
-    const index = counter % TOKENS;
-    uses[index] += 1;
+    const withdrawal = next();
     return JSON.stringify({
+      ...withdrawal,
       share_public: BENCH_ACCOUNT.share_public,
-      read_event: 'token.withdrawn_created',
-      source_id: BENCH_ACCOUNT.source_id,
-      destination_id: 'D1',
-      token_id: tokenIdOf(index),
-      transaction_id: `${run}${String(counter).padStart(12, '0')}`,
-      withdrawn_amount: '0.01',
-      token_balance: ((START_BALANCE_CENTS - uses[index]) / 100).toFixed(2),
+      withdrawn_amount: cents(withdrawal.withdrawn_amount),
+      token_balance: cents(withdrawal.token_balance),
     });
   };
 }
@@ -83,17 +78,6 @@ async function load(port: number, total: number, next: () => string): Promise<Re
   return statuses;
 }
 
-async function listeningPort(logFile: string): Promise<number> {
-  for (let waited = 0; waited < 600_000; waited += 250) {
-    const line = readFileSync(logFile, 'utf8')
-      .split('\n')
-      .find((text) => text.includes('"msg":"listening"'));
-    if (line) return (JSON.parse(line) as { port: number }).port;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`the receiver did not start within 10 minutes under callgrind: ${readFileSync(logFile, 'utf8').slice(-2000)}`);
-}
-
 /** The instructions per withdrawal of the receiver built in `tree`. */
 async function instructionsPerWithdrawal(tree: string, seedFile: string): Promise<number> {
   const directory = mkdtempSync(path.join(tmpdir(), 'receiver-instructions-'));
@@ -110,8 +94,9 @@ async function instructionsPerWithdrawal(tree: string, seedFile: string): Promis
   const control = (...args: string[]) =>
     execFileSync('callgrind_control', [...args, String(child.pid)], { env: { ...process.env, HOST }, stdio: 'ignore' });
   try {
-    const port = await listeningPort(logFile);
-    const next = withdrawals();
+    // Under callgrind the receiver starts far slower than natively.
+    const port = await listeningPort(child, logFile, 600);
+    const next = withdrawalBodies();
     await load(port, WARM, next);
     // Switching instrumentation on translates the code anew: counted from a second warm-up on.
     control('--instr=on');

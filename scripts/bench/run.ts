@@ -6,7 +6,7 @@
  * DATABASE_URL is set. `--smoke` runs a few seconds of it, to prove it works.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +15,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { startCommand } from '../start-command';
-import { serverEnvironment } from './server-environment';
+import { lastLines, listeningPort, serverEnvironment } from './servers';
 import { measureStoreAlone, openBenchStore, withdrawals, type StoreAloneMeasurement } from './store-alone';
 import { measureUnauthorizedTiming, type UnauthorizedTiming } from './unauthorized-timing';
 import { BENCH_ACCOUNT, BOOKINGS, bookingIdOf, START_BALANCE_CENTS, tokenIdOf, writeBenchSeed } from './seed';
@@ -183,9 +183,6 @@ interface Running {
   logFile: string;
 }
 
-const lastLines = (file: string, count = 20) =>
-  existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-count).join('\n') : '';
-
 /** A port the kernel just handed out and took back: for a receiver that will not log its port (BENCH_LOG_LEVEL above info). */
 async function provenFreePort(): Promise<number> {
   const probe = createServer().listen(0, '127.0.0.1');
@@ -205,19 +202,6 @@ async function waitUntilServing(port: number, child: ChildProcess, logFile: stri
       )
     )
       return port;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`server did not start within 30 s; its last lines:\n${lastLines(logFile)}`);
-}
-
-/** Servers listen on port 0 and log {"msg":"listening","port":…}: no fixed port that a client socket could hold. */
-async function listeningPort(child: ChildProcess, logFile: string): Promise<number> {
-  for (let attempt = 0; attempt < 1200; attempt += 1) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}; its last lines:\n${lastLines(logFile)}`);
-    const line = readFileSync(logFile, 'utf8')
-      .split('\n')
-      .find((text) => text.includes('"msg":"listening"'));
-    if (line) return (JSON.parse(line) as { port: number }).port;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`server did not start within 30 s; its last lines:\n${lastLines(logFile)}`);

@@ -1,0 +1,40 @@
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+
+/**
+ * The environment the bench's servers run with: production, on loopback, on the ports given (0: the kernel's
+ * choice), without rate limits (a load from one address would hit them), logging at `logLevel`. run.ts and
+ * instructions.ts start their receivers with it, npm start's own defaults added.
+ */
+export function serverEnvironment(port: number, metricsPort: number, logLevel: string): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'production',
+    PORT: String(port),
+    METRICS_PORT: String(metricsPort),
+    HOST: '127.0.0.1',
+    RATE_LIMIT_PER_MINUTE: '0',
+    RATE_LIMIT_PER_ADDRESS_PER_MINUTE: '0',
+    LOG_LEVEL: logLevel,
+  };
+}
+
+/** The last lines a server wrote to its log file, for the error when it did not start. */
+export const lastLines = (file: string, count = 20) =>
+  existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-count).join('\n') : '';
+
+/**
+ * Servers listen on port 0 and log {"msg":"listening","port":…}: no fixed port that a client socket could hold.
+ * Fails as soon as the server exits, or after `limitSeconds`.
+ */
+export async function listeningPort(child: ChildProcess, logFile: string, limitSeconds = 30): Promise<number> {
+  for (let attempt = 0; attempt < limitSeconds * 40; attempt += 1) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}; its last lines:\n${lastLines(logFile)}`);
+    const line = readFileSync(logFile, 'utf8')
+      .split('\n')
+      .find((text) => text.includes('"msg":"listening"'));
+    if (line) return (JSON.parse(line) as { port: number }).port;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`server did not start within ${limitSeconds} s; its last lines:\n${lastLines(logFile)}`);
+}
