@@ -12,6 +12,11 @@
  * code to the optimised steady state (V8 was still compiling after 4,000), then counts COUNT more (default 2,000,
  * over 10 keep-alive connections, as the bench's load). Kernel time is not counted: the system calls are the
  * same for two builds of one path. Needs valgrind (Debian's package).
+ *
+ * With DATABASE_URL set, each receiver runs on PostgreSQL instead (a fresh schema per run, a pool of 16 as in the
+ * bench). The count is the receiver's own share of a durable withdrawal: the batch's per-unit cost and its
+ * per-batch cost spread over the batch's units, which moves with the batch sizes it prints (8 to 9.5 units of 10
+ * on average in the runs of 11-27), and a major collection in the window can add a fifth: compare more rounds.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -19,8 +24,9 @@ import { mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from 'node:f
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Client } from 'pg';
 import { startCommand } from '../start-command';
-import { listeningPort, serverEnvironment } from './servers';
+import { batchSizesLogged, listeningPort, serverEnvironment } from './servers';
 import { BENCH_ACCOUNT, writeBenchSeed } from './seed';
 import { withdrawals } from './store-alone';
 
@@ -33,6 +39,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 // The receiver's listen address (serverEnvironment), and $HOST to callgrind_control, which finds the process by a
 // file named after the $HOST the process was started with.
 const HOST = '127.0.0.1';
+const DATABASE_URL = process.env.DATABASE_URL;
 
 const cents = (value: number) => (value / 100).toFixed(2);
 
@@ -78,8 +85,25 @@ async function load(port: number, total: number, next: () => string): Promise<Re
   return statuses;
 }
 
-/** The instructions per withdrawal of the receiver built in `tree`. */
-async function instructionsPerWithdrawal(tree: string, seedFile: string): Promise<number> {
+/** The store's environment for one receiver: none on the memory store, else a schema of its own, dropped by `drop`. */
+async function storeEnvironment(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+  if (!DATABASE_URL) return { env: {}, drop: async () => undefined };
+  const schema = `instructions_${process.pid}_${Date.now()}`;
+  const admin = new Client({ connectionString: DATABASE_URL });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const url = new URL(DATABASE_URL);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  const drop = async () => {
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin.end();
+  };
+  return { env: { DATABASE_URL: url.toString(), DATABASE_POOL_SIZE: '16' }, drop };
+}
+
+/** The instructions per withdrawal of the receiver built in `tree`, and what its store said of its batches. */
+async function instructionsPerWithdrawal(tree: string, seedFile: string): Promise<{ count: number; batches: string }> {
+  const store = await storeEnvironment();
   const directory = mkdtempSync(path.join(tmpdir(), 'receiver-instructions-'));
   const logFile = path.join(directory, 'receiver.log');
   const output = openSync(logFile, 'w');
@@ -89,7 +113,7 @@ async function instructionsPerWithdrawal(tree: string, seedFile: string): Promis
   const child = spawn('valgrind', [...callgrind, process.execPath, ...nodeFlags, path.join(tree, 'dist', 'server.js')], {
     cwd: tree,
     stdio: ['ignore', output, output],
-    env: { ...environmentDefaults, ...serverEnvironment(0, 0, 'info'), SEED_FILE: seedFile },
+    env: { ...environmentDefaults, ...serverEnvironment(0, 0, 'info'), SEED_FILE: seedFile, ...store.env },
   });
   const control = (...args: string[]) =>
     execFileSync('callgrind_control', [...args, String(child.pid)], { env: { ...process.env, HOST }, stdio: 'ignore' });
@@ -108,11 +132,19 @@ async function instructionsPerWithdrawal(tree: string, seedFile: string): Promis
     const dump = readdirSync(directory).find((name) => /^callgrind\.\d+\.1$/.test(name));
     const summary = dump && /^summary: (\d+)/m.exec(readFileSync(path.join(directory, dump), 'utf8'));
     if (!summary) throw new Error(`callgrind wrote no dump in ${directory}`);
-    return Math.round(Number(summary[1]) / COUNT);
-  } finally {
+    const count = Math.round(Number(summary[1]) / COUNT);
     child.kill('SIGTERM');
     await once(child, 'exit');
+    // Over the whole run, warm-up included.
+    const batches = batchSizesLogged(logFile);
+    return { count, batches: batches ? ` (units per batch: ${JSON.stringify(batches)})` : '' };
+  } finally {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
     rmSync(directory, { recursive: true, force: true });
+    await store.drop();
   }
 }
 
@@ -125,14 +157,15 @@ async function main(): Promise<void> {
   const seedDirectory = mkdtempSync(path.join(tmpdir(), 'receiver-instructions-seed-'));
   const seedFile = path.join(seedDirectory, 'seed.json');
   await writeBenchSeed(seedFile, TOKENS);
-  process.stdout.write(`instructions per withdrawal on the memory store, ${WARM} to warm up, ${COUNT} counted, ${ROUNDS} rounds:\n`);
+  const storeName = DATABASE_URL ? 'PostgreSQL' : 'the memory store';
+  process.stdout.write(`instructions per withdrawal on ${storeName}, ${WARM} to warm up, ${COUNT} counted, ${ROUNDS} rounds:\n`);
   const counts = new Map<string, number[]>(trees.map((tree) => [tree, []]));
   for (let round = 1; round <= ROUNDS; round += 1) {
     // Interleaved, each round in the other order.
     for (const tree of round % 2 === 1 ? trees : [...trees].reverse()) {
-      const count = await instructionsPerWithdrawal(tree, seedFile);
+      const { count, batches } = await instructionsPerWithdrawal(tree, seedFile);
       (counts.get(tree) as number[]).push(count);
-      process.stdout.write(`  round ${round} ${tree}: ${count.toLocaleString('en')}\n`);
+      process.stdout.write(`  round ${round} ${tree}: ${count.toLocaleString('en')}${batches}\n`);
     }
   }
   // A count only gains from what happens to fall into its window (a collection or a recompilation, say): the lowest

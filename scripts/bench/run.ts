@@ -15,7 +15,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { startCommand } from '../start-command';
-import { lastLines, listeningPort, serverEnvironment } from './servers';
+import { batchSizesLogged, lastLines, listeningPort, serverEnvironment } from './servers';
 import { measureStoreAlone, openBenchStore, withdrawals, type StoreAloneMeasurement } from './store-alone';
 import { measureUnauthorizedTiming, type UnauthorizedTiming } from './unauthorized-timing';
 import { BENCH_ACCOUNT, BOOKINGS, bookingIdOf, START_BALANCE_CENTS, tokenIdOf, writeBenchSeed } from './seed';
@@ -423,14 +423,6 @@ async function scale(directory: string) {
     write(`  scale ${JSON.stringify(row)}`);
   }
   return results;
-}
-
-/** The receiver's batch sizes, from the line its store logs when it closes. */
-function batchSizesLogged(logFile: string): unknown {
-  const line = readFileSync(logFile, 'utf8')
-    .split('\n')
-    .find((text) => text.includes('"msg":"group commit: units per batch"'));
-  return line ? (JSON.parse(line) as { batches: unknown }).batches : undefined;
 }
 
 /** The connections of the PostgreSQL runs: the receiver's pool stays at 16 whatever its callers' count. */

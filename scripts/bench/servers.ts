@@ -19,6 +19,14 @@ export function serverEnvironment(port: number, metricsPort: number, logLevel: s
   };
 }
 
+/** A receiver's batch sizes on PostgreSQL, from the line its store logs when it closes; undefined on the memory store. */
+export function batchSizesLogged(logFile: string): unknown {
+  const line = readFileSync(logFile, 'utf8')
+    .split('\n')
+    .find((text) => text.includes('"msg":"group commit: units per batch"'));
+  return line ? (JSON.parse(line) as { batches: unknown }).batches : undefined;
+}
+
 /** The last lines a server wrote to its log file, for the error when it did not start. */
 export const lastLines = (file: string, count = 20) =>
   existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-count).join('\n') : '';
