@@ -241,6 +241,22 @@ function cpuMicros(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US;
 }
 
+/**
+ * CPU time the whole machine spent, every core and process (user, system, interrupts; not idle, I/O wait or time
+ * stolen by the hypervisor), in microseconds, from /proc/stat: what a withdrawal costs the machine with the
+ * receiver, its database and the load generator all on it, against what a pgbench transaction costs it.
+ */
+function machineCpuMicros(): number {
+  const [user, nice, system, , , irq, softirq] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return (user + nice + system + irq + softirq) * CLOCK_TICK_US;
+}
+
+/** This process's CPU (the load generator's, autocannon running in it) in microseconds. */
+function loadCpuMicros(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
 function memoryMb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   const line = readFileSync(`/proc/${pid}/status`, 'utf8')
     .split('\n')
@@ -253,6 +269,10 @@ interface Measurement {
   p50: number;
   p99: number;
   cpuUsPerRequest: number;
+  /** Every process's CPU per request while it ran: the server's, the load generator's, a database's. */
+  machineCpuUsPerRequest: number;
+  /** The load generator's own CPU per request. */
+  loadCpuUsPerRequest: number;
   peakRssMb: number;
   requests: number;
   non200: number;
@@ -269,17 +289,19 @@ async function load(port: number, request: autocannon.Request, options: { second
 
 async function measure(server: Running, request: autocannon.Request, seconds: number, connections = CONNECTIONS): Promise<Measurement> {
   const pid = server.child.pid as number;
-  const cpuBefore = cpuMicros(pid);
+  const [cpuBefore, machineBefore, loadBefore] = [cpuMicros(pid), machineCpuMicros(), loadCpuMicros()];
   const result = await load(server.port, request, { seconds, connections });
-  const cpuUsed = cpuMicros(pid) - cpuBefore;
-  const completed = result.requests.total;
+  const [cpuUsed, machineUsed, loadUsed] = [cpuMicros(pid) - cpuBefore, machineCpuMicros() - machineBefore, loadCpuMicros() - loadBefore];
+  const completed = Math.max(result.requests.total, 1);
   return {
-    rps: Math.round(completed / seconds),
+    rps: Math.round(result.requests.total / seconds),
     p50: result.latency.p50,
     p99: result.latency.p99,
-    cpuUsPerRequest: Math.round(cpuUsed / Math.max(completed, 1)),
+    cpuUsPerRequest: Math.round(cpuUsed / completed),
+    machineCpuUsPerRequest: Math.round(machineUsed / completed),
+    loadCpuUsPerRequest: Math.round(loadUsed / completed),
     peakRssMb: memoryMb(pid, 'VmHWM'),
-    requests: completed,
+    requests: result.requests.total,
     non200: result.non2xx + result.errors + result.timeouts,
   };
 }
@@ -434,7 +456,8 @@ interface PgRound {
   onMemory: Record<number, Measurement>;
   storeAlone: StoreAloneMeasurement;
   unitsAlone: StoreAloneMeasurement;
-  pgbench: Record<number, { tps: number }>;
+  /** pgbench -N at each connection count, and what a transaction cost the machine (pgbench, its backends, the WAL writer). */
+  pgbench: Record<number, { tps: number; machineCpuUsPerTransaction: number }>;
 }
 
 /**
@@ -541,21 +564,25 @@ async function postgres(directory: string) {
         const unitsAlone = await measureStoreAlone(unbatched.store, unbatched.account, nextUnbatched, SETTINGS.pgSeconds);
         const pgbench: PgRound['pgbench'] = {};
         for (const connections of PG_CONNECTIONS) {
+          const machineBefore = machineCpuMicros();
           const bench = spawnSync(
             'pgbench',
             ['-N', '-n', '-c', String(connections), '-j', '2', '-T', String(SETTINGS.pgSeconds), ...connection],
             { env: pgEnv, encoding: 'utf8' },
           );
+          const machineUsed = machineCpuMicros() - machineBefore;
+          const transactions = Number(/number of transactions actually processed: (\d+)/.exec(bench.stdout)?.[1] ?? 0);
           const tps = Math.round(Number(/tps = ([\d.]+)/.exec(bench.stdout)?.[1] ?? 0));
-          pgbench[connections] = { tps };
+          pgbench[connections] = { tps, machineCpuUsPerTransaction: Math.round(machineUsed / Math.max(transactions, 1)) };
         }
         rounds.push({ receiver, onMemory, storeAlone, unitsAlone, pgbench });
         for (const connections of PG_CONNECTIONS) {
           const r = receiver[connections];
           write(
             `  round ${round + 1} postgres ${connections} connections: receiver ${r.rps} withdrawals/s  p99 ${r.p99} ms  ${r.cpuUsPerRequest} µs CPU/req,` +
-              ` database ${r.databaseCpuUsPerWithdrawal} µs CPU and ${r.walBytesPerWithdrawal} B WAL per withdrawal;` +
-              ` pgbench -N ${pgbench[connections].tps} tps; on the memory store ${onMemory[connections].rps} withdrawals/s at ${onMemory[connections].cpuUsPerRequest} µs CPU/req`,
+              ` database ${r.databaseCpuUsPerWithdrawal} µs CPU and ${r.walBytesPerWithdrawal} B WAL per withdrawal,` +
+              ` load generator ${r.loadCpuUsPerRequest} µs, machine ${r.machineCpuUsPerRequest} µs;` +
+              ` pgbench -N ${pgbench[connections].tps} tps at ${pgbench[connections].machineCpuUsPerTransaction} µs of the machine each; on the memory store ${onMemory[connections].rps} withdrawals/s at ${onMemory[connections].cpuUsPerRequest} µs CPU/req`,
           );
         }
         write(
@@ -585,9 +612,12 @@ async function postgres(directory: string) {
         p99: median(of.map((r) => r.receiver.p99)),
         cpuUsPerRequest: median(of.map((r) => r.receiver.cpuUsPerRequest)),
         databaseCpuUsPerWithdrawal: median(of.map((r) => r.receiver.databaseCpuUsPerWithdrawal)),
+        loadCpuUsPerWithdrawal: median(of.map((r) => r.receiver.loadCpuUsPerRequest)),
+        machineCpuUsPerWithdrawal: median(of.map((r) => r.receiver.machineCpuUsPerRequest)),
         walBytesPerWithdrawal: median(of.map((r) => r.receiver.walBytesPerWithdrawal)),
         non200: Math.max(...of.map((r) => Math.max(r.receiver.non200, r.onMemory.non200))),
         pgbenchNTps: tps,
+        pgbenchMachineCpuUsPerTransaction: median(of.map((r) => r.pgbench.machineCpuUsPerTransaction)),
         ratioToPgbench: round2(rps / Math.max(tps, 1)),
         ratiosByRound: of.map((r) => round2(r.receiver.rps / Math.max(r.pgbench.tps, 1))),
         batchSizesByRound: of.map((r) => r.receiver.batchSizes),
