@@ -24,11 +24,10 @@ import { mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from 'node:f
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Client } from 'pg';
 import { startCommand } from '../start-command';
-import { batchSizesLogged, listeningPort, serverEnvironment } from './servers';
-import { BENCH_ACCOUNT, writeBenchSeed } from './seed';
-import { withdrawals } from './store-alone';
+import { batchSizesLogged, listeningPort, serverEnvironment, storeEnvironment } from './servers';
+import { writeBenchSeed } from './seed';
+import { withdrawalBodies } from './store-alone';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TOKENS = 1_000;
@@ -40,22 +39,6 @@ const ROUNDS = Number(process.env.ROUNDS ?? 3);
 // file named after the $HOST the process was started with.
 const HOST = '127.0.0.1';
 const DATABASE_URL = process.env.DATABASE_URL;
-
-const cents = (value: number) => (value / 100).toFixed(2);
-
-/** The store-alone bench's withdrawals of 0.01 from the seed's tokens in turn, as the bodies partners send. */
-function withdrawalBodies(): () => string {
-  const next = withdrawals(TOKENS, Date.now() % 1e8);
-  return () => {
-    const withdrawal = next();
-    return JSON.stringify({
-      ...withdrawal,
-      share_public: BENCH_ACCOUNT.share_public,
-      withdrawn_amount: cents(withdrawal.withdrawn_amount),
-      token_balance: cents(withdrawal.token_balance),
-    });
-  };
-}
 
 /** Sends `total` withdrawals over CONNECTIONS connections; the answers by status. */
 async function load(port: number, total: number, next: () => string): Promise<Record<number, number>> {
@@ -85,25 +68,9 @@ async function load(port: number, total: number, next: () => string): Promise<Re
   return statuses;
 }
 
-/** The store's environment for one receiver: none on the memory store, else a schema of its own, dropped by `drop`. */
-async function storeEnvironment(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
-  if (!DATABASE_URL) return { env: {}, drop: async () => undefined };
-  const schema = `instructions_${process.pid}_${Date.now()}`;
-  const admin = new Client({ connectionString: DATABASE_URL });
-  await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  const url = new URL(DATABASE_URL);
-  url.searchParams.set('options', `-c search_path=${schema}`);
-  const drop = async () => {
-    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-    await admin.end();
-  };
-  return { env: { DATABASE_URL: url.toString(), DATABASE_POOL_SIZE: '16' }, drop };
-}
-
 /** The instructions per withdrawal of the receiver built in `tree`, and what its store said of its batches. */
 async function instructionsPerWithdrawal(tree: string, seedFile: string): Promise<{ count: number; batches: string }> {
-  const store = await storeEnvironment();
+  const store = await storeEnvironment(DATABASE_URL);
   const directory = mkdtempSync(path.join(tmpdir(), 'receiver-instructions-'));
   const logFile = path.join(directory, 'receiver.log');
   const output = openSync(logFile, 'w');
@@ -120,7 +87,7 @@ async function instructionsPerWithdrawal(tree: string, seedFile: string): Promis
   try {
     // Under callgrind the receiver starts far slower than natively.
     const port = await listeningPort(child, logFile, 600);
-    const next = withdrawalBodies();
+    const next = withdrawalBodies(TOKENS);
     await load(port, WARM, next);
     // Switching instrumentation on translates the code anew: counted from a second warm-up on.
     control('--instr=on');

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { Client } from 'pg';
 
 /**
  * The environment the bench's servers run with: production, on loopback, on the ports given (0: the kernel's
@@ -45,4 +46,25 @@ export async function listeningPort(child: ChildProcess, logFile: string, limitS
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`server did not start within ${limitSeconds} s; its last lines:\n${lastLines(logFile)}`);
+}
+
+/**
+ * The store of one receiver a tool starts: the memory store without `databaseUrl`, else PostgreSQL in a schema of its
+ * own (a pool of 16, as in the bench), which `drop` removes.
+ */
+export async function storeEnvironment(
+  databaseUrl: string | undefined,
+): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+  if (!databaseUrl) return { env: {}, drop: async () => undefined };
+  const schema = `receiver_${process.pid}_${Date.now()}`;
+  const admin = new Client({ connectionString: databaseUrl });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  const url = new URL(databaseUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  const drop = async () => {
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin.end();
+  };
+  return { env: { DATABASE_URL: url.toString(), DATABASE_POOL_SIZE: '16' }, drop };
 }

@@ -7,7 +7,7 @@ import { readSeedFile } from '../../src/seed/file';
 import { withdraw } from '../../src/services/token-ledger';
 import { PgStore } from '../../src/store/postgres/pg-store';
 import type { Account } from '../../src/store/store';
-import { START_BALANCE_CENTS, tokenIdOf } from './seed';
+import { BENCH_ACCOUNT, START_BALANCE_CENTS, tokenIdOf } from './seed';
 
 export interface StoreAloneMeasurement {
   transactionsPerSecond: number;
@@ -35,6 +35,22 @@ export function withdrawals(tokens: number, runId: number) {
       withdrawn_amount: 1,
       token_balance: START_BALANCE_CENTS - uses[index],
     };
+  };
+}
+
+const cents = (value: number) => (value / 100).toFixed(2);
+
+/** The same withdrawals as the bodies partners send over HTTP (amounts as decimal strings, the account's key). */
+export function withdrawalBodies(tokens: number): () => string {
+  const next = withdrawals(tokens, Date.now() % 1e8);
+  return () => {
+    const withdrawal = next();
+    return JSON.stringify({
+      ...withdrawal,
+      share_public: BENCH_ACCOUNT.share_public,
+      withdrawn_amount: cents(withdrawal.withdrawn_amount),
+      token_balance: cents(withdrawal.token_balance),
+    });
   };
 }
 
