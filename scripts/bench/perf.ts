@@ -112,7 +112,8 @@ async function profile(seedFile: string, databaseUrl: string | undefined): Promi
   const { command, environmentDefaults } = startCommand(ROOT);
   const nodeFlags = command.filter((argument) => argument.startsWith('--'));
   const child = spawn(process.execPath, ['--perf-basic-prof', ...nodeFlags, path.join(ROOT, 'dist', 'server.js')], {
-    cwd: ROOT,
+    // V8 writes a log file per isolate into the working directory under --perf-basic-prof: this run's, removed after.
+    cwd: directory,
     stdio: ['ignore', output, output],
     env: { ...environmentDefaults, ...serverEnvironment(0, 0, 'info'), SEED_FILE: seedFile, ...store.env },
   });
