@@ -16,7 +16,7 @@ import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { startCommand } from '../start-command';
 import { batchSizesLogged, lastLines, listeningPort, serverEnvironment } from './servers';
-import { measureStoreAlone, openBenchStore, withdrawals, type StoreAloneMeasurement } from './store-alone';
+import { measureStoreAlone, openBenchStore, withdrawalBodies, withdrawals, type StoreAloneMeasurement } from './store-alone';
 import { measureUnauthorizedTiming, type UnauthorizedTiming } from './unauthorized-timing';
 import { BENCH_ACCOUNT, BOOKINGS, bookingIdOf, START_BALANCE_CENTS, tokenIdOf, writeBenchSeed } from './seed';
 
@@ -63,7 +63,6 @@ type ServerName = 'receiver' | 'receiver-baseline' | 'receiver-traced' | 'expres
 type WorkloadName = 'withdraw' | 'status' | 'booking';
 
 const write = (text: string) => process.stdout.write(`${text}\n`);
-const cents = (value: number) => (value / 100).toFixed(2);
 
 // ---------------------------------------------------------------- workloads
 
@@ -72,22 +71,12 @@ function workload(name: WorkloadName, tokens: number, runId: number): autocannon
   let counter = 0;
   const uses = new Uint32Array(tokens);
   const prefix = String(runId).padStart(8, '0');
+  const withdrawal = withdrawalBodies(tokens, runId);
   const body = (): string => {
     counter += 1;
     const index = counter % tokens;
     uses[index] += 1;
-    if (name === 'withdraw') {
-      return JSON.stringify({
-        share_public: BENCH_ACCOUNT.share_public,
-        read_event: 'token.withdrawn_created',
-        source_id: 'BENCH',
-        destination_id: 'D1',
-        token_id: tokenIdOf(index),
-        transaction_id: `${prefix}${String(counter).padStart(12, '0')}`,
-        withdrawn_amount: '0.01',
-        token_balance: cents(START_BALANCE_CENTS - uses[index]),
-      });
-    }
+    if (name === 'withdraw') return withdrawal();
     if (name === 'status') {
       return JSON.stringify({
         share_public: BENCH_ACCOUNT.share_public,

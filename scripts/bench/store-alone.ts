@@ -40,9 +40,13 @@ export function withdrawals(tokens: number, runId: number) {
 
 const cents = (value: number) => (value / 100).toFixed(2);
 
-/** The same withdrawals as the bodies partners send over HTTP (amounts as decimal strings, the account's key). */
-export function withdrawalBodies(tokens: number): () => string {
-  const next = withdrawals(tokens, Date.now() % 1e8);
+/**
+ * The same withdrawals as the bodies partners send over HTTP (amounts as decimal strings, the account's key): the
+ * bench's withdraw workload and the receivers bench:instructions and bench:perf load. `runId` keeps one run's
+ * transaction ids apart from another's on the same tokens.
+ */
+export function withdrawalBodies(tokens: number, runId = Date.now() % 1e8): () => string {
+  const next = withdrawals(tokens, runId);
   return () => {
     const withdrawal = next();
     return JSON.stringify({
