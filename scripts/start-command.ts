@@ -10,6 +10,8 @@ export interface StartCommand {
   environmentDefaults: Record<string, string>;
   /** What it execs: node, its flags and the script. */
   command: string[];
+  /** The flags it gives node, for a tool that starts the receiver as npm start does. */
+  nodeFlags: string[];
 }
 
 export function startCommand(root: string): StartCommand {
@@ -17,8 +19,10 @@ export function startCommand(root: string): StartCommand {
   const execAt = start.indexOf('exec ');
   if (execAt === -1) throw new Error(`npm start does not exec node: ${start}`);
   const defaults = start.slice(0, execAt);
+  const command = start.slice(execAt + 'exec '.length).split(' ');
   return {
     environmentDefaults: Object.fromEntries([...defaults.matchAll(/(\w+)=\$\{\1:-([^}]+)\}/g)].map(([, name, value]) => [name, value])),
-    command: start.slice(execAt + 'exec '.length).split(' '),
+    command,
+    nodeFlags: command.filter((argument) => argument.startsWith('--')),
   };
 }

@@ -19,13 +19,12 @@
  * on average in the runs of 11-27), and a major collection in the window can add a fifth: compare more rounds.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startCommand } from '../start-command';
-import { batchSizesLogged, listeningPort, serverEnvironment, storeEnvironment } from './servers';
+import { batchSizesLogged, listeningPort, serverEnvironment, stopServer, storeEnvironment } from './servers';
 import { writeBenchSeed } from './seed';
 import { withdrawalBodies } from './store-alone';
 
@@ -74,8 +73,7 @@ async function instructionsPerWithdrawal(tree: string, seedFile: string): Promis
   const directory = mkdtempSync(path.join(tmpdir(), 'receiver-instructions-'));
   const logFile = path.join(directory, 'receiver.log');
   const output = openSync(logFile, 'w');
-  const { command, environmentDefaults } = startCommand(tree);
-  const nodeFlags = command.filter((argument) => argument.startsWith('--'));
+  const { nodeFlags, environmentDefaults } = startCommand(tree);
   const callgrind = ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${directory}/callgrind.%p`];
   const child = spawn('valgrind', [...callgrind, process.execPath, ...nodeFlags, path.join(tree, 'dist', 'server.js')], {
     cwd: tree,
@@ -100,16 +98,12 @@ async function instructionsPerWithdrawal(tree: string, seedFile: string): Promis
     const summary = dump && /^summary: (\d+)/m.exec(readFileSync(path.join(directory, dump), 'utf8'));
     if (!summary) throw new Error(`callgrind wrote no dump in ${directory}`);
     const count = Math.round(Number(summary[1]) / COUNT);
-    child.kill('SIGTERM');
-    await once(child, 'exit');
+    await stopServer(child);
     // Over the whole run, warm-up included.
     const batches = batchSizesLogged(logFile);
     return { count, batches: batches ? ` (units per batch: ${JSON.stringify(batches)})` : '' };
   } finally {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
+    await stopServer(child);
     rmSync(directory, { recursive: true, force: true });
     await store.drop();
   }

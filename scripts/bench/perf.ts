@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { startCommand } from '../start-command';
-import { batchSizesLogged, listeningPort, serverEnvironment, storeEnvironment } from './servers';
+import { batchSizesLogged, listeningPort, serverEnvironment, stopServer, storeEnvironment } from './servers';
 import { writeBenchSeed } from './seed';
 import { withdrawalBodies } from './store-alone';
 
@@ -109,8 +109,7 @@ async function profile(seedFile: string, databaseUrl: string | undefined): Promi
   const logFile = path.join(directory, 'receiver.log');
   const dataFile = path.join(directory, 'perf.data');
   const output = openSync(logFile, 'w');
-  const { command, environmentDefaults } = startCommand(ROOT);
-  const nodeFlags = command.filter((argument) => argument.startsWith('--'));
+  const { nodeFlags, environmentDefaults } = startCommand(ROOT);
   const child = spawn(process.execPath, ['--perf-basic-prof', ...nodeFlags, path.join(ROOT, 'dist', 'server.js')], {
     // V8 writes a log file per isolate into the working directory under --perf-basic-prof: this run's, removed after.
     cwd: directory,
@@ -143,8 +142,7 @@ async function profile(seedFile: string, databaseUrl: string | undefined): Promi
       throw new Error(`perf record exited with ${code}: is linux-perf installed, and may it sample (perf_event_paranoid <= 2)?`);
     const failed = result.non2xx + result.errors + result.timeouts;
     if (failed > 0) throw new Error(`${failed} of ${result.requests.total} withdrawals were not answered 200`);
-    child.kill('SIGTERM');
-    await once(child, 'exit');
+    await stopServer(child);
     const withdrawals = Math.max(result.requests.total, 1);
     const micros = new Map<Category, number>();
     for (const [category, samples] of samplesByCategory(dataFile)) micros.set(category, ((samples / FREQUENCY) * 1e6) / withdrawals);
@@ -155,10 +153,7 @@ async function profile(seedFile: string, databaseUrl: string | undefined): Promi
       batches: batchSizesLogged(logFile),
     };
   } finally {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
+    await stopServer(child);
     rmSync(directory, { recursive: true, force: true });
     // The map --perf-basic-prof wrote for perf to name the JIT code.
     rmSync(`/tmp/perf-${child.pid}.map`, { force: true });

@@ -15,7 +15,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { startCommand } from '../start-command';
-import { batchSizesLogged, lastLines, listeningPort, serverEnvironment } from './servers';
+import { batchSizesLogged, lastLines, listeningPort, serverEnvironment, stopServer } from './servers';
 import { measureStoreAlone, openBenchStore, withdrawalBodies, withdrawals, type StoreAloneMeasurement } from './store-alone';
 import { measureUnauthorizedTiming, type UnauthorizedTiming } from './unauthorized-timing';
 import { BENCH_ACCOUNT, BOOKINGS, bookingIdOf, START_BALANCE_CENTS, tokenIdOf, writeBenchSeed } from './seed';
@@ -152,7 +152,7 @@ const START_COMMAND = startCommand(ROOT);
  * on PostgreSQL, where a withdrawal allocates about 60 KB: 12-18% more withdrawals at 64 connections than with 4 MB
  * (docs/BENCHMARKS.md, issue 29).
  */
-const RECEIVER_NODE_FLAGS = START_COMMAND.command.filter((argument) => argument.startsWith('--'));
+const RECEIVER_NODE_FLAGS = START_COMMAND.nodeFlags;
 
 /**
  * The environment npm start gives node by default (`NAME=${NAME:-value}`, the image's ENV too): glibc's mmap threshold
@@ -218,11 +218,7 @@ async function startServer(name: ServerName, env: Record<string, string> = {}): 
   return { child, port, metricsPort, startMs: performance.now() - started, logFile };
 }
 
-async function stop(server: Running): Promise<void> {
-  const exited = new Promise((resolve) => server.child.once('exit', resolve));
-  server.child.kill('SIGTERM');
-  await exited;
-}
+const stop = (server: Running): Promise<void> => stopServer(server.child);
 
 /** Server CPU time (user + system) in microseconds, from /proc. */
 function cpuMicros(pid: number): number {

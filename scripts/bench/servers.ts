@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import { Client } from 'pg';
 
@@ -46,6 +47,14 @@ export async function listeningPort(child: ChildProcess, logFile: string, limitS
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`server did not start within ${limitSeconds} s; its last lines:\n${lastLines(logFile)}`);
+}
+
+/** Stops a server a tool started (SIGTERM) and resolves once it has exited; at once if it already has. */
+export async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill('SIGTERM');
+  await exited;
 }
 
 /**
