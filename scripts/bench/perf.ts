@@ -26,56 +26,57 @@ const WARM = Number(process.env.WARM ?? 12);
 const SECONDS = 8;
 const FREQUENCY = 1999;
 
-/** The categories of the table, in its order; a sample's is the first that claims it (categoryOf). */
-const CATEGORIES = [
-  'the store on PostgreSQL (dist/store/postgres)',
-  'node-postgres (pg, pg-protocol, pg-pool, pg-types)',
-  'the memory store (dist/store/memory-*)',
-  "V8's helper threads (parallel scavenges, concurrent marking, compilers)",
-  'garbage collection on the main thread',
-  "the log: libuv's worker thread, waking it, node:fs, sonic-boom",
-  'kernel: socket writes (answers; round trips to the database)',
-  'kernel: epoll (turns of the event loop, waking up)',
-  'kernel: socket reads',
-  'kernel: the rest',
-  "Node's streams, sockets, timers and promise jobs",
-  "Node's HTTP (node:_http_*, llhttp)",
-  'the rest: Express and its router, zod, pino, metrics, services, V8 builtins',
-] as const;
-type Category = (typeof CATEGORIES)[number];
+/** The categories of the table, in its order, by name; a sample's is the first that claims it (categoryOf). */
+const CATEGORY = {
+  postgresStore: 'the store on PostgreSQL (dist/store/postgres)',
+  driver: 'node-postgres (pg, pg-protocol, pg-pool, pg-types)',
+  memoryStore: 'the memory store (dist/store/memory-*)',
+  v8Helpers: "V8's helper threads (parallel scavenges, concurrent marking, compilers)",
+  garbageCollection: 'garbage collection on the main thread',
+  log: "the log: libuv's worker thread, waking it, node:fs, sonic-boom",
+  socketWrites: 'kernel: socket writes (answers; round trips to the database)',
+  epoll: 'kernel: epoll (turns of the event loop, waking up)',
+  socketReads: 'kernel: socket reads',
+  kernel: 'kernel: the rest',
+  nodeRuntime: "Node's streams, sockets, timers and promise jobs",
+  nodeHttp: "Node's HTTP (node:_http_*, llhttp)",
+  rest: 'the rest: Express and its router, zod, pino, metrics, services, V8 builtins',
+} as const;
+type Category = (typeof CATEGORY)[keyof typeof CATEGORY];
+const CATEGORIES = Object.values(CATEGORY);
 
 const GARBAGE_COLLECTION = /Scavenger|Heap::|MarkCompact|IncrementalMarking|GCTracer|MinorMark|Sweeper/;
 
 /** The category of a JavaScript frame, by the module its code is in. */
 function moduleCategory(frame: string): Category {
-  if (frame.includes('/dist/store/postgres/')) return CATEGORIES[0];
-  if (/node_modules\/pg(-[a-z]+)?\//.test(frame)) return CATEGORIES[1];
-  if (frame.includes('/dist/store/memory')) return CATEGORIES[2];
-  if (/node:fs|sonic-boom/.test(frame)) return CATEGORIES[5];
-  if (/node:_http|llhttp/.test(frame)) return CATEGORIES[11];
-  if (/node:(internal|net|timers|events)/.test(frame)) return CATEGORIES[10];
-  return CATEGORIES[12];
+  if (frame.includes('/dist/store/postgres/')) return CATEGORY.postgresStore;
+  if (/node_modules\/pg(-[a-z]+)?\//.test(frame)) return CATEGORY.driver;
+  if (frame.includes('/dist/store/memory')) return CATEGORY.memoryStore;
+  if (/node:fs|sonic-boom/.test(frame)) return CATEGORY.log;
+  if (/node:_http|llhttp/.test(frame)) return CATEGORY.nodeHttp;
+  if (/node:(internal|net|timers|events)/.test(frame)) return CATEGORY.nodeRuntime;
+  return CATEGORY.rest;
 }
 
 /** A sample's category: `thread` its thread's name, `frames` its stack as perf names them, innermost first. */
 function categoryOf(thread: string, frames: string[]): Category {
-  if (thread === 'libuv-worker') return CATEGORIES[5];
-  if (thread !== 'MainThread') return CATEGORIES[3];
+  if (thread === 'libuv-worker') return CATEGORY.log;
+  if (thread !== 'MainThread') return CATEGORY.v8Helpers;
   if (frames[0].includes('[kernel.kallsyms]')) {
     // In the kernel: by the C library call that entered it.
     const caller = frames.find((frame) => !frame.includes('[kernel.kallsyms]')) ?? '';
-    if (/writev|libc_write/.test(caller)) return CATEGORIES[6];
-    if (caller.includes('epoll')) return CATEGORIES[7];
+    if (/writev|libc_write/.test(caller)) return CATEGORY.socketWrites;
+    if (caller.includes('epoll')) return CATEGORY.epoll;
     // Waking libuv's worker for a log write; V8 wakes its helpers the same way.
-    if (/pthread_cond_signal|lll_lock/.test(caller) && frames.some((frame) => frame.includes('uv_fs_write'))) return CATEGORIES[5];
-    if (/\bread\b/.test(caller)) return CATEGORIES[8];
-    return CATEGORIES[9];
+    if (/pthread_cond_signal|lll_lock/.test(caller) && frames.some((frame) => frame.includes('uv_fs_write'))) return CATEGORY.log;
+    if (/\bread\b/.test(caller)) return CATEGORY.socketReads;
+    return CATEGORY.kernel;
   }
   for (const frame of frames) {
-    if (GARBAGE_COLLECTION.test(frame)) return CATEGORIES[4];
+    if (GARBAGE_COLLECTION.test(frame)) return CATEGORY.garbageCollection;
     if (frame.startsWith('JS:')) return moduleCategory(frame);
   }
-  return frames[0].includes('llhttp') ? CATEGORIES[11] : CATEGORIES[12];
+  return frames[0].includes('llhttp') ? CATEGORY.nodeHttp : CATEGORY.rest;
 }
 
 /** The samples of a `perf record` file by category. */
