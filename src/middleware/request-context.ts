@@ -132,20 +132,28 @@ export class RequestContext {
   }
 }
 
-const contexts = new WeakMap<Response, RequestContext>();
+/**
+ * The context lives on the response, in res.locals (Express's place for what one request carries), and goes with
+ * it. Not in a WeakMap keyed by the response: V8's scavenges keep a WeakMap's values alive until a full collection,
+ * so every request's body, parse and answer were promoted to the old generation (docs/BENCHMARKS.md, "What survives
+ * a scavenge").
+ */
+interface WithContext {
+  locals: { requestContext?: RequestContext };
+}
 
 /** The first step of every request: its context, which the steps after it read through requestContext(res). */
 export const beginRequestContext: RequestHandler = function beginRequestContext(req, res, next) {
-  contexts.set(res, new RequestContext(requestIdOf(req), performance.now()));
+  (res as WithContext).locals.requestContext = new RequestContext(requestIdOf(req), performance.now());
   next();
 };
 
 /** The request's context if it reached the app: for what observes every answer (process/tracing.ts names spans with it). */
 export function requestContextIfBegun(res: ServerResponse): RequestContext | undefined {
-  return contexts.get(res as Response);
+  return (res as Partial<WithContext>).locals?.requestContext;
 }
 
 /** The context beginRequestContext made for this request; a step mounted before it is a programming error. */
 export function requestContext(res: Response): RequestContext {
-  return contexts.get(res) ?? stageMissing('beginRequestContext');
+  return (res as WithContext).locals.requestContext ?? stageMissing('beginRequestContext');
 }
