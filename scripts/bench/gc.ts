@@ -1,0 +1,147 @@
+/**
+ * npm run bench:gc [-- CONNECTIONS] [TREE …]: what a withdrawal leaves to V8's garbage collector, on the memory store
+ * and, with DATABASE_URL set, on PostgreSQL, for this checkout's build and each TREE (another checkout with its own
+ * dist/ and node_modules), interleaved over ROUNDS (default 3). Each receiver runs with `--trace-gc-nvp` under
+ * autocannon at CONNECTIONS (default 16): WARM seconds (default 5) of load, then SECONDS (default 8) counted. Per
+ * scavenge (V8's collection of the young generation, 16 MB here), the medians of the bytes it copied within the
+ * young generation and promoted to the old one, and of its pause; per withdrawal, the bytes promoted and the time
+ * paused in all collections. A request's objects should die young: what a scavenge promotes that is not kept for
+ * good (the ledger on the memory store, the event log's ring) is work for a full collection later, and a
+ * promotion per scavenge near its copy says that something keeps the young objects alive past their request
+ * (docs/BENCHMARKS.md, "What survives a scavenge"). Counts of bytes, unlike the timed bench, barely move with
+ * the machine's load.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { startCommand } from '../start-command';
+import { listeningPort, serverEnvironment, stopServer, storeEnvironment } from './servers';
+import { writeBenchSeed } from './seed';
+import { withdrawalBodies } from './store-alone';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const TOKENS = 50_000;
+const given = process.argv.slice(2).filter((argument) => argument !== '--');
+const CONNECTIONS = Number(given.find((argument) => /^\d+$/.test(argument)) ?? 16);
+const TREES = [ROOT, ...given.filter((argument) => !/^\d+$/.test(argument)).map((tree) => path.resolve(tree))];
+const WARM = Number(process.env.WARM ?? 5);
+const SECONDS = Number(process.env.SECONDS ?? 8);
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
+
+/** One collection as --trace-gc-nvp prints it: `gc=s` a scavenge, `gc=mc` a full (mark-compact) collection. */
+interface Collection {
+  scavenge: boolean;
+  pauseMs: number;
+  copied: number;
+  promoted: number;
+}
+
+function collections(log: string): Collection[] {
+  const field = (line: string, name: string) => Number(new RegExp(`\\b${name}=([\\d.]+)`).exec(line)?.[1] ?? 0);
+  return log
+    .split('\n')
+    .filter((line) => / gc=\w+ /.test(line))
+    .map((line) => ({
+      scavenge: / gc=s /.test(line),
+      pauseMs: field(line, 'pause'),
+      copied: field(line, 'new_space_survived'),
+      promoted: field(line, 'promoted'),
+    }));
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
+interface Measurement {
+  withdrawalsPerSecond: number;
+  scavengesPer1000: number;
+  copiedKbPerScavenge: number;
+  promotedKbPerScavenge: number;
+  scavengePauseMs: number;
+  promotedBytesPerWithdrawal: number;
+  pausedUsPerWithdrawal: number;
+  fullCollections: number;
+}
+
+async function measure(tree: string, seedFile: string, databaseUrl: string | undefined, runId: number): Promise<Measurement> {
+  const store = await storeEnvironment(databaseUrl);
+  const directory = mkdtempSync(path.join(tmpdir(), 'receiver-gc-'));
+  const logFile = path.join(directory, 'receiver.log');
+  const output = openSync(logFile, 'w');
+  const { nodeFlags, environmentDefaults } = startCommand(tree);
+  const child = spawn(process.execPath, ['--trace-gc-nvp', ...nodeFlags, path.join(tree, 'dist', 'server.js')], {
+    cwd: tree,
+    stdio: ['ignore', output, output],
+    env: { ...environmentDefaults, ...serverEnvironment(0, 0, 'info'), SEED_FILE: seedFile, ...store.env },
+  });
+  try {
+    const port = await listeningPort(child, logFile, 120);
+    const next = withdrawalBodies(TOKENS, runId);
+    const requests: autocannon.Request[] = [
+      {
+        method: 'POST',
+        path: '/v1/tokens/withdraw',
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (request) => ({ ...request, body: next() }),
+      },
+    ];
+    const url = `http://127.0.0.1:${port}`;
+    await autocannon({ url, connections: CONNECTIONS, duration: WARM, requests });
+    const start = readFileSync(logFile, 'utf8').length;
+    const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, requests });
+    const failed = result.non2xx + result.errors + result.timeouts;
+    if (failed > 0) throw new Error(`${failed} of ${result.requests.total} withdrawals were not answered 200`);
+    const counted = collections(readFileSync(logFile, 'utf8').slice(start));
+    const scavenges = counted.filter((collection) => collection.scavenge);
+    const withdrawals = Math.max(result.requests.total, 1);
+    return {
+      withdrawalsPerSecond: Math.round(withdrawals / SECONDS),
+      scavengesPer1000: Math.round((scavenges.length / withdrawals) * 1000 * 10) / 10,
+      copiedKbPerScavenge: Math.round(median(scavenges.map((s) => s.copied)) / 1024),
+      promotedKbPerScavenge: Math.round(median(scavenges.map((s) => s.promoted)) / 1024),
+      scavengePauseMs: median(scavenges.map((s) => s.pauseMs)),
+      promotedBytesPerWithdrawal: Math.round(scavenges.reduce((sum, s) => sum + s.promoted, 0) / withdrawals),
+      pausedUsPerWithdrawal: Math.round((counted.reduce((sum, c) => sum + c.pauseMs, 0) * 1000) / withdrawals),
+      fullCollections: counted.length - scavenges.length,
+    };
+  } finally {
+    await stopServer(child);
+    rmSync(directory, { recursive: true, force: true });
+    await store.drop();
+  }
+}
+
+async function main(): Promise<void> {
+  const seedDirectory = mkdtempSync(path.join(tmpdir(), 'receiver-gc-seed-'));
+  const seedFile = path.join(seedDirectory, 'seed.json');
+  await writeBenchSeed(seedFile, TOKENS);
+  const stores: Array<[string, string | undefined]> = [['memory store', undefined]];
+  if (process.env.DATABASE_URL) stores.push(['PostgreSQL', process.env.DATABASE_URL]);
+  process.stdout.write(
+    `what a withdrawal leaves to the garbage collector, ${CONNECTIONS} connections, ${SECONDS} s counted after ${WARM} s, ${ROUNDS} round(s):\n\n` +
+      '| round | store | build | withdrawals/s | scavenges per 1,000 | KB copied / promoted per scavenge (median) | scavenge pause ms (median) | bytes promoted per withdrawal | µs paused per withdrawal | full collections |\n' +
+      '|---|---|---|---|---|---|---|---|---|---|\n',
+  );
+  let runId = 1;
+  try {
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      for (const [storeName, databaseUrl] of stores) {
+        for (const tree of TREES) {
+          const m = await measure(tree, seedFile, databaseUrl, (runId += 1));
+          process.stdout.write(
+            `| ${round} | ${storeName} | ${path.relative(process.cwd(), tree) || '.'} | ${m.withdrawalsPerSecond.toLocaleString('en')} | ${m.scavengesPer1000} | ` +
+              `${m.copiedKbPerScavenge} / ${m.promotedKbPerScavenge} | ${m.scavengePauseMs} | ${m.promotedBytesPerWithdrawal.toLocaleString('en')} | ${m.pausedUsPerWithdrawal} | ${m.fullCollections} |\n`,
+          );
+        }
+      }
+    }
+  } finally {
+    rmSync(seedDirectory, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
