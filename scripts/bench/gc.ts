@@ -1,8 +1,8 @@
 /**
  * npm run bench:gc [-- CONNECTIONS] [TREE …]: what a withdrawal leaves to V8's garbage collector, on the memory store
  * and, with DATABASE_URL set, on PostgreSQL, for this checkout's build and each TREE (another checkout with its own
- * dist/ and node_modules), interleaved over ROUNDS (default 3). Each receiver runs with `--trace-gc-nvp` under
- * autocannon at CONNECTIONS (default 16): WARM seconds (default 5) of load, then SECONDS (default 8) counted. Per
+ * dist/ and node_modules), interleaved over BENCH_ROUNDS (default 3). Each receiver runs with `--trace-gc-nvp` under
+ * autocannon at CONNECTIONS (default 16): BENCH_WARM_SECONDS (default 5) of load, then BENCH_SECONDS (default 8) counted. Per
  * scavenge (V8's collection of the young generation, 16 MB here), the medians of the bytes it copied within the
  * young generation and promoted to the old one, and of its pause; per withdrawal, the bytes promoted and the time
  * paused in all collections. A request's objects should die young: what a scavenge promotes that is not kept for
@@ -12,7 +12,7 @@
  * the machine's load.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -23,12 +23,13 @@ import { withdrawalBodies } from './store-alone';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TOKENS = 50_000;
-const given = process.argv.slice(2).filter((argument) => argument !== '--');
-const CONNECTIONS = Number(given.find((argument) => /^\d+$/.test(argument)) ?? 16);
-const TREES = [ROOT, ...given.filter((argument) => !/^\d+$/.test(argument)).map((tree) => path.resolve(tree))];
-const WARM = Number(process.env.WARM ?? 5);
-const SECONDS = Number(process.env.SECONDS ?? 8);
-const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const given = process.argv.slice(2);
+// A leading number is the connection count; every other argument is a tree.
+const CONNECTIONS = /^\d+$/.test(given[0] ?? '') ? Number(given.shift()) : 16;
+const TREES = [ROOT, ...given.map((tree) => path.resolve(tree))];
+const WARM = Number(process.env.BENCH_WARM_SECONDS ?? 5);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 /** One collection as --trace-gc-nvp prints it: `gc=s` a scavenge, `gc=mc` a full (mark-compact) collection. */
 interface Collection {
@@ -39,16 +40,17 @@ interface Collection {
 }
 
 function collections(log: string): Collection[] {
-  const field = (line: string, name: string) => Number(new RegExp(`\\b${name}=([\\d.]+)`).exec(line)?.[1] ?? 0);
   return log
     .split('\n')
     .filter((line) => / gc=\w+ /.test(line))
-    .map((line) => ({
-      scavenge: / gc=s /.test(line),
-      pauseMs: field(line, 'pause'),
-      copied: field(line, 'new_space_survived'),
-      promoted: field(line, 'promoted'),
-    }));
+    .map((line) => {
+      const field = (name: string) => {
+        const value = new RegExp(`\\b${name}=([\\d.]+)`).exec(line)?.[1];
+        if (value === undefined) throw new Error(`a collection's line without ${name}=: ${line.slice(0, 120)}`);
+        return Number(value);
+      };
+      return { scavenge: / gc=s /.test(line), pauseMs: field('pause'), copied: field('new_space_survived'), promoted: field('promoted') };
+    });
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
@@ -65,16 +67,17 @@ interface Measurement {
 }
 
 async function measure(tree: string, seedFile: string, databaseUrl: string | undefined, runId: number): Promise<Measurement> {
+  const { nodeFlags, environmentDefaults } = startCommand(tree);
   const store = await storeEnvironment(databaseUrl);
   const directory = mkdtempSync(path.join(tmpdir(), 'receiver-gc-'));
   const logFile = path.join(directory, 'receiver.log');
   const output = openSync(logFile, 'w');
-  const { nodeFlags, environmentDefaults } = startCommand(tree);
   const child = spawn(process.execPath, ['--trace-gc-nvp', ...nodeFlags, path.join(tree, 'dist', 'server.js')], {
     cwd: tree,
     stdio: ['ignore', output, output],
     env: { ...environmentDefaults, ...serverEnvironment(0, 0, 'info'), SEED_FILE: seedFile, ...store.env },
   });
+  closeSync(output);
   try {
     const port = await listeningPort(child, logFile, 120);
     const next = withdrawalBodies(TOKENS, runId);
@@ -113,6 +116,9 @@ async function measure(tree: string, seedFile: string, databaseUrl: string | und
 }
 
 async function main(): Promise<void> {
+  const unbuilt = TREES.filter((tree) => !existsSync(path.join(tree, 'dist', 'server.js')));
+  if (unbuilt.length > 0) throw new Error(`no dist/server.js in ${unbuilt.join(', ')}: build each tree first (npm run build)`);
+  if (CONNECTIONS < 1) throw new Error('CONNECTIONS must be at least 1');
   const seedDirectory = mkdtempSync(path.join(tmpdir(), 'receiver-gc-seed-'));
   const seedFile = path.join(seedDirectory, 'seed.json');
   await writeBenchSeed(seedFile, TOKENS);

@@ -138,22 +138,27 @@ export class RequestContext {
  * so every request's body, parse and answer were promoted to the old generation (docs/BENCHMARKS.md, "What survives
  * a scavenge").
  */
-interface WithContext {
-  locals: { requestContext?: RequestContext };
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace -- Express types res.locals by this global interface
+  namespace Express {
+    interface Locals {
+      requestContext?: RequestContext;
+    }
+  }
 }
 
 /** The first step of every request: its context, which the steps after it read through requestContext(res). */
 export const beginRequestContext: RequestHandler = function beginRequestContext(req, res, next) {
-  (res as WithContext).locals.requestContext = new RequestContext(requestIdOf(req), performance.now());
+  res.locals.requestContext = new RequestContext(requestIdOf(req), performance.now());
   next();
 };
 
-/** The request's context if it reached the app: for what observes every answer (process/tracing.ts names spans with it). */
+/** The request's context if it reached the app (a response Express never handled has no locals): for what observes every answer (process/tracing.ts names spans with it). */
 export function requestContextIfBegun(res: ServerResponse): RequestContext | undefined {
-  return (res as Partial<WithContext>).locals?.requestContext;
+  return (res as Partial<Response>).locals?.requestContext;
 }
 
 /** The context beginRequestContext made for this request; a step mounted before it is a programming error. */
 export function requestContext(res: Response): RequestContext {
-  return (res as WithContext).locals.requestContext ?? stageMissing('beginRequestContext');
+  return res.locals.requestContext ?? stageMissing('beginRequestContext');
 }
