@@ -19,7 +19,7 @@ import autocannon from 'autocannon';
 import { startCommand } from '../start-command';
 import { listeningPort, serverEnvironment, stopServer, storeEnvironment } from './servers';
 import { writeBenchSeed } from './seed';
-import { withdrawalBodies } from './store-alone';
+import { withdrawalRequests } from './store-alone';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TOKENS = 50_000;
@@ -80,15 +80,7 @@ async function measure(tree: string, seedFile: string, databaseUrl: string | und
   closeSync(output);
   try {
     const port = await listeningPort(child, logFile, 120);
-    const next = withdrawalBodies(TOKENS, runId);
-    const requests: autocannon.Request[] = [
-      {
-        method: 'POST',
-        path: '/v1/tokens/withdraw',
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (request) => ({ ...request, body: next() }),
-      },
-    ];
+    const requests = withdrawalRequests(TOKENS, runId);
     const url = `http://127.0.0.1:${port}`;
     await autocannon({ url, connections: CONNECTIONS, duration: WARM, requests });
     const start = readFileSync(logFile, 'utf8').length;

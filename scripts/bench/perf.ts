@@ -17,7 +17,7 @@ import autocannon from 'autocannon';
 import { startCommand } from '../start-command';
 import { batchSizesLogged, listeningPort, serverEnvironment, stopServer, storeEnvironment } from './servers';
 import { writeBenchSeed } from './seed';
-import { withdrawalBodies } from './store-alone';
+import { withdrawalRequests } from './store-alone';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TOKENS = 1_000;
@@ -119,15 +119,7 @@ async function profile(seedFile: string, databaseUrl: string | undefined): Promi
   });
   try {
     const port = await listeningPort(child, logFile, 120);
-    const next = withdrawalBodies(TOKENS);
-    const requests: autocannon.Request[] = [
-      {
-        method: 'POST',
-        path: '/v1/tokens/withdraw',
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (request) => ({ ...request, body: next() }),
-      },
-    ];
+    const requests = withdrawalRequests(TOKENS);
     const url = `http://127.0.0.1:${port}`;
     await autocannon({ url, connections: CONNECTIONS, duration: WARM, requests });
     const perf = spawn(

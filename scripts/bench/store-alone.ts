@@ -1,8 +1,22 @@
+/** autocannon's requests for POST /v1/tokens/withdraw, each with the next of withdrawalBodies: bench:perf's and bench:gc's load. */
+export function withdrawalRequests(tokens: number, runId?: number): autocannon.Request[] {
+  const next = withdrawalBodies(tokens, runId);
+  return [
+    {
+      method: 'POST',
+      path: '/v1/tokens/withdraw',
+      headers: { 'content-type': 'application/json' },
+      setupRequest: (request) => ({ ...request, body: next() }),
+    },
+  ];
+}
+
 /**
  * The PostgreSQL store alone, without HTTP: callers that each apply withdrawals one after the other through
  * Store.transaction and the project's own withdraw() service, as the receiver's requests do. Run next to
  * `pgbench -N` in the same rounds (run.ts), it tells what the store makes of the database.
  */
+import type autocannon from 'autocannon';
 import { readSeedFile } from '../../src/seed/file';
 import { withdraw } from '../../src/services/token-ledger';
 import { PgStore } from '../../src/store/postgres/pg-store';
