@@ -11,7 +11,7 @@
  * (docs/BENCHMARKS.md, "What survives a scavenge"). Counts of bytes, unlike the timed bench, barely move with
  * the machine's load.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,6 +20,7 @@ import { startCommand } from '../start-command';
 import { listeningPort, serverEnvironment, stopServer, storeEnvironment } from './servers';
 import { writeBenchSeed } from './seed';
 import { withdrawalRequests } from './store-alone';
+import { median } from './median';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TOKENS = 50_000;
@@ -53,8 +54,6 @@ function collections(log: string): Collection[] {
     });
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-
 interface Measurement {
   withdrawalsPerSecond: number;
   scavengesPer1000: number;
@@ -71,14 +70,15 @@ async function measure(tree: string, seedFile: string, databaseUrl: string | und
   const store = await storeEnvironment(databaseUrl);
   const directory = mkdtempSync(path.join(tmpdir(), 'receiver-gc-'));
   const logFile = path.join(directory, 'receiver.log');
-  const output = openSync(logFile, 'w');
-  const child = spawn(process.execPath, ['--trace-gc-nvp', ...nodeFlags, path.join(tree, 'dist', 'server.js')], {
-    cwd: tree,
-    stdio: ['ignore', output, output],
-    env: { ...environmentDefaults, ...serverEnvironment(0, 0, 'info'), SEED_FILE: seedFile, ...store.env },
-  });
-  closeSync(output);
+  let child: ChildProcess | undefined;
   try {
+    const output = openSync(logFile, 'w');
+    child = spawn(process.execPath, ['--trace-gc-nvp', ...nodeFlags, path.join(tree, 'dist', 'server.js')], {
+      cwd: tree,
+      stdio: ['ignore', output, output],
+      env: { ...environmentDefaults, ...serverEnvironment(0, 0, 'info'), SEED_FILE: seedFile, ...store.env },
+    });
+    closeSync(output);
     const port = await listeningPort(child, logFile, 120);
     const requests = withdrawalRequests(TOKENS, runId);
     const url = `http://127.0.0.1:${port}`;
@@ -89,6 +89,7 @@ async function measure(tree: string, seedFile: string, databaseUrl: string | und
     if (failed > 0) throw new Error(`${failed} of ${result.requests.total} withdrawals were not answered 200`);
     const counted = collections(readFileSync(logFile, 'utf8').slice(start));
     const scavenges = counted.filter((collection) => collection.scavenge);
+    if (scavenges.length === 0) throw new Error('no scavenge while counting: count longer (BENCH_SECONDS)');
     const withdrawals = Math.max(result.requests.total, 1);
     return {
       withdrawalsPerSecond: Math.round(withdrawals / SECONDS),
@@ -101,7 +102,7 @@ async function measure(tree: string, seedFile: string, databaseUrl: string | und
       fullCollections: counted.length - scavenges.length,
     };
   } finally {
-    await stopServer(child);
+    if (child) await stopServer(child);
     rmSync(directory, { recursive: true, force: true });
     await store.drop();
   }

@@ -19,6 +19,7 @@ import { batchSizesLogged, lastLines, listeningPort, serverEnvironment, stopServ
 import { measureStoreAlone, openBenchStore, withdrawalBodies, withdrawals, type StoreAloneMeasurement } from './store-alone';
 import { measureUnauthorizedTiming, type UnauthorizedTiming } from './unauthorized-timing';
 import { BENCH_ACCOUNT, BOOKINGS, bookingIdOf, START_BALANCE_CENTS, tokenIdOf, writeBenchSeed } from './seed';
+import { median } from './median';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const SMOKE = process.argv.includes('--smoke');
@@ -304,8 +305,6 @@ async function measureFresh(
   await stop(server);
   return result;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 // ---------------------------------------------------------------- the runs
 

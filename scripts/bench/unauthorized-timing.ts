@@ -5,6 +5,7 @@
  */
 import { Agent, request } from 'node:http';
 import { BENCH_ACCOUNT } from './seed';
+import { median } from './median';
 
 export interface UnauthorizedTiming {
   pairs: number;
@@ -20,8 +21,6 @@ export interface UnauthorizedTiming {
   knownSlowerPercent: number;
   non401: number;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** P(a > b) + P(a = b) / 2 over every pair of samples, from the ranks of both together (O(n log n)). */
 function probabilityGreater(a: number[], b: number[]): number {
