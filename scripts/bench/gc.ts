@@ -11,13 +11,12 @@
  * (docs/BENCHMARKS.md, "What survives a scavenge"). Counts of bytes, unlike the timed bench, barely move with
  * the machine's load.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { startCommand } from '../start-command';
-import { listeningPort, serverEnvironment, stopServer, storeEnvironment } from './servers';
+import { listeningPort, startReceiver, stopServer, storeEnvironment } from './servers';
 import { writeBenchSeed } from './seed';
 import { withdrawalRequests } from './store-alone';
 import { median } from './median';
@@ -66,19 +65,12 @@ interface Measurement {
 }
 
 async function measure(tree: string, seedFile: string, databaseUrl: string | undefined, runId: number): Promise<Measurement> {
-  const { nodeFlags, environmentDefaults } = startCommand(tree);
   const store = await storeEnvironment(databaseUrl);
   const directory = mkdtempSync(path.join(tmpdir(), 'receiver-gc-'));
   const logFile = path.join(directory, 'receiver.log');
   let child: ChildProcess | undefined;
   try {
-    const output = openSync(logFile, 'w');
-    child = spawn(process.execPath, ['--trace-gc-nvp', ...nodeFlags, path.join(tree, 'dist', 'server.js')], {
-      cwd: tree,
-      stdio: ['ignore', output, output],
-      env: { ...environmentDefaults, ...serverEnvironment(0, 0, 'info'), SEED_FILE: seedFile, ...store.env },
-    });
-    closeSync(output);
+    child = startReceiver({ tree, seedFile, storeEnv: store.env, logFile, nodeFlags: ['--trace-gc-nvp'] });
     const port = await listeningPort(child, logFile, 120);
     const requests = withdrawalRequests(TOKENS, runId);
     const url = `http://127.0.0.1:${port}`;

@@ -18,13 +18,12 @@
  * per-batch cost spread over the batch's units, which moves with the batch sizes it prints (8 to 9.5 units of 10
  * on average in the runs of 11-27), and a major collection in the window can add a fifth: compare more rounds.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startCommand } from '../start-command';
-import { batchSizesLogged, listeningPort, serverEnvironment, stopServer, storeEnvironment } from './servers';
+import { batchSizesLogged, listeningPort, startReceiver, stopServer, storeEnvironment } from './servers';
 import { writeBenchSeed } from './seed';
 import { withdrawalBodies } from './store-alone';
 
@@ -72,17 +71,13 @@ async function instructionsPerWithdrawal(tree: string, seedFile: string): Promis
   const store = await storeEnvironment(DATABASE_URL);
   const directory = mkdtempSync(path.join(tmpdir(), 'receiver-instructions-'));
   const logFile = path.join(directory, 'receiver.log');
-  const output = openSync(logFile, 'w');
-  const { nodeFlags, environmentDefaults } = startCommand(tree);
-  const callgrind = ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${directory}/callgrind.%p`];
-  const child = spawn('valgrind', [...callgrind, process.execPath, ...nodeFlags, path.join(tree, 'dist', 'server.js')], {
-    cwd: tree,
-    stdio: ['ignore', output, output],
-    env: { ...environmentDefaults, ...serverEnvironment(0, 0, 'info'), SEED_FILE: seedFile, ...store.env },
-  });
-  const control = (...args: string[]) =>
-    execFileSync('callgrind_control', [...args, String(child.pid)], { env: { ...process.env, HOST }, stdio: 'ignore' });
+  let child: ChildProcess | undefined;
   try {
+    const callgrind = ['valgrind', '--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${directory}/callgrind.%p`];
+    child = startReceiver({ tree, seedFile, storeEnv: store.env, logFile, runUnder: callgrind });
+    const pid = String(child.pid);
+    const control = (...args: string[]) =>
+      execFileSync('callgrind_control', [...args, pid], { env: { ...process.env, HOST }, stdio: 'ignore' });
     // Under callgrind the receiver starts far slower than natively.
     const port = await listeningPort(child, logFile, 600);
     const next = withdrawalBodies(TOKENS);
@@ -103,7 +98,7 @@ async function instructionsPerWithdrawal(tree: string, seedFile: string): Promis
     const batches = batchSizesLogged(logFile);
     return { count, batches: batches ? ` (units per batch: ${JSON.stringify(batches)})` : '' };
   } finally {
-    await stopServer(child);
+    if (child) await stopServer(child);
     rmSync(directory, { recursive: true, force: true });
     await store.drop();
   }

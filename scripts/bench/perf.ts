@@ -8,14 +8,13 @@
  * a few µs between runs is noise; compare categories, not totals. Needs perf (Debian's linux-perf) and a kernel
  * that lets it sample (perf_event_paranoid at most 2).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, openSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { startCommand } from '../start-command';
-import { batchSizesLogged, listeningPort, serverEnvironment, stopServer, storeEnvironment } from './servers';
+import { batchSizesLogged, listeningPort, startReceiver, stopServer, storeEnvironment } from './servers';
 import { writeBenchSeed } from './seed';
 import { withdrawalRequests } from './store-alone';
 
@@ -109,15 +108,17 @@ async function profile(seedFile: string, databaseUrl: string | undefined): Promi
   const directory = mkdtempSync(path.join(tmpdir(), 'receiver-perf-'));
   const logFile = path.join(directory, 'receiver.log');
   const dataFile = path.join(directory, 'perf.data');
-  const output = openSync(logFile, 'w');
-  const { nodeFlags, environmentDefaults } = startCommand(ROOT);
-  const child = spawn(process.execPath, ['--perf-basic-prof', ...nodeFlags, path.join(ROOT, 'dist', 'server.js')], {
-    // V8 writes a log file per isolate into the working directory under --perf-basic-prof: this run's, removed after.
-    cwd: directory,
-    stdio: ['ignore', output, output],
-    env: { ...environmentDefaults, ...serverEnvironment(0, 0, 'info'), SEED_FILE: seedFile, ...store.env },
-  });
+  let child: ChildProcess | undefined;
   try {
+    child = startReceiver({
+      tree: ROOT,
+      seedFile,
+      storeEnv: store.env,
+      logFile,
+      nodeFlags: ['--perf-basic-prof'],
+      // V8 writes a log file per isolate into the working directory under --perf-basic-prof: this run's, removed after.
+      cwd: directory,
+    });
     const port = await listeningPort(child, logFile, 120);
     const requests = withdrawalRequests(TOKENS);
     const url = `http://127.0.0.1:${port}`;
@@ -146,10 +147,12 @@ async function profile(seedFile: string, databaseUrl: string | undefined): Promi
       batches: batchSizesLogged(logFile),
     };
   } finally {
-    await stopServer(child);
+    if (child) {
+      await stopServer(child);
+      // The map --perf-basic-prof wrote for perf to name the JIT code.
+      rmSync(`/tmp/perf-${child.pid}.map`, { force: true });
+    }
     rmSync(directory, { recursive: true, force: true });
-    // The map --perf-basic-prof wrote for perf to name the JIT code.
-    rmSync(`/tmp/perf-${child.pid}.map`, { force: true });
     await store.drop();
   }
 }

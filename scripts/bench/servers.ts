@@ -1,12 +1,14 @@
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Client } from 'pg';
+import { startCommand } from '../start-command';
 
 /**
  * The environment the bench's servers run with: production, on loopback, on the ports given (0: the kernel's
  * choice), without rate limits (a load from one address would hit them), logging at `logLevel`. run.ts and
- * instructions.ts start their receivers with it, npm start's own defaults added.
+ * startReceiver start receivers with it, npm start's own defaults added.
  */
 export function serverEnvironment(port: number, metricsPort: number, logLevel: string): Record<string, string> {
   return {
@@ -47,6 +49,49 @@ export async function listeningPort(child: ChildProcess, logFile: string, limitS
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   throw new Error(`server did not start within ${limitSeconds} s; its last lines:\n${lastLines(logFile)}`);
+}
+
+/** How a tool starts one receiver (startReceiver). */
+export interface ReceiverStart {
+  /** The checkout whose build (dist/server.js) and npm start it runs. */
+  tree: string;
+  seedFile: string;
+  /** The store's environment, storeEnvironment's `env`. */
+  storeEnv: Record<string, string>;
+  /** Where its output goes. */
+  logFile: string;
+  /** Node flags of the tool's own, before npm start's (--trace-gc-nvp, say). */
+  nodeFlags?: string[];
+  /** A program, with its arguments, the receiver runs under (valgrind's callgrind, say). */
+  runUnder?: string[];
+  /** Its working directory; default: the tree. */
+  cwd?: string;
+}
+
+/**
+ * The receiver built in `start.tree`, started as its npm start starts it (node flags and environment defaults), in
+ * the bench's environment (serverEnvironment: ports the kernel picks, logging at info), its output in the log file.
+ */
+export function startReceiver(start: ReceiverStart): ChildProcess {
+  const { nodeFlags, environmentDefaults } = startCommand(start.tree);
+  const [program, ...args] = [
+    ...(start.runUnder ?? []),
+    process.execPath,
+    ...(start.nodeFlags ?? []),
+    ...nodeFlags,
+    path.join(start.tree, 'dist', 'server.js'),
+  ];
+  const output = openSync(start.logFile, 'w');
+  try {
+    return spawn(program, args, {
+      cwd: start.cwd ?? start.tree,
+      stdio: ['ignore', output, output],
+      env: { ...environmentDefaults, ...serverEnvironment(0, 0, 'info'), SEED_FILE: start.seedFile, ...start.storeEnv },
+    });
+  } finally {
+    // The child holds its own copy of the descriptor.
+    closeSync(output);
+  }
 }
 
 /** Stops a server a tool started (SIGTERM) and resolves once it has exited; at once if it already has. */

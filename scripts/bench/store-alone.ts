@@ -1,16 +1,3 @@
-/** autocannon's requests for POST /v1/tokens/withdraw, each with the next of withdrawalBodies: bench:perf's and bench:gc's load. */
-export function withdrawalRequests(tokens: number, runId?: number): autocannon.Request[] {
-  const next = withdrawalBodies(tokens, runId);
-  return [
-    {
-      method: 'POST',
-      path: '/v1/tokens/withdraw',
-      headers: { 'content-type': 'application/json' },
-      setupRequest: (request) => ({ ...request, body: next() }),
-    },
-  ];
-}
-
 /**
  * The PostgreSQL store alone, without HTTP: callers that each apply withdrawals one after the other through
  * Store.transaction and the project's own withdraw() service, as the receiver's requests do. Run next to
@@ -56,7 +43,7 @@ const cents = (value: number) => (value / 100).toFixed(2);
 
 /**
  * The same withdrawals as the bodies partners send over HTTP (amounts as decimal strings, the account's key): the
- * bench's withdraw workload and the receivers bench:instructions and bench:perf load. `runId` keeps one run's
+ * bench's withdraw workload and the receivers bench:instructions, bench:perf and bench:gc load. `runId` keeps one run's
  * transaction ids apart from another's on the same tokens.
  */
 export function withdrawalBodies(tokens: number, runId = Date.now() % 1e8): () => string {
@@ -70,6 +57,19 @@ export function withdrawalBodies(tokens: number, runId = Date.now() % 1e8): () =
       token_balance: cents(withdrawal.token_balance),
     });
   };
+}
+
+/** autocannon's requests for POST /v1/tokens/withdraw, each with the next of withdrawalBodies: bench:perf's and bench:gc's load. */
+export function withdrawalRequests(tokens: number, runId?: number): autocannon.Request[] {
+  const next = withdrawalBodies(tokens, runId);
+  return [
+    {
+      method: 'POST',
+      path: '/v1/tokens/withdraw',
+      headers: { 'content-type': 'application/json' },
+      setupRequest: (request) => ({ ...request, body: next() }),
+    },
+  ];
 }
 
 /** A store of its own schema, seeded from the bench seed. */
