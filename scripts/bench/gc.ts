@@ -9,14 +9,14 @@
  * good (the ledger on the memory store, the event log's ring) is work for a full collection later, and a
  * promotion per scavenge near its copy says that something keeps the young objects alive past their request
  * (docs/BENCHMARKS.md, "What survives a scavenge"). Counts of bytes, unlike the timed bench, barely move with
- * the machine's load.
+ * the machine's load. With them, the receiver's CPU per withdrawal (every thread, from /proc), for a change's A/B.
  */
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { listeningPort, startReceiver, stopServer, storeEnvironment } from './servers';
+import { cpuMicros, listeningPort, startReceiver, stopServer, storeEnvironment } from './servers';
 import { writeBenchSeed } from './seed';
 import { withdrawalRequests } from './store-alone';
 import { median } from './median';
@@ -55,6 +55,7 @@ function collections(log: string): Collection[] {
 
 interface Measurement {
   withdrawalsPerSecond: number;
+  cpuUsPerWithdrawal: number;
   scavengesPer1000: number;
   copiedKbPerScavenge: number;
   promotedKbPerScavenge: number;
@@ -72,11 +73,13 @@ async function measure(tree: string, seedFile: string, databaseUrl: string | und
   try {
     child = startReceiver({ tree, seedFile, storeEnv: store.env, logFile, nodeFlags: ['--trace-gc-nvp'] });
     const port = await listeningPort(child, logFile, 120);
-    const requests = withdrawalRequests(TOKENS, runId);
     const url = `http://127.0.0.1:${port}`;
-    await autocannon({ url, connections: CONNECTIONS, duration: WARM, requests });
+    await autocannon({ url, connections: CONNECTIONS, duration: WARM, requests: withdrawalRequests(TOKENS / 2, 2 * runId) });
+    const requests = withdrawalRequests(TOKENS / 2, 2 * runId + 1, TOKENS / 2);
     const start = readFileSync(logFile, 'utf8').length;
+    const cpuBefore = cpuMicros(child.pid as number);
     const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, requests });
+    const cpuUsed = cpuMicros(child.pid as number) - cpuBefore;
     const failed = result.non2xx + result.errors + result.timeouts;
     if (failed > 0) throw new Error(`${failed} of ${result.requests.total} withdrawals were not answered 200`);
     const counted = collections(readFileSync(logFile, 'utf8').slice(start));
@@ -85,6 +88,7 @@ async function measure(tree: string, seedFile: string, databaseUrl: string | und
     const withdrawals = Math.max(result.requests.total, 1);
     return {
       withdrawalsPerSecond: Math.round(withdrawals / SECONDS),
+      cpuUsPerWithdrawal: Math.round(cpuUsed / withdrawals),
       scavengesPer1000: Math.round((scavenges.length / withdrawals) * 1000 * 10) / 10,
       copiedKbPerScavenge: Math.round(median(scavenges.map((s) => s.copied)) / 1024),
       promotedKbPerScavenge: Math.round(median(scavenges.map((s) => s.promoted)) / 1024),
@@ -111,8 +115,8 @@ async function main(): Promise<void> {
   if (process.env.DATABASE_URL) stores.push(['PostgreSQL', process.env.DATABASE_URL]);
   process.stdout.write(
     `what a withdrawal leaves to the garbage collector, ${CONNECTIONS} connections, ${SECONDS} s counted after ${WARM} s, ${ROUNDS} round(s):\n\n` +
-      '| round | store | build | withdrawals/s | scavenges per 1,000 | KB copied / promoted per scavenge (median) | scavenge pause ms (median) | bytes promoted per withdrawal | µs paused per withdrawal | full collections |\n' +
-      '|---|---|---|---|---|---|---|---|---|---|\n',
+      '| round | store | build | withdrawals/s | receiver CPU µs per withdrawal | scavenges per 1,000 | KB copied / promoted per scavenge (median) | scavenge pause ms (median) | bytes promoted per withdrawal | µs paused per withdrawal | full collections |\n' +
+      '|---|---|---|---|---|---|---|---|---|---|---|\n',
   );
   let runId = 1;
   try {
@@ -121,7 +125,7 @@ async function main(): Promise<void> {
         for (const tree of TREES) {
           const m = await measure(tree, seedFile, databaseUrl, (runId += 1));
           process.stdout.write(
-            `| ${round} | ${storeName} | ${path.relative(process.cwd(), tree) || '.'} | ${m.withdrawalsPerSecond.toLocaleString('en')} | ${m.scavengesPer1000} | ` +
+            `| ${round} | ${storeName} | ${path.relative(process.cwd(), tree) || '.'} | ${m.withdrawalsPerSecond.toLocaleString('en')} | ${m.cpuUsPerWithdrawal} | ${m.scavengesPer1000} | ` +
               `${m.copiedKbPerScavenge} / ${m.promotedKbPerScavenge} | ${m.scavengePauseMs} | ${m.promotedBytesPerWithdrawal.toLocaleString('en')} | ${m.pausedUsPerWithdrawal} | ${m.fullCollections} |\n`,
           );
         }

@@ -10,7 +10,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -19,7 +19,7 @@ import { writeBenchSeed } from './seed';
 import { withdrawalRequests } from './store-alone';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-const TOKENS = 1_000;
+const TOKENS = 50_000;
 const CONNECTIONS = Number(process.argv[2] ?? 16);
 const WARM = Number(process.env.WARM ?? 12);
 const SECONDS = 8;
@@ -120,9 +120,9 @@ async function profile(seedFile: string, databaseUrl: string | undefined): Promi
       cwd: directory,
     });
     const port = await listeningPort(child, logFile, 120);
-    const requests = withdrawalRequests(TOKENS);
     const url = `http://127.0.0.1:${port}`;
-    await autocannon({ url, connections: CONNECTIONS, duration: WARM, requests });
+    await autocannon({ url, connections: CONNECTIONS, duration: WARM, requests: withdrawalRequests(TOKENS / 2, 1) });
+    const requests = withdrawalRequests(TOKENS / 2, 2, TOKENS / 2);
     const perf = spawn(
       'perf',
       ['record', '-e', 'cpu-clock', '-F', String(FREQUENCY), '-g', '-p', String(child.pid), '-o', dataFile, '--', 'sleep', String(SECONDS)],
@@ -135,7 +135,15 @@ async function profile(seedFile: string, databaseUrl: string | undefined): Promi
     if (code !== 0)
       throw new Error(`perf record exited with ${code}: is linux-perf installed, and may it sample (perf_event_paranoid <= 2)?`);
     const failed = result.non2xx + result.errors + result.timeouts;
-    if (failed > 0) throw new Error(`${failed} of ${result.requests.total} withdrawals were not answered 200`);
+    if (failed > 0) {
+      const statuses = JSON.stringify((result as { statusCodeStats?: unknown }).statusCodeStats);
+      const refused = readFileSync(logFile, 'utf8')
+        .split('\n')
+        .find((line) => line.includes('"msg":"request failed"'));
+      throw new Error(
+        `${failed} of ${result.requests.total} withdrawals were not answered 200 (${statuses}); the first refusal: ${refused}`,
+      );
+    }
     await stopServer(child);
     const withdrawals = Math.max(result.requests.total, 1);
     const micros = new Map<Category, number>();

@@ -15,7 +15,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { startCommand } from '../start-command';
-import { batchSizesLogged, lastLines, listeningPort, serverEnvironment, stopServer } from './servers';
+import { batchSizesLogged, CLOCK_TICK_US, cpuMicros, lastLines, listeningPort, serverEnvironment, stopServer } from './servers';
 import { measureStoreAlone, openBenchStore, withdrawalBodies, withdrawals, type StoreAloneMeasurement } from './store-alone';
 import { measureUnauthorizedTiming, type UnauthorizedTiming } from './unauthorized-timing';
 import { BENCH_ACCOUNT, BOOKINGS, bookingIdOf, START_BALANCE_CENTS, tokenIdOf, writeBenchSeed } from './seed';
@@ -58,7 +58,6 @@ if (process.env.BENCH_ROUNDS) SETTINGS.rounds = Number(process.env.BENCH_ROUNDS)
 if (process.env.BENCH_SECONDS) SETTINGS.seconds = Number(process.env.BENCH_SECONDS);
 if (process.env.BENCH_SCALE_TOKENS) SETTINGS.scaleTokens = process.env.BENCH_SCALE_TOKENS.split(',').map(Number);
 const CONNECTIONS = 10;
-const CLOCK_TICK_US = 1_000_000 / 100;
 
 type ServerName = 'receiver' | 'receiver-baseline' | 'receiver-traced' | 'express' | 'express-prototypes' | 'node';
 type WorkloadName = 'withdraw' | 'status' | 'booking';
@@ -220,12 +219,6 @@ async function startServer(name: ServerName, env: Record<string, string> = {}): 
 }
 
 const stop = (server: Running): Promise<void> => stopServer(server.child);
-
-/** Server CPU time (user + system) in microseconds, from /proc. */
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US;
-}
 
 /**
  * CPU time the whole machine spent, every core and process (user, system, interrupts; not idle, I/O wait or time

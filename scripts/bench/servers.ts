@@ -31,6 +31,15 @@ export function batchSizesLogged(logFile: string): unknown {
   return line ? (JSON.parse(line) as { batches: unknown }).batches : undefined;
 }
 
+/** /proc's clock ticks (USER_HZ, 100 on Linux) in microseconds. */
+export const CLOCK_TICK_US = 1_000_000 / 100;
+
+/** A process's CPU time (user + system, every thread) in microseconds, from /proc. */
+export function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US;
+}
+
 /** The last lines a server wrote to its log file, for the error when it did not start. */
 export const lastLines = (file: string, count = 20) =>
   existsSync(file) ? readFileSync(file, 'utf8').trimEnd().split('\n').slice(-count).join('\n') : '';

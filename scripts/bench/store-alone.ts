@@ -17,8 +17,11 @@ export interface StoreAloneMeasurement {
   failures: number;
 }
 
-/** Withdrawals of 0.01 on `tokens` tokens in turn, each stating the balance after it: one generator for every round. */
-export function withdrawals(tokens: number, runId: number) {
+/**
+ * Withdrawals of 0.01 on `tokens` tokens in turn (from the seed's token `firstToken` on), each stating the balance
+ * after it: one generator for every round.
+ */
+export function withdrawals(tokens: number, runId: number, firstToken = 0) {
   let counter = 0;
   const uses = new Uint32Array(tokens);
   const prefix = String(runId).padStart(8, '0');
@@ -31,7 +34,7 @@ export function withdrawals(tokens: number, runId: number) {
       read_event: 'token.withdrawn_created' as const,
       source_id: 'BENCH',
       destination_id: 'D1',
-      token_id: tokenIdOf(index),
+      token_id: tokenIdOf(firstToken + index),
       transaction_id: `${prefix}${String(counter).padStart(12, '0')}`,
       withdrawn_amount: 1,
       token_balance: START_BALANCE_CENTS - uses[index],
@@ -46,8 +49,8 @@ const cents = (value: number) => (value / 100).toFixed(2);
  * bench's withdraw workload and the receivers bench:instructions, bench:perf and bench:gc load. `runId` keeps one run's
  * transaction ids apart from another's on the same tokens.
  */
-export function withdrawalBodies(tokens: number, runId = Date.now() % 1e8): () => string {
-  const next = withdrawals(tokens, runId);
+export function withdrawalBodies(tokens: number, runId = Date.now() % 1e8, firstToken = 0): () => string {
+  const next = withdrawals(tokens, runId, firstToken);
   return () => {
     const withdrawal = next();
     return JSON.stringify({
@@ -59,9 +62,14 @@ export function withdrawalBodies(tokens: number, runId = Date.now() % 1e8): () =
   };
 }
 
-/** autocannon's requests for POST /v1/tokens/withdraw, each with the next of withdrawalBodies: bench:perf's and bench:gc's load. */
-export function withdrawalRequests(tokens: number, runId?: number): autocannon.Request[] {
-  const next = withdrawalBodies(tokens, runId);
+/**
+ * autocannon's requests for POST /v1/tokens/withdraw, each with the next of withdrawalBodies: bench:perf's and
+ * bench:gc's load. Their warm-up and their counted seconds each take half of the seed's tokens: autocannon stops a
+ * run with requests in flight, and one it made but the receiver never applied leaves its token's next stated balance
+ * wrong (409 balance_mismatch).
+ */
+export function withdrawalRequests(tokens: number, runId?: number, firstToken = 0): autocannon.Request[] {
+  const next = withdrawalBodies(tokens, runId, firstToken);
   return [
     {
       method: 'POST',
