@@ -10,13 +10,13 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import { batchSizesLogged, listeningPort, startReceiver, stopServer, storeEnvironment } from './servers';
+import { batchSizesLogged, listeningPort, refuseUnanswered, startReceiver, stopServer, storeEnvironment } from './servers';
 import { writeBenchSeed } from './seed';
-import { withdrawalRequests } from './store-alone';
+import { warmUpAndCountedLoads } from './store-alone';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TOKENS = 50_000;
@@ -121,8 +121,8 @@ async function profile(seedFile: string, databaseUrl: string | undefined): Promi
     });
     const port = await listeningPort(child, logFile, 120);
     const url = `http://127.0.0.1:${port}`;
-    await autocannon({ url, connections: CONNECTIONS, duration: WARM, requests: withdrawalRequests(TOKENS / 2, 1) });
-    const requests = withdrawalRequests(TOKENS / 2, 2, TOKENS / 2);
+    const { warmUp, counted } = warmUpAndCountedLoads(TOKENS, 1);
+    await autocannon({ url, connections: CONNECTIONS, duration: WARM, requests: warmUp });
     const perf = spawn(
       'perf',
       ['record', '-e', 'cpu-clock', '-F', String(FREQUENCY), '-g', '-p', String(child.pid), '-o', dataFile, '--', 'sleep', String(SECONDS)],
@@ -130,20 +130,11 @@ async function profile(seedFile: string, databaseUrl: string | undefined): Promi
         stdio: 'ignore',
       },
     );
-    const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, requests });
+    const result = await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, requests: counted });
     const [code] = (await once(perf, 'exit')) as [number | null];
     if (code !== 0)
       throw new Error(`perf record exited with ${code}: is linux-perf installed, and may it sample (perf_event_paranoid <= 2)?`);
-    const failed = result.non2xx + result.errors + result.timeouts;
-    if (failed > 0) {
-      const statuses = JSON.stringify((result as { statusCodeStats?: unknown }).statusCodeStats);
-      const refused = readFileSync(logFile, 'utf8')
-        .split('\n')
-        .find((line) => line.includes('"msg":"request failed"'));
-      throw new Error(
-        `${failed} of ${result.requests.total} withdrawals were not answered 200 (${statuses}); the first refusal: ${refused}`,
-      );
-    }
+    refuseUnanswered(result, logFile);
     await stopServer(child);
     const withdrawals = Math.max(result.requests.total, 1);
     const micros = new Map<Category, number>();

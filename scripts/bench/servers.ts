@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import type autocannon from 'autocannon';
 import { once } from 'node:events';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -101,6 +102,20 @@ export function startReceiver(start: ReceiverStart): ChildProcess {
     // The child holds its own copy of the descriptor.
     closeSync(output);
   }
+}
+
+/**
+ * Throws unless autocannon's every withdrawal was answered 200, naming the statuses and the first refusal the
+ * receiver logged in `logFile` (its reason code says which rule refused it).
+ */
+export function refuseUnanswered(result: autocannon.Result, logFile: string): void {
+  const failed = result.non2xx + result.errors + result.timeouts;
+  if (failed === 0) return;
+  const statuses = JSON.stringify((result as { statusCodeStats?: unknown }).statusCodeStats);
+  const refused = readFileSync(logFile, 'utf8')
+    .split('\n')
+    .find((line) => line.includes('"msg":"request failed"'));
+  throw new Error(`${failed} of ${result.requests.total} withdrawals were not answered 200 (${statuses}); the first refusal: ${refused}`);
 }
 
 /** Stops a server a tool started (SIGTERM) and resolves once it has exited; at once if it already has. */

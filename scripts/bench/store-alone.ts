@@ -62,13 +62,8 @@ export function withdrawalBodies(tokens: number, runId = Date.now() % 1e8, first
   };
 }
 
-/**
- * autocannon's requests for POST /v1/tokens/withdraw, each with the next of withdrawalBodies: bench:perf's and
- * bench:gc's load. Their warm-up and their counted seconds each take half of the seed's tokens: autocannon stops a
- * run with requests in flight, and one it made but the receiver never applied leaves its token's next stated balance
- * wrong (409 balance_mismatch).
- */
-export function withdrawalRequests(tokens: number, runId?: number, firstToken = 0): autocannon.Request[] {
+/** autocannon's requests for POST /v1/tokens/withdraw, each with the next of withdrawalBodies. */
+function withdrawalRequests(tokens: number, runId: number, firstToken: number): autocannon.Request[] {
   const next = withdrawalBodies(tokens, runId, firstToken);
   return [
     {
@@ -78,6 +73,17 @@ export function withdrawalRequests(tokens: number, runId?: number, firstToken = 
       setupRequest: (request) => ({ ...request, body: next() }),
     },
   ];
+}
+
+/**
+ * bench:perf's and bench:gc's load on a seed of `tokens` tokens: a warm-up and the counted seconds, each on its own
+ * half of the tokens with transaction ids of its own (from `runId`). autocannon stops a run with requests in flight,
+ * and one it made but the receiver never applied would leave its token's next stated balance wrong (409
+ * balance_mismatch) if the counted seconds used that token again.
+ */
+export function warmUpAndCountedLoads(tokens: number, runId: number): { warmUp: autocannon.Request[]; counted: autocannon.Request[] } {
+  const half = Math.floor(tokens / 2);
+  return { warmUp: withdrawalRequests(half, 2 * runId, 0), counted: withdrawalRequests(half, 2 * runId + 1, half) };
 }
 
 /** A store of its own schema, seeded from the bench seed. */
