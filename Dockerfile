@@ -1,6 +1,6 @@
 # Multi-stage: compile with dev dependencies, run with production ones only.
 # BASE can be overridden (e.g. a locally built image where Docker Hub is out of reach).
-ARG BASE=node:24-bookworm-slim
+ARG BASE=node:24.21.0-bookworm-slim
 
 FROM ${BASE} AS build
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
