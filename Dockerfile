@@ -34,7 +34,7 @@ COPY migrations ./migrations
 USER 10001:10001
 # The partners' port, and the metrics listener's (METRICS_PORT), for the operator's network only.
 EXPOSE 3000 9464
-# bash's /dev/tcp asks /readyz: a few milliseconds, where starting a whole Node took 0.5 s; the base has no curl.
+# bash's /dev/tcp asks /readyz: 60-85 ms on a busy machine, where starting a whole Node took 1.0-1.5 s; the base has no curl.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/$PORT && printf 'GET /readyz HTTP/1.0\\r\\n\\r\\n' >&3 && read -r -t 3 _ status _ <&3 && [ \"$status\" = 200 ]"]
 # A young generation of 16 MB semi-spaces, as npm start: less resident at a million tokens, less CPU on PostgreSQL (docs/BENCHMARKS.md).
