@@ -48,7 +48,9 @@ if ! command -v podman >/dev/null || ! command -v debootstrap >/dev/null || ! co
 fi
 
 # The base, PostgreSQL and Redis images, made once (a few minutes the first time) and then found.
-eval "$(bash scripts/podman/local-images.sh)"
+# (Not eval "$(…)" alone: eval would hide the script's failure.)
+local_images=$(bash scripts/podman/local-images.sh) || fail "the local images could not be made"
+eval "$local_images"
 BASE_IMAGE=$NODE_BASE_IMAGE
 
 say "building the Dockerfile against $BASE_IMAGE"
