@@ -39,7 +39,7 @@ if ! podman image exists "$DEBIAN_IMAGE" || ! podman image exists "$NODE_BASE_IM
   rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/* "$rootfs"/usr/share/doc "$rootfs"/usr/share/man
   # Security fixes too: debootstrap sets up the release alone.
   echo 'deb http://deb.debian.org/debian-security bookworm-security main' >"$rootfs/etc/apt/sources.list.d/security.list"
-  tar -C "$rootfs" -c . | podman import --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+  tar -C "$rootfs" -c . | podman import --quiet --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     - "$DEBIAN_IMAGE" >/dev/null
 
   say "making $NODE_BASE_IMAGE (Node $NODE_VERSION + npm + the CA bundle)"
@@ -48,7 +48,7 @@ if ! podman image exists "$DEBIAN_IMAGE" || ! podman image exists "$NODE_BASE_IM
   cp -a "$(npm root -g)/npm" "$rootfs/usr/local/lib/node_modules/"
   ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/local/bin/npm"
   install -D -m 644 /etc/ssl/certs/ca-certificates.crt "$rootfs/etc/ssl/certs/ca-certificates.crt"
-  tar -C "$rootfs" -c . | podman import \
+  tar -C "$rootfs" -c . | podman import --quiet \
     --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
     --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' \
     - "$NODE_BASE_IMAGE" >/dev/null
