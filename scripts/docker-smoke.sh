@@ -2,9 +2,13 @@
 # Builds the project's Dockerfile, runs the image, waits for its health check,
 # sends one real withdrawal and one booking change, checks the answers and that
 # the process is not root, then stops the container (expecting exit code 0).
-# No Docker engine or Docker Hub here: podman (runc, cgroupfs) builds against a
-# base image made locally from a debootstrapped Debian with the project's own Node 24 (the `node` package that
-# npm ci installs into node_modules/.bin) and this machine's npm.
+# Then runs docker-compose.yml itself with podman-compose: up, a withdrawal through
+# each receiver, and a stop in the middle of a stream of withdrawals, after which
+# PostgreSQL's ledger holds every withdrawal answered 200 and nothing else.
+# No Docker engine or Docker Hub here: podman (runc, cgroupfs) builds against
+# images made locally from a debootstrapped Debian (scripts/podman/local-images.sh):
+# the base with the project's own Node 24 (the `node` package that npm ci installs
+# into node_modules/.bin) and this machine's npm, PostgreSQL and Redis from Debian's packages.
 # Fails loudly: any step that does not do what it should exits non-zero.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,16 +16,26 @@ cd "$(dirname "$0")/.."
 NODE_BIN=$(readlink -f node_modules/.bin/node 2>/dev/null) || true
 [ -x "$NODE_BIN" ] || { echo "[docker-smoke] FAILED: no node_modules/.bin/node: run npm ci first"; exit 1; }
 NODE_VERSION=$("$NODE_BIN" --version)
-BASE_IMAGE=localhost/receiver-base:node${NODE_VERSION#v}-bookworm
 # Names of this run's own: several trees run CI on one machine, and a shared name would be taken or replaced by another's.
 IMAGE=localhost/receiver:smoke-$$
 CONTAINER=receiver-smoke-$$
 RUN_LOG=$(mktemp)
-STACK_DATABASE=receiver_stack_$$
-trap 'podman rm -f "$CONTAINER" "$CONTAINER-a" "$CONTAINER-b" >/dev/null 2>&1 || true; podman rmi "$IMAGE" >/dev/null 2>&1 || true; rm -f "$RUN_LOG"; dropdb -h 127.0.0.1 -U postgres --if-exists "$STACK_DATABASE" >/dev/null 2>&1 || true' EXIT
+# The compose project's own name: its containers, network and volume are named after it.
+PROJECT=receiver-smoke-$$
+COMPOSE_LOG=$(mktemp)
+ANSWERED=$(mktemp)
+compose() { podman-compose -p "$PROJECT" "$@" >>"$COMPOSE_LOG" 2>&1; }
+clean_up() {
+  podman rm -f "$CONTAINER" >/dev/null 2>&1 || true
+  compose down -v || true
+  podman network rm -f "${PROJECT}_default" "${PROJECT}_probe" >/dev/null 2>&1 || true
+  podman rmi "$IMAGE" >/dev/null 2>&1 || true
+  rm -f "$RUN_LOG" "$COMPOSE_LOG" "$ANSWERED" "$ANSWERED.end"
+}
+trap clean_up EXIT
 # A port the kernel just handed out (host networking: a fixed one could be taken by any socket on the machine).
-PORT=${SMOKE_PORT:-$("$NODE_BIN" -e "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })")}
-ROOTFS=/var/tmp/receiver-base-rootfs
+free_port() { "$NODE_BIN" -e "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })"; }
+PORT=${SMOKE_PORT:-$(free_port)}
 export CONTAINERS_CONF="$PWD/scripts/podman/containers.conf"
 
 say() { printf '[docker-smoke] %s\n' "$*"; }
@@ -33,24 +47,17 @@ if ! command -v podman >/dev/null || ! command -v debootstrap >/dev/null || ! co
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q podman buildah runc podman-compose debootstrap >/dev/null
 fi
 
-if ! podman image exists "$BASE_IMAGE"; then
-  say "making the base image $BASE_IMAGE (Debian bookworm minbase + Node $NODE_VERSION + the CA bundle)"
-  rm -rf "$ROOTFS"
-  debootstrap --variant=minbase bookworm "$ROOTFS" http://deb.debian.org/debian >/dev/null
-  rm -rf "$ROOTFS"/var/cache/apt/archives/*.deb "$ROOTFS"/var/lib/apt/lists/* "$ROOTFS"/usr/share/doc "$ROOTFS"/usr/share/man
-  install -D -m 755 "$NODE_BIN" "$ROOTFS/usr/local/bin/node"
-  mkdir -p "$ROOTFS/usr/local/lib/node_modules"
-  cp -a "$(npm root -g)/npm" "$ROOTFS/usr/local/lib/node_modules/"
-  ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$ROOTFS/usr/local/bin/npm"
-  install -D -m 644 /etc/ssl/certs/ca-certificates.crt "$ROOTFS/etc/ssl/certs/ca-certificates.crt"
-  tar -C "$ROOTFS" -c . | podman import \
-    --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-    --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt' \
-    - "$BASE_IMAGE" >/dev/null
-fi
+# The base, PostgreSQL and Redis images, made once (a few minutes the first time) and then found.
+# (Not eval "$(…)" alone: eval would hide the script's failure.)
+local_images=$(bash scripts/podman/local-images.sh) || fail "the local images could not be made"
+eval "$local_images"
+BASE_IMAGE=$NODE_BASE_IMAGE
 
 say "building the Dockerfile against $BASE_IMAGE"
-podman build --quiet --format docker --network host --build-arg "BASE=$BASE_IMAGE" -t "$IMAGE" . >/dev/null \
+VERSION=$("$NODE_BIN" -p "require('./package.json').version")
+REVISION=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+podman build --quiet --format docker --network host --build-arg "BASE=$BASE_IMAGE" \
+  --build-arg "VERSION=$VERSION" --build-arg "REVISION=$REVISION" --build-arg "SOURCE=file://$PWD" -t "$IMAGE" . >/dev/null \
   || fail "the image does not build"
 size=$(podman image inspect --format '{{.Size}}' "$IMAGE")
 say "image $IMAGE: $((size / 1000000)) MB"
@@ -120,43 +127,87 @@ podman stop "$CONTAINER" >/dev/null 2>&1
 code=$(podman inspect --format '{{.State.ExitCode}}' "$CONTAINER")
 expect "exit code after podman stop (SIGTERM)" 0 "$code"
 
-# The compose file's topology (docker-compose.yml): the migrations once, then two named receivers on one PostgreSQL
-# sharing their rate limits in Redis, each sent a withdrawal. PostgreSQL and Redis are this machine's, run as its
-# processes (their images cannot be pulled here), in a database of this run's own.
-free_port() { "$NODE_BIN" -e "const s = require('net').createServer().listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); })"; }
-createdb -h 127.0.0.1 -U postgres "$STACK_DATABASE" || fail "cannot create the stack's database"
-STACK_DB_URL="postgres://postgres@127.0.0.1:5432/$STACK_DATABASE"
-migrated=$(podman run --rm --network host -e DATABASE_URL="$STACK_DB_URL" "$IMAGE" node dist/cli/migrate.js 2>"$RUN_LOG") || { cat "$RUN_LOG"; fail "the migrate service"; }
-say "migrate: $migrated"
-declare -A stack_port
+labels=$(podman image inspect --format '{{index .Labels "org.opencontainers.image.version"}} {{index .Labels "org.opencontainers.image.revision"}}' "$IMAGE")
+expect "the image's OCI labels: version and revision" "$VERSION $REVISION" "$labels"
+
+# docker-compose.yml itself, run by podman-compose as ops run it, on this run's own project name and free ports, with
+# the image built above and the local PostgreSQL and Redis images. podman-compose 1.0.3 gives depends_on's conditions
+# and stop_grace_period no effect: what holds here holds without them.
+# Containers on a network of their own, their ports published: where podman cannot do that, the stack is not tried.
+if ! network_refusal=$(podman network create "${PROJECT}_probe" 2>&1 >/dev/null && podman run --rm --network "${PROJECT}_probe" -p "127.0.0.1:$(free_port):9" \
+    "$IMAGE" true 2>&1); then
+  podman network rm -f "${PROJECT}_probe" >/dev/null 2>&1 || true
+  say "the compose stack: SKIPPED, podman cannot run a container on a network of its own with a published port here: $(printf '%s' "$network_refusal" | tail -1)"
+  say "passed"
+  exit 0
+fi
+podman network rm -f "${PROJECT}_probe" >/dev/null 2>&1 || true
+
+export RECEIVER_IMAGE=$IMAGE RECEIVER_A_PORT=$(free_port) RECEIVER_B_PORT=$(free_port) RECEIVER_A_METRICS_PORT=$(free_port) RECEIVER_B_METRICS_PORT=$(free_port)
+declare -A stack_port=([a]=$RECEIVER_A_PORT [b]=$RECEIVER_B_PORT)
+compose up -d || { cat "$COMPOSE_LOG"; fail "podman-compose up"; }
+say "podman-compose up -d: project $PROJECT, receiver-a on port ${stack_port[a]}, receiver-b on ${stack_port[b]}"
+
+# Up to three minutes: PostgreSQL makes its cluster first, and a receiver that started before it restarts.
 for name in a b; do
-  stack_port[$name]=$(free_port)
-  podman run -d --name "$CONTAINER-$name" --network host --health-interval disable --stop-timeout 15 \
-    -e PORT="${stack_port[$name]}" -e METRICS_PORT=0 -e HOST=127.0.0.1 -e DATABASE_URL="$STACK_DB_URL" -e REDIS_URL=redis://127.0.0.1:6379 \
-    -e REDIS_KEY_PREFIX="receiver-stack-$$:" -e SEED_FILE=demo -e INSTANCE_ID="receiver-$name" "$IMAGE" >/dev/null 2>"$RUN_LOG" \
-    || { cat "$RUN_LOG"; fail "receiver-$name does not start"; }
-done
-for name in a b; do
-  for attempt in $(seq 1 240); do
-    podman healthcheck run "$CONTAINER-$name" >/dev/null 2>&1 && break
-    [ "$attempt" = 240 ] && { podman logs "$CONTAINER-$name" | tail -20; fail "receiver-$name never became healthy"; }
+  for attempt in $(seq 1 360); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:${stack_port[$name]}/readyz")" = 200 ] && break
+    [ "$attempt" = 360 ] && { podman-compose -p "$PROJECT" logs 2>&1 | tail -40; fail "receiver-$name never became ready"; }
     sleep 0.5
   done
 done
+migrate_state=$(podman inspect --format '{{.State.Status}} {{.State.ExitCode}}' "${PROJECT}_migrate_1")
+expect "the migrate service, once the receivers are ready" "exited 0" "$migrate_state"
+say "migrate: $(podman logs "${PROJECT}_migrate_1" 2>&1 | grep -c '^Waiting for the database' || true) wait(s) for PostgreSQL, then $(podman logs "${PROJECT}_migrate_1" 2>/dev/null | tail -1 | cut -c1-60)…"
+say "restarts before serving: receiver-a $(podman inspect --format '{{.RestartCount}}' "${PROJECT}_receiver-a_1"), receiver-b $(podman inspect --format '{{.RestartCount}}' "${PROJECT}_receiver-b_1")"
+
 stack_withdraw() {
   curl -s -w ' %{http_code}' -X POST "http://127.0.0.1:$1/v1/tokens/withdraw" -H 'Content-Type: application/json' \
-    -d "{\"share_public\":\"pk_demo_PDR28_7f3a9c2e\",\"read_event\":\"token.withdrawn_created\",\"source_id\":\"PDR28\",\"destination_id\":\"ID001\",\"token_id\":\"2908926013012565\",\"transaction_id\":\"$2\",\"withdrawn_amount\":\"100.00\",\"token_balance\":\"$3\"}"
+    -d "{\"share_public\":\"pk_demo_PDR28_7f3a9c2e\",\"read_event\":\"token.withdrawn_created\",\"source_id\":\"PDR28\",\"destination_id\":\"ID001\",\"token_id\":\"2908926013012565\",\"transaction_id\":\"$2\",\"withdrawn_amount\":\"$3\",\"token_balance\":\"$4\"}"
 }
-expect "withdrawal through receiver-a" '{"success":true,"message":"Success"} 200' "$(stack_withdraw "${stack_port[a]}" 20240121000000000001 900.00)"
-expect "withdrawal through receiver-b, on the balance receiver-a left" '{"success":true,"message":"Success"} 200' "$(stack_withdraw "${stack_port[b]}" 20240121000000000002 800.00)"
-expect "receiver-a's withdrawal again through receiver-b: a replay" 'true' \
-  "$(curl -s -D - -o /dev/null -X POST "http://127.0.0.1:${stack_port[b]}/v1/tokens/withdraw" -H 'Content-Type: application/json' \
-      -d '{"share_public":"pk_demo_PDR28_7f3a9c2e","read_event":"token.withdrawn_created","source_id":"PDR28","destination_id":"ID001","token_id":"2908926013012565","transaction_id":"20240121000000000001","withdrawn_amount":"100.00","token_balance":"900.00"}' \
-    | tr -d '\r' | sed -n 's/^[Ii]dempotent-[Rr]eplayed: //p')"
+expect "withdrawal through receiver-a" '{"success":true,"message":"Success"} 200' "$(stack_withdraw "${stack_port[a]}" 20240121000000000001 100.00 900.00)"
+expect "withdrawal through receiver-b, on the balance receiver-a left" '{"success":true,"message":"Success"} 200' \
+  "$(stack_withdraw "${stack_port[b]}" 20240121000000000002 100.00 800.00)"
+printf '%s\n' 20240121000000000001 20240121000000000002 >"$ANSWERED"
 for name in a b; do
   expect "receiver-$name's log lines name it" "receiver-$name" \
-    "$(podman logs "$CONTAINER-$name" 2>/dev/null | grep '"msg":"listening"' | sed -E 's/.*"instance":"([^"]+)".*/\1/')"
-  podman stop "$CONTAINER-$name" >/dev/null 2>&1
-  expect "receiver-$name's exit code after podman stop" 0 "$(podman inspect --format '{{.State.ExitCode}}' "$CONTAINER-$name")"
+    "$(podman logs "${PROJECT}_receiver-${name}_1" 2>/dev/null | grep '"msg":"listening"' | tail -1 | sed -E 's/.*"instance":"([^"]+)".*/\1/')"
 done
+
+# A stream of withdrawals through receiver-a, one after another, until one is not answered 200: the stack is stopped
+# in its middle. Each answered 200 is written down; the last answer says why the stream ended.
+stream() {
+  local balance=79900 n=3 answer
+  while [ "$n" -le 600 ]; do
+    # curl exits non-zero when the connection is refused: its answer is then " 000".
+    answer=$(stack_withdraw "${stack_port[a]}" "$(printf '2024012100000%07d' "$n")" 1.00 "$((balance / 100)).$(printf '%02d' $((balance % 100)))") || true
+    [ "${answer##* }" = 200 ] || { printf 'ended by: %s\n' "$answer" >"$ANSWERED.end"; return; }
+    printf '2024012100000%07d\n' "$n" >>"$ANSWERED"
+    balance=$((balance - 100))
+    n=$((n + 1))
+  done
+  printf 'ended by: its end, before the stop\n' >"$ANSWERED.end"
+}
+stream &
+stream_pid=$!
+for _ in $(seq 1 240); do [ "$(wc -l <"$ANSWERED")" -ge 22 ] && break; sleep 0.25; done
+compose stop || { cat "$COMPOSE_LOG"; fail "podman-compose stop"; }
+wait "$stream_pid"
+say "podman-compose stop during the stream: $(($(wc -l <"$ANSWERED") - 2)) withdrawal(s) of the stream answered 200, $(cat "$ANSWERED.end")"
+rm -f "$ANSWERED.end"
+for service in receiver-a receiver-b migrate redis postgres; do
+  expect "$service after podman-compose stop (exit code)" "exited 0" "$(podman inspect --format '{{.State.Status}} {{.State.ExitCode}}' "${PROJECT}_${service}_1")"
+done
+
+# Nothing lost, nothing more: PostgreSQL started again holds exactly the withdrawals answered 200.
+# (podman complains on stderr that it cannot reach systemd to time the health check; shown only if the start fails.)
+podman start "${PROJECT}_postgres_1" >/dev/null 2>"$RUN_LOG" || { cat "$RUN_LOG"; fail "PostgreSQL does not start again"; }
+for attempt in $(seq 1 240); do
+  ledger=$(podman exec "${PROJECT}_postgres_1" psql -U receiver -d receiver -tAc \
+    "SELECT transaction_id FROM ledger WHERE token_id = '2908926013012565' ORDER BY transaction_id" 2>/dev/null) && break
+  [ "$attempt" = 240 ] && fail "PostgreSQL did not start again"
+  sleep 0.5
+done
+[ "$ledger" = "$(sort "$ANSWERED")" ] || fail "the ledger is not the withdrawals answered 200: $(diff <(printf '%s\n' "$ledger") <(sort "$ANSWERED") | head -5)"
+say "the ledger holds exactly the $(wc -l <"$ANSWERED") withdrawals answered 200"
 say "passed"
