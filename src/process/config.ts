@@ -136,6 +136,9 @@ const environmentSchema = z.object({
   MAX_KEYS_PER_ACCOUNT: wholeNumber(0).default(100_000),
 });
 
+/** Every setting's name: what a deployment sets must be one of them (the Kubernetes manifests' test checks it). */
+export const SETTING_NAMES: readonly string[] = Object.keys(environmentSchema.shape);
+
 export interface Config {
   port: number;
   host: string;
