@@ -138,6 +138,24 @@ describe('createDrain', () => {
     expect(await stopped).toBe(0);
   });
 
+  it('with a delay, readiness turns off at once while operations and the listener go on until the delay has passed', async () => {
+    const { server, port } = await startServer();
+    const drain = createDrain(new MemoryStore(), createLogger('silent'), 5_000, 200);
+    const stopped = drain.shutdown(server, 'SIGTERM');
+    expect({ stopping: drain.isStopping(), shuttingDown: drain.isShuttingDown(), listening: server.listening }).toEqual({
+      stopping: true,
+      shuttingDown: false,
+      listening: true,
+    });
+    expect(await stopped).toBe(0);
+    expect({ stopping: drain.isStopping(), shuttingDown: drain.isShuttingDown(), listening: server.listening }).toEqual({
+      stopping: true,
+      shuttingDown: true,
+      listening: false,
+    });
+    await expect(get(port, '/fast')).rejects.toThrow();
+  });
+
   it('a second signal joins the first drain', async () => {
     const { server } = await startServer();
     const drain = createDrain(new MemoryStore(), createLogger('silent'), 5_000);
