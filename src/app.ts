@@ -34,6 +34,8 @@ export interface AppDeps {
   metrics?: Metrics;
   /** True once the process has begun to drain; readiness and operations then answer 503. */
   isShuttingDown?: () => boolean;
+  /** True from the stop's signal on, before the drain (SHUTDOWN_DELAY_MS): readiness answers 503. Default: isShuttingDown. */
+  isStopping?: () => boolean;
   now?: () => Date;
 }
 
@@ -43,6 +45,7 @@ export interface AppDeps {
  */
 export function createApp(deps: AppDeps): Express {
   const { config, store, logger, redis, metrics = new Metrics(), isShuttingDown = () => false, now = () => new Date() } = deps;
+  const isStopping = deps.isStopping ?? isShuttingDown;
   const events = new EventLog(config.eventLogSize);
   const counts: RateLimitCounts = { logger, metrics, redis };
   // One count per client address for every route that can fail authentication: operations and the admin API.
@@ -80,7 +83,7 @@ export function createApp(deps: AppDeps): Express {
   for (const route of operationRoutes()) app.use(operationRouter(route, operations));
 
   // Health, documents and the admin API (metrics are on a listener of their own: createMetricsApp).
-  app.use(healthRouter(store, isShuttingDown));
+  app.use(healthRouter(store, isStopping));
   app.use(openApiRouter());
   app.use(docsRouter());
   if (config.adminToken) app.use(adminRouter({ store, events, adminToken: config.adminToken, limits: perAddress }));

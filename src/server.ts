@@ -29,6 +29,7 @@ async function openDatabase(database: DatabaseConfig, logger: Logger, metrics: M
       tracing: tracing?.store,
       pooler: database.pooler,
       directConnectionString: database.directUrl,
+      migrate: database.migrateOnStart,
     });
     metrics.watchStoreConnections(() => store.connections());
     return store;
@@ -52,10 +53,18 @@ async function main(): Promise<void> {
   if (seedFile === DEMO_SEED_FILE) logger.warn({ seedFile }, 'serving the demo seed: its keys are public, never use it for real accounts');
   if (!config.database) logger.warn('memory store: nothing survives a restart; set DATABASE_URL for durable state');
 
-  const drain = createDrain(store, logger, config.shutdownTimeoutMs);
+  const drain = createDrain(store, logger, config.shutdownTimeoutMs, config.shutdownDelayMs);
   const redis = config.redis && connectRedis(config.redis.url, logger);
   const sharedCounts = redis && config.redis && { sendCommand: redis.sendCommand, keyPrefix: config.redis.keyPrefix };
-  const app = createApp({ config, store, logger, metrics, isShuttingDown: drain.isShuttingDown, redis: sharedCounts });
+  const app = createApp({
+    config,
+    store,
+    logger,
+    metrics,
+    isShuttingDown: drain.isShuttingDown,
+    isStopping: drain.isStopping,
+    redis: sharedCounts,
+  });
   const server = createHttpServer(app, {}, config.connections).listen(config.port, config.host, () => {
     const { port } = server.address() as AddressInfo;
     logger.info({ host: config.host, port, seedFile, store: config.database ? 'postgres' : 'memory', node: process.version }, 'listening');
@@ -78,11 +87,11 @@ async function main(): Promise<void> {
   });
 
   // `on`, not `once`: a supervisor that signals the whole process group of `npm start` reaches node twice (npm
-  // forwards its own copy), and a second signal must not end the drain: only SHUTDOWN_TIMEOUT_MS does.
+  // forwards its own copy), and a second signal must not end the stop: only SHUTDOWN_DELAY_MS + SHUTDOWN_TIMEOUT_MS does.
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {
-      if (drain.isShuttingDown()) {
-        logger.info({ signal }, 'signal during the drain: the drain goes on until its requests finish or its time limit');
+      if (drain.isStopping()) {
+        logger.info({ signal }, 'signal during the stop: it goes on through its delay and its drain, until its time limit');
         return;
       }
       void drain

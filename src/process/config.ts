@@ -94,6 +94,9 @@ const environmentSchema = z.object({
     })
     .optional(),
   SHUTDOWN_TIMEOUT_MS: wholeNumber(1).default(10000),
+  // Contract section 8: after a signal, readiness is off but the service serves on this long before it drains, so
+  // a load balancer that learns of the stop late (Kubernetes' endpoints) sends nothing into a closed port.
+  SHUTDOWN_DELAY_MS: wholeNumber(0).default(0),
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// connection URL')
@@ -107,6 +110,8 @@ const environmentSchema = z.object({
   DATABASE_STATEMENT_TIMEOUT_MS: wholeNumber(1).default(5000),
   DATABASE_POOL_SIZE: wholeNumber(1, 1000).default(10),
   DATABASE_CONNECT_TIMEOUT_MS: wholeNumber(1).default(2000),
+  // false: migrations are `npm run migrate`'s (a Kubernetes Job), so the service's role needs no DDL right.
+  MIGRATE_ON_START: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
   ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   EVENT_LOG_SIZE: wholeNumber(1, 1_000_000).default(1000),
   WEBHOOK_SECRET: z
@@ -131,6 +136,9 @@ const environmentSchema = z.object({
   MAX_KEYS_PER_ACCOUNT: wholeNumber(0).default(100_000),
 });
 
+/** Every setting's name: what a deployment sets must be one of them (the Kubernetes manifests' test checks it). */
+export const SETTING_NAMES: readonly string[] = Object.keys(environmentSchema.shape);
+
 export interface Config {
   port: number;
   host: string;
@@ -153,6 +161,8 @@ export interface Config {
   /** Express's "trust proxy": which hops of X-Forwarded-For name the client. Unset: the peer's address. */
   trustProxy: false | number | string;
   shutdownTimeoutMs: number;
+  /** How long the service serves on, readiness off, after a signal before it drains (SHUTDOWN_DELAY_MS). */
+  shutdownDelayMs: number;
   /** Unset: the memory store. */
   database: DatabaseConfig | undefined;
   /** Unset: the /admin routes do not exist. */
@@ -185,6 +195,8 @@ export interface DatabaseConfig {
   statementTimeoutMs: number;
   poolSize: number;
   connectTimeoutMs: number;
+  /** MIGRATE_ON_START: apply pending migrations at start; false: refuse to start on a schema missing any. */
+  migrateOnStart: boolean;
 }
 
 /** Settings the service cannot start with: each problem names its setting, and goes on a log line of its own. */
@@ -233,6 +245,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
     redis: settings.REDIS_URL ? { url: settings.REDIS_URL, keyPrefix: settings.REDIS_KEY_PREFIX } : undefined,
     trustProxy: settings.TRUST_PROXY ?? false,
     shutdownTimeoutMs: settings.SHUTDOWN_TIMEOUT_MS,
+    shutdownDelayMs: settings.SHUTDOWN_DELAY_MS,
     database: settings.DATABASE_URL
       ? {
           url: settings.DATABASE_URL,
@@ -241,6 +254,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
           statementTimeoutMs: settings.DATABASE_STATEMENT_TIMEOUT_MS,
           poolSize: settings.DATABASE_POOL_SIZE,
           connectTimeoutMs: settings.DATABASE_CONNECT_TIMEOUT_MS,
+          migrateOnStart: settings.MIGRATE_ON_START === 'true',
         }
       : undefined,
     adminToken: settings.ADMIN_TOKEN,

@@ -131,7 +131,7 @@ function trackConnections(server: Server): void {
  * For a drain: every answer still to come, to a request in flight or to one arriving on an open connection, says
  * Connection: close and closes its connection once sent. Connections then end with their answers, rather than
  * idling until keepAliveTimeout or being closed under a client whose next request is already on its way (which it
- * would see as a reset, not the drain's 503). Node's server.close() closes the connections idle at that instant.
+ * would see as a reset, not the drain's 503). The drain stops listening without closing the idle ones (shutdown.ts).
  */
 export function closeConnectionsAfterAnswers(server: Server): void {
   server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {

@@ -1,4 +1,6 @@
 import type { Server } from 'node:http';
+import { Server as NetServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { closeConnectionsAfterAnswers, closeConnectionsWithoutRequests } from './http-server';
 import type { Logger } from './logger';
 import type { Store } from '../store/store';
@@ -7,29 +9,50 @@ import type { Store } from '../store/store';
 const REQUEST_GRACE_MS = 1_000;
 
 export interface Drain {
+  /** True from the signal on: readiness answers 503. */
+  isStopping: () => boolean;
+  /** True once the drain proper began, the delay after the signal: operations answer 503. */
   isShuttingDown: () => boolean;
-  /** Starts draining; resolves with the exit code once the server and store are closed or time ran out. */
+  /** Stops: resolves with the exit code once the server and store are closed or time ran out. */
   shutdown: (server: Server, signal: string) => Promise<number>;
 }
 
 /**
- * Graceful stop: readiness turns 503 at once, the listener stops taking new
- * connections, requests in flight finish, each connection closes with its
- * last answer (idle ones at once, those answering no request after a second),
- * then the store closes. Past the time limit the
- * remaining connections are cut and the exit code says so. The limit covers
- * closing the store too: a database that stopped answering must not hold the
- * exit past it.
+ * Stops taking new connections and keeps the open ones, idle keep-alive connections included: http.Server's own
+ * close() (Node 19 on) also closes those at once, and a client whose next request was already on its way got a
+ * reset instead of the drain's 503 with Connection: close. They close with that answer, or after the grace below.
  */
-export function createDrain(store: Store, logger: Logger, timeoutMs: number): Drain {
-  let draining: Promise<number> | undefined;
-  const isShuttingDown = () => draining !== undefined;
+function stopListening(server: Server): Promise<void> {
+  return new Promise((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+}
 
-  async function drain(server: Server, signal: string): Promise<number> {
-    logger.info({ signal, timeoutMs }, 'shutting down');
+/**
+ * Graceful stop: readiness turns 503 at once; for delayMs (SHUTDOWN_DELAY_MS)
+ * the service accepts and serves as before, so that a load balancer that
+ * learns of the stop after the signal has routed elsewhere by then; then the
+ * drain: the listener stops taking new connections, requests in flight
+ * finish, each connection closes with its next answer (those answering no
+ * request after a second), then the store closes. Past the time limit, counted
+ * from the end of the delay, the remaining connections are cut and the exit
+ * code says so. The limit covers closing the store too: a database that
+ * stopped answering must not hold the exit past it.
+ */
+export function createDrain(store: Store, logger: Logger, timeoutMs: number, delayMs = 0): Drain {
+  let stopping: Promise<number> | undefined;
+  let draining = false;
+
+  async function stop(server: Server, signal: string): Promise<number> {
+    logger.info({ signal, delayMs, timeoutMs }, 'shutting down');
+    if (delayMs > 0) await sleep(delayMs);
+    draining = true;
+    return drain(server);
+  }
+
+  async function drain(server: Server): Promise<number> {
+    if (delayMs > 0) logger.info('draining');
     const deadline = Date.now() + timeoutMs;
     closeConnectionsAfterAnswers(server);
-    const closed = new Promise<'closed'>((resolve) => server.close(() => resolve('closed')));
+    const closed = stopListening(server).then(() => 'closed' as const);
     // A moment for requests already on their way to arrive and be answered 503; then connections with none close.
     const withoutRequests = setTimeout(() => closeConnectionsWithoutRequests(server), Math.min(REQUEST_GRACE_MS, timeoutMs / 2));
     withoutRequests.unref();
@@ -58,7 +81,8 @@ export function createDrain(store: Store, logger: Logger, timeoutMs: number): Dr
   }
 
   return {
-    isShuttingDown,
-    shutdown: (server, signal) => (draining ??= drain(server, signal)),
+    isStopping: () => stopping !== undefined,
+    isShuttingDown: () => draining,
+    shutdown: (server, signal) => (stopping ??= stop(server, signal)),
   };
 }

@@ -23,8 +23,8 @@ function readinessCheck(store: Store): () => Promise<boolean> {
   };
 }
 
-/** Liveness answers while the process serves; readiness asks the store (at most once a second) and turns 503 once draining starts. */
-export function healthRouter(store: Store, isShuttingDown: () => boolean): Router {
+/** Liveness answers while the process serves; readiness asks the store (at most once a second) and turns 503 once the stop's signal came. */
+export function healthRouter(store: Store, isStopping: () => boolean): Router {
   const isReady = readinessCheck(store);
   const router = Router();
   router
@@ -36,7 +36,7 @@ export function healthRouter(store: Store, isShuttingDown: () => boolean): Route
   router
     .route('/readyz')
     .get(async (_req, res) => {
-      if (isShuttingDown() || !(await isReady())) throw new ServiceUnavailableError();
+      if (isStopping() || !(await isReady())) throw new ServiceUnavailableError();
       sendJson(res, 200, '{"status":"ready"}');
     })
     .all(methodNotAllowed(['GET', 'HEAD']));

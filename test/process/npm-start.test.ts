@@ -42,7 +42,7 @@ describe('npm start under a supervisor', () => {
     process.kill(group, 'SIGTERM');
     await waitFor(() => refuses(server.port));
     process.kill(group, 'SIGTERM');
-    await waitFor(async () => logLines().some((msg) => msg.startsWith('signal during the drain')));
+    await waitFor(async () => logLines().some((msg) => msg.startsWith('signal during the stop')));
     for (const request of slow) request.finish();
     expect(await Promise.all(slow.map((request) => request.response))).toEqual([
       { status: 200, body: '{"success":true,"message":"Success"}' },

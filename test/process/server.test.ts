@@ -5,6 +5,20 @@ import path from 'node:path';
 import { runServer, startServer } from '../helpers/server-process';
 import { DEMO_WITHDRAWAL, get, inFlight, refuses, startSlowRequest } from '../helpers/slow-request';
 import { waitFor } from '../helpers/wait';
+import http from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** A GET on a connection of its own, as a load balancer's new connection: its status, or 'refused'. */
+function onNewConnection(port: number, urlPath: string): Promise<number | 'refused'> {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: '127.0.0.1', port, path: urlPath, agent: false }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      })
+      .on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNREFUSED' ? resolve('refused') : reject(error)));
+  });
+}
 
 /** A failed start's problems: stderr holds JSON lines only, each at level fatal (60), one per problem. */
 function startProblems(stderr: string): string[] {
@@ -67,6 +81,40 @@ describe('the server process', () => {
     expect(code).toBe(0);
     const stopped = server.stdout.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'stopped');
     expect(stopped).toMatchObject({ cutOff: false });
+  });
+
+  it('with SHUTDOWN_DELAY_MS, a client connecting every 100 ms after SIGTERM is served (readiness 503) for the delay, then refused', async () => {
+    // As the manifests set it: room for the withdrawal and the probes below on a busy machine.
+    const delayMs = 5_000;
+    const server = await startServer({ SHUTDOWN_DELAY_MS: String(delayMs) });
+    const signalled = Date.now();
+    server.child.kill('SIGTERM');
+    // The signal takes its own time to arrive: until readiness turns (or the port closes), the stop has not begun.
+    await waitFor(async () => (await onNewConnection(server.port, '/readyz')) !== 200);
+    const withdrawal = await fetch(`http://127.0.0.1:${server.port}/v1/tokens/withdraw`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Connection: 'close' },
+      body: DEMO_WITHDRAWAL,
+    }).then(async (response) => ({ status: response.status, body: await response.json() }), String);
+    const probes: Array<{ readiness: number | 'refused'; liveness: number | 'refused' }> = [];
+    let refusedAfterMs = 0;
+    // A load balancer that has not yet heard of the stop: a new connection every 100 ms until one is refused.
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await sleep(100)) {
+      const probe = { readiness: await onNewConnection(server.port, '/readyz'), liveness: await onNewConnection(server.port, '/healthz') };
+      if (probe.readiness === 'refused') {
+        refusedAfterMs = Date.now() - signalled;
+        break;
+      }
+      probes.push(probe);
+    }
+    expect(withdrawal).toEqual({ status: 200, body: { success: true, message: 'Success' } });
+    expect(probes.length).toBeGreaterThan(0);
+    expect(probes.map((probe) => probe.readiness)).toEqual(probes.map(() => 503));
+    // The last liveness probe may meet the drain's first instant, where the port closes between the two probes.
+    expect(probes.slice(0, -1).map((probe) => probe.liveness)).toEqual(probes.slice(0, -1).map(() => 200));
+    // The delay counts from the signal's arrival, after `signalled`: a busy machine only makes this longer.
+    expect(refusedAfterMs).toBeGreaterThanOrEqual(delayMs);
+    expect((await server.exited).code).toBe(0);
   });
 
   it('exits non-zero when it has to cut a request off at SHUTDOWN_TIMEOUT_MS', async () => {

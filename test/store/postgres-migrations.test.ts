@@ -3,7 +3,7 @@ import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Pool } from 'pg';
-import { migrate, readMigrations } from '../../src/store/postgres/migrate';
+import { migrate, readMigrations, refuseSchemaBehind } from '../../src/store/postgres/migrate';
 import { sql, TEST_DATABASE_URL, warnIfNoDatabase, workerSchema } from '../helpers/postgres';
 
 warnIfNoDatabase();
@@ -57,5 +57,26 @@ const SCHEMA = `${workerSchema()}_migrations`;
     await sql(`INSERT INTO schema_migrations (version) VALUES ('001_first')`, [], SCHEMA);
     expect(await migrate(pool, { schema: SCHEMA, migrations: readMigrations(directory) })).toEqual(['002_second']);
     expect((await recorded())[0]).toEqual({ version: '001_first', checksum: sha256('CREATE TABLE first (id int);\n') });
+  });
+
+  it('MIGRATE_ON_START=false: a schema lacking migrations, or none at all, is refused naming them; a newer one is accepted; nothing is applied', async () => {
+    const behind = /^The database schema is older than this version needs: migration 001_first, 002_second not applied/;
+    await sql(`CREATE SCHEMA ${SCHEMA}`);
+    await expect(refuseSchemaBehind(pool, readMigrations(directory))).rejects.toThrow(behind);
+    await migrate(pool, { schema: SCHEMA, migrations: readMigrations(directory).slice(0, 1) });
+    await expect(refuseSchemaBehind(pool, readMigrations(directory))).rejects.toThrow(/migration 002_second not applied/);
+    expect((await recorded()).map((row) => row.version)).toEqual(['001_first']);
+    // A newer version's migration, applied beside this one during a rolling deploy.
+    writeFileSync(path.join(directory, '003_third.sql'), 'CREATE TABLE third (id int);\n');
+    await migrate(pool, { schema: SCHEMA, migrations: readMigrations(directory) });
+    await expect(refuseSchemaBehind(pool, readMigrations(directory).slice(0, 2))).resolves.toBeUndefined();
+  });
+
+  it('MIGRATE_ON_START=false: an applied file that was edited is refused, naming it', async () => {
+    await migrate(pool, { schema: SCHEMA, migrations: readMigrations(directory) });
+    appendFileSync(path.join(directory, '002_second.sql'), '-- an afterthought\n');
+    await expect(refuseSchemaBehind(pool, readMigrations(directory))).rejects.toThrow(
+      'Migration 002_second.sql was edited after it was applied; restore the file',
+    );
   });
 });

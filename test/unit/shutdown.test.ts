@@ -6,6 +6,9 @@ import { createLogger } from '../../src/process/logger';
 import { createDrain } from '../../src/process/shutdown';
 import { MemoryStore } from '../../src/store/memory-store';
 import { waitFor } from '../helpers/wait';
+import { buildTestApp } from '../helpers/app';
+import { errorBody } from '../helpers/http';
+import { withdrawal } from '../helpers/payloads';
 
 /** A server as the service makes it, whose /slow requests answer only when the test says so. */
 function startServer() {
@@ -40,6 +43,31 @@ function answerOf(port: number, path: string) {
 }
 
 const get = (port: number, path: string) => answerOf(port, path).then(({ body }) => body);
+
+/** A raw keep-alive connection that has had one answer (GET /healthz) and sits idle, as a client's pool keeps it. */
+async function idleKeepAliveConnection(port: number) {
+  const socket = connect(port, '127.0.0.1');
+  let received = '';
+  socket.on('data', (chunk) => (received += chunk));
+  const ended = new Promise<string>((resolve) => {
+    // What came before the connection ended, or the error that ended it (a reset).
+    socket.on('error', (error: NodeJS.ErrnoException) => resolve(`error ${error.code}`));
+    socket.on('close', () => resolve(received));
+  });
+  await once(socket, 'connect');
+  socket.write('GET /healthz HTTP/1.1\r\nHost: receiver\r\n\r\n');
+  await waitFor(async () => received.endsWith('{"status":"ok"}'));
+  received = '';
+  return { socket, ended };
+}
+
+/** The status line, the Connection header and the body of a raw HTTP/1.1 answer. */
+function parseAnswer(raw: string) {
+  const [head, body] = raw.split('\r\n\r\n');
+  const status = head.split('\r\n')[0];
+  const connection = /^connection: (.*)$/im.exec(head)?.[1];
+  return { status, connection, body: body === undefined ? raw : JSON.parse(body) };
+}
 
 describe('createDrain', () => {
   it('marks shutting down at once, lets the request in flight finish, closes the store and resolves 0', async () => {
@@ -86,6 +114,46 @@ describe('createDrain', () => {
     expect(await inFlight).toBe('done');
     // Before the change, the drain waited the whole time limit (here 60 s, past jest's own) and resolved 1.
     expect(await stopped).toBe(0);
+  });
+
+  it('idle keep-alive connections whose next request arrives as the drain starts get the 503 with Connection: close, not a reset', async () => {
+    let isShuttingDown = () => false;
+    const { server, store } = await buildTestApp(undefined, { isShuttingDown: () => isShuttingDown() });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const connections = await Promise.all(Array.from({ length: 16 }, () => idleKeepAliveConnection(port)));
+    const drain = createDrain(store, createLogger('silent'), 60_000);
+    isShuttingDown = drain.isShuttingDown;
+    const stopped = drain.shutdown(server, 'SIGTERM');
+    for (const { socket } of connections) {
+      const body = JSON.stringify(withdrawal());
+      socket.write(
+        `POST /v1/tokens/withdraw HTTP/1.1\r\nHost: receiver\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+    }
+    const answers = await Promise.all(connections.map(({ ended }) => ended));
+    expect(answers.map(parseAnswer)).toEqual(
+      answers.map(() => ({ status: 'HTTP/1.1 503 Service Unavailable', connection: 'close', body: errorBody(503, 'Service Unavailable') })),
+    );
+    expect(await stopped).toBe(0);
+  });
+
+  it('with a delay, readiness turns off at once while operations and the listener go on until the delay has passed', async () => {
+    const { server, port } = await startServer();
+    const drain = createDrain(new MemoryStore(), createLogger('silent'), 5_000, 200);
+    const stopped = drain.shutdown(server, 'SIGTERM');
+    expect({ stopping: drain.isStopping(), shuttingDown: drain.isShuttingDown(), listening: server.listening }).toEqual({
+      stopping: true,
+      shuttingDown: false,
+      listening: true,
+    });
+    expect(await stopped).toBe(0);
+    expect({ stopping: drain.isStopping(), shuttingDown: drain.isShuttingDown(), listening: server.listening }).toEqual({
+      stopping: true,
+      shuttingDown: true,
+      listening: false,
+    });
+    await expect(get(port, '/fast')).rejects.toThrow();
   });
 
   it('a second signal joins the first drain', async () => {

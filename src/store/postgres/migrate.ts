@@ -88,3 +88,27 @@ export async function migrate(pool: Pool, options: { schema?: string; migrations
   });
   return applied;
 }
+
+/**
+ * MIGRATE_ON_START=false: migrations are `npm run migrate`'s (a Kubernetes Job), so the service's role needs no DDL
+ * right; it only reads schema_migrations and refuses a schema older than it needs, naming what is missing. Applied
+ * migrations it does not know are a newer version's, which a rolling deploy runs beside this one.
+ */
+export async function refuseSchemaBehind(pool: Pool, migrations: Migration[] = readMigrations()): Promise<void> {
+  const { rows: table } = await pool.query<{ present: boolean }>("SELECT to_regclass('schema_migrations') IS NOT NULL AS present");
+  const { rows } = table[0].present
+    ? await pool.query<{ version: string; checksum: string | null }>('SELECT version, checksum FROM schema_migrations')
+    : { rows: [] };
+  const applied = new Map(rows.map((row) => [row.version, row.checksum]));
+  const edited = migrations.find((migration) => {
+    const checksum = applied.get(migration.version);
+    return checksum !== undefined && checksum !== null && checksum !== migration.checksum;
+  });
+  if (edited) throw new Error(`Migration ${edited.version}.sql was edited after it was applied; restore the file`);
+  const missing = migrations.filter((migration) => !applied.has(migration.version)).map((migration) => migration.version);
+  if (missing.length > 0)
+    throw new Error(
+      `The database schema is older than this version needs: migration ${missing.join(', ')} not applied. ` +
+        'MIGRATE_ON_START=false leaves migrations to npm run migrate (or the migration Job): run it first',
+    );
+}

@@ -5,7 +5,7 @@ import { inTransaction, withClient, withoutSessionState } from './connection';
 import { ServiceUnavailableError } from '../../errors';
 import { isOutOfResources, toStoreError } from './errors';
 import { AccountCache } from './accounts';
-import { migrate } from './migrate';
+import { migrate, refuseSchemaBehind } from './migrate';
 import { writeSeed } from './seed';
 import { RetentionSweeper } from './sweeper';
 import { GroupCommit, type BatchSizes, type StoreTracing } from './group-commit';
@@ -43,6 +43,8 @@ export interface PgStoreOptions {
   pooler?: 'none' | 'transaction';
   /** A connection past the pooler, for LISTEN; behind a pooler without it, accounts are re-read every 10 s. */
   directConnectionString?: string;
+  /** Apply pending migrations (default); false: refuse a schema that lacks one (MIGRATE_ON_START). */
+  migrate?: boolean;
 }
 
 /** What an operator watches of the store's connections (contract section 12): read when /metrics renders. */
@@ -114,12 +116,16 @@ export class PgStore implements Store {
     this.sweeper = new RetentionSweeper(this.pool, options.retentionMs ?? DAY_MS, options.sweepIntervalMs ?? 60_000, this.logger);
   }
 
-  /** Connects, creates the schema when one is named, and applies pending migrations. */
+  /** Connects, creates the schema when one is named, and applies pending migrations, or refuses a schema lacking one. */
   static async open(options: PgStoreOptions): Promise<PgStore> {
     const store = new PgStore(options);
     try {
-      const applied = await migrate(store.pool, { schema: options.schema });
-      if (applied.length > 0) options.logger?.info({ applied }, 'database migrated');
+      if (options.migrate === false) {
+        await refuseSchemaBehind(store.pool);
+      } else {
+        const applied = await migrate(store.pool, { schema: options.schema });
+        if (applied.length > 0) options.logger?.info({ applied }, 'database migrated');
+      }
     } catch (error) {
       await store.close();
       throw error;
