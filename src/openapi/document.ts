@@ -107,9 +107,11 @@ function plainGet(operationId: string, summary: string, description: string, med
 
 /** Every operation has one of these tags, and every tag says what its operations are for. */
 const TAGS = {
-  Tokens: 'Payment-token notifications from the issuing platform, one URL per event or all on /v1/events. share_public in the body.',
-  Bookings:
-    'Booking creation, changes and cancellation, and Create Token, from partner platforms, each under an idempotency key in the path. share_secret in the body.',
+  'Token notifications':
+    'Payment-token notifications from the issuing platform, one URL per event or all on /v1/events. share_public in the body.',
+  Tokens:
+    "A partner's own token operations: Create, Modify, Load and Unload Token, each under an idempotency key in the path. share_secret in the body.",
+  Bookings: 'Booking creation, changes and cancellation, from partner platforms, each under an idempotency key in the path. share_secret in the body.',
   Health: 'Liveness, readiness and this document, for operators and load balancers. Open.',
   Admin: 'Read-only inspection of tokens, bookings and recent requests, for ops and developers. Only with ADMIN_TOKEN, as a bearer token.',
 };
@@ -196,7 +198,7 @@ function documentOf(version: string): Json {
           responses: { '200': success('Ready', { status: 'ready' }, false), ...errorResponses([405, 503]) },
         },
       },
-      '/openapi.json': plainGet('openapi', 'This document', 'OpenAPI 3.1', 'application/json', 'object'),
+      '/openapi.json': plainGet('getOpenApiDocument', 'This document', 'OpenAPI 3.1', 'application/json', 'object'),
       '/admin/tokens/{tokenId}': adminGet(
         {
           operationId: 'adminToken',

@@ -121,7 +121,7 @@ export const OPERATION_DOCS = {
   } satisfies OperationText,
   loaded: {
     component: 'LoadedRequest',
-    operationId: 'loaded',
+    operationId: 'notifyLoaded',
     summary: 'Loaded',
     description:
       'Funds were added to a token: the balance goes up by load_amount, and token_balance must equal the result (409). fee_amount is charged to the sender and only recorded. A deleted token, or one outside its available and expiry dates, cannot be loaded (409); a balance over 9999999999.99 is a 422. A ledger row under transaction_id, idempotent as Withdraw.',
@@ -138,7 +138,7 @@ export const OPERATION_DOCS = {
   } satisfies NotificationDocs<typeof loadedSchema>,
   unloaded: {
     component: 'UnloadedRequest',
-    operationId: 'unloaded',
+    operationId: 'notifyUnloaded',
     summary: 'Unloaded',
     description:
       'The sender took funds back: allowed unless the token is deleted (409). unload_amount must not exceed the balance (422) and token_balance must equal the balance less it (409). Also takes read_event token.loaded_created, the name the published page shows for this event. A ledger row under transaction_id, idempotent as Withdraw.',
@@ -166,7 +166,7 @@ export const OPERATION_DOCS = {
   } satisfies NotificationDocs<typeof loadScheduleSchema>,
   expiry_date: {
     component: 'ExpiryDateRequest',
-    operationId: 'expiryDate',
+    operationId: 'setExpiryDate',
     summary: 'Expiry Date',
     description:
       "Sets the token's last usable day (UTC). Without expiry_date nothing changes. An expiry before the token's available date is a 400; a deleted token's dates cannot change (409).",
@@ -174,7 +174,7 @@ export const OPERATION_DOCS = {
   } satisfies NotificationDocs<typeof expiryDateSchema>,
   available_date: {
     component: 'AvailableDateRequest',
-    operationId: 'availableDate',
+    operationId: 'setAvailableDate',
     summary: 'Available Date',
     description:
       "Sets the token's first usable day (UTC). A date after the token's expiry date is a 400; a deleted token's dates cannot change (409).",
@@ -231,7 +231,7 @@ export const OPERATION_DOCS = {
     },
   } satisfies KeyedDocs<typeof createTokenSchema, 'token'>,
   token_change: {
-    operationId: 'changeToken',
+    operationId: 'modifyLoadOrUnloadToken',
     summary: 'Modify, Load or Unload Token',
     description:
       'Dispatches on token_event to Modify Token (modify), Load Token (load) or Unload Token (unload), each also served on its own published path with the event after the key (PATCH .../{randomkey}/load), where the rules are described. A missing or unknown token_event is a 400 that lists the three; "create" is told to use POST.',
@@ -305,13 +305,13 @@ export const OPERATION_DOCS = {
     answerExample: { ...DEMO_BOOKING, booking_id: '1400', guests_count: '3', updated_at: '2024-01-21T10:15:00.000Z' },
   } satisfies KeyedDocs<typeof createBookingSchema, 'booking'>,
   modify_booking: {
-    component: 'BookingChangeRequest',
+    component: 'ModifyBookingRequest',
     operationId: 'modifyBooking',
     summary: 'Modify Booking',
     description:
       'Changes the fields the body carries, at least one besides the four that name the booking. A cancelled booking cannot be modified (409). The rules across fields hold on the booking as it would be after the change, whichever of the fields the body carries, so they need the stored booking and the schema cannot state them: check_out not before check_in, and a transaction_margin of at most 100 when margin_category is % (400).',
     examples: {
-      bookingChange: {
+      modifyBooking: {
         share_secret: DEMO_SECRET_KEY,
         booking_event: 'modify',
         source_id: 'PDR28',
