@@ -111,7 +111,8 @@ const TAGS = {
     'Payment-token notifications from the issuing platform, one URL per event or all on /v1/events. share_public in the body.',
   Tokens:
     "A partner's own token operations: Create, Modify, Load and Unload Token, each under an idempotency key in the path. share_secret in the body.",
-  Bookings: 'Booking creation, changes and cancellation, from partner platforms, each under an idempotency key in the path. share_secret in the body.',
+  Bookings:
+    'Booking creation, changes and cancellation, from partner platforms, each under an idempotency key in the path. share_secret in the body.',
   Health: 'Liveness, readiness and this document, for operators and load balancers. Open.',
   Admin: 'Read-only inspection of tokens, bookings and recent requests, for ops and developers. Only with ADMIN_TOKEN, as a bearer token.',
 };
