@@ -13,6 +13,7 @@
 import type { z } from 'zod';
 import { DEMO_BOOKING } from '../operations/demo-examples';
 import { OPERATIONS } from '../operations/catalogue';
+import { loadConfig } from '../process/config';
 import { eventQuerySchema } from '../schemas/admin';
 import type { OperationText } from '../operations/docs';
 import { operationPaths } from './operation-paths';
@@ -34,6 +35,15 @@ const REQUEST_SCHEMAS: Record<string, z.ZodType> = Object.fromEntries(
     entry.kind === 'event dispatch' || entry.kind === 'token change dispatch' ? [] : [[entry.openapi.component, entry.schema]],
   ),
 );
+
+/** What a service started with no settings does: the demo's address and the rate limits' defaults. */
+const DEFAULTS = loadConfig({});
+const DEPLOYMENT_ADDRESS =
+  'A deployment serves the same paths at the address its operator gives its partners, which a generated client takes as its base URL (or as the first server\'s host and port). On the page at /docs, pick the second server for "Try it out" against the service that serves the page.';
+
+const RATE_LIMITS = `## Rate limits
+
+Each account may make RATE_LIMIT_PER_MINUTE requests a minute (${DEFAULTS.rateLimitPerMinute} unless the operator sets another; 0: no limit), in fixed one-minute windows. Every request that authenticates as the account counts, whatever its answer (applied, replayed, refused by a rule), and whether or not the client waited for it. Requests that fail before they authenticate (a wrong key, a malformed body, an unknown route) count against the client address instead, RATE_LIMIT_PER_ADDRESS_PER_MINUTE a minute (${DEFAULTS.rateLimitPerAddressPerMinute} by default); an address past it gets 429 for every request until its window passes. Answers below 400 never count against an address, so partners behind one address do not lock each other out. Past a limit the answer is 429 with Retry-After (seconds); answers after authentication carry RateLimit and RateLimit-Policy with the account's own budget, whose q is the limit in force.`;
 
 /** Answers, described as sent back (zod's output side). */
 function mapValues<Value>(record: Record<string, Value>, map: (value: Value) => Json): Record<string, Json> {
@@ -107,9 +117,12 @@ function plainGet(operationId: string, summary: string, description: string, med
 
 /** Every operation has one of these tags, and every tag says what its operations are for. */
 const TAGS = {
-  Tokens: 'Payment-token notifications from the issuing platform, one URL per event or all on /v1/events. share_public in the body.',
+  'Token notifications':
+    'Payment-token notifications from the issuing platform, one URL per event or all on /v1/events. share_public in the body.',
+  Tokens:
+    "A partner's own token operations: Create, Modify, Load and Unload Token, each under an idempotency key in the path. share_secret in the body.",
   Bookings:
-    'Booking creation, changes and cancellation, and Create Token, from partner platforms, each under an idempotency key in the path. share_secret in the body.',
+    'Booking creation, changes and cancellation, from partner platforms, each under an idempotency key in the path. share_secret in the body.',
   Health: 'Liveness, readiness and this document, for operators and load balancers. Open.',
   Admin: 'Read-only inspection of tokens, bookings and recent requests, for ops and developers. Only with ADMIN_TOKEN, as a bearer token.',
 };
@@ -168,12 +181,21 @@ function documentOf(version: string): Json {
     info: {
       title: 'Token and booking receiver',
       version,
-      description: `Receives payment-token notifications (status changes, withdrawals, loads, unloads, load schedules, dates) and token and booking operations (Create Token; create, modify and cancel a booking) from partner platforms. Every error is the JSON envelope shown in the responses. The interactive page for this document, /docs, and its scripts and styles are for browsers, not API operations: they are not listed.\n\n${AUTHENTICATION}`,
+      description: `Receives payment-token notifications (status changes, withdrawals, loads, unloads, load schedules, dates) and token and booking operations (Create Token; create, modify and cancel a booking) from partner platforms. Every error is the JSON envelope shown in the responses. The interactive page for this document, /docs, and its scripts and styles are for browsers, not API operations: they are not listed.\n\nThe server listed is the demo's (npm start with no settings, on the demo seed, which every request example names). ${DEPLOYMENT_ADDRESS}\n\n${AUTHENTICATION}\n\n${RATE_LIMITS}\n\n## Idempotency keys\n\nThe operations under /{version}/token/ and /{version}/booking/ take an idempotency key in the path, {randomkey} (8 to 64 characters of A-Z, a-z, 0-9, _ and -). A key is kept 24 hours from the request that first used it, in one key space per account for all of these operations: within that time the same request again replays the first answer byte for byte (Idempotent-Replayed: true) and another request under the key is a 422; after it, the key is forgotten. Ledger notifications are idempotent by transaction_id, kept for good, and signed deliveries by webhook-id, kept 24 hours.`,
       // package.json's "UNLICENSED": proprietary, no licence granted. LicenseRef- is SPDX's form for a licence not on its list.
       license: { name: 'Proprietary (UNLICENSED): no licence is granted', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [
-      { url: '/', description: 'The service that serves this document at /openapi.json: paths are relative to it, wherever it runs' },
+      {
+        // Variables rather than http://localhost:3000, which Redocly's recommended rules refuse as an example host.
+        url: 'http://{host}:{port}',
+        description: `The demo: npm start with no settings serves the demo seed on port ${DEFAULTS.port}. ${DEPLOYMENT_ADDRESS}`,
+        variables: {
+          host: { default: 'localhost', description: 'Where the service runs' },
+          port: { default: String(DEFAULTS.port), description: 'PORT' },
+        },
+      },
+      { url: '/', description: 'The service that serves this document at /openapi.json' },
     ],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths: {
@@ -196,7 +218,7 @@ function documentOf(version: string): Json {
           responses: { '200': success('Ready', { status: 'ready' }, false), ...errorResponses([405, 503]) },
         },
       },
-      '/openapi.json': plainGet('openapi', 'This document', 'OpenAPI 3.1', 'application/json', 'object'),
+      '/openapi.json': plainGet('getOpenApiDocument', 'This document', 'OpenAPI 3.1', 'application/json', 'object'),
       '/admin/tokens/{tokenId}': adminGet(
         {
           operationId: 'adminToken',

@@ -40,7 +40,7 @@ function jsonBody(schemaName: string, examples: Record<string, unknown>): Json {
 function tokenNotificationDocument({ operationId, summary, description }: OperationText, requestBody: Json): Json {
   return {
     operationId,
-    tags: ['Tokens'],
+    tags: ['Token notifications'],
     summary,
     description: `${description}\n\n${authenticationNote('share_public')}`,
     security: SIGNED_OR_UNSIGNED,
@@ -52,9 +52,10 @@ function tokenNotificationDocument({ operationId, summary, description }: Operat
 const partnerPathSchema = jsonSchema(keyedPathSchema, 'input') as { properties: Record<string, Json> };
 /**
  * The path of the operations keyed by {randomkey}: /{version}/booking/... and /{version}/token/...; each operation's
- * example key is its own, as they share one key space.
+ * example key is its own, as they share one key space. Where one path takes several operations' bodies (PATCH on the
+ * token path), each body example has a key of its own under the same example name.
  */
-const partnerPathParameters = (randomkey: string) => [
+const partnerPathParameters = (randomkey: string | Record<string, string>) => [
   {
     name: 'version',
     in: 'path',
@@ -74,26 +75,32 @@ const partnerPathParameters = (randomkey: string) => [
     name: 'randomkey',
     in: 'path',
     required: true,
-    description: 'The idempotency key',
+    description: `The idempotency key. ${KEY_RETENTION}`,
     schema: partnerPathSchema.properties.randomkey,
-    example: randomkey,
+    ...(typeof randomkey === 'string'
+      ? { example: randomkey }
+      : { examples: Object.fromEntries(Object.entries(randomkey).map(([name, value]) => [name, { value }])) }),
   },
 ];
 
-const KEYED_DESCRIPTION =
-  '{randomkey} is the idempotency key: the same request again replays the first answer byte for byte; another request with the same key is a 422.';
+/** How long a {randomkey} holds (contract section 6; the stores' retention, src/store). */
+const KEY_RETENTION =
+  "Kept 24 hours from the request that first used it, in one key space per account with the other operations under {randomkey}; then forgotten, and the same key starts a new request. The account's kept keys count against MAX_KEYS_PER_ACCOUNT (403 past it).";
+
+const KEYED_DESCRIPTION = `{randomkey} is the idempotency key: the same request again replays the first answer byte for byte; another request with the same key is a 422. ${KEY_RETENTION}`;
 
 /** An operation keyed by {randomkey}: share_secret in the body, signed or not, answered with what it made or changed. */
 function keyedOperationDocument(
   { operationId, summary, description }: OperationText,
   requestBody: Json,
   answer: Json,
-  randomkey: string,
+  randomkey: string | Record<string, string>,
+  tag: 'Tokens' | 'Bookings',
   errors = BOOKING_ERRORS,
 ): Json {
   return {
     operationId,
-    tags: ['Bookings'],
+    tags: [tag],
     summary,
     description: `${description} ${KEYED_DESCRIPTION}\n\n${authenticationNote('share_secret')}`,
     security: SIGNED_OR_UNSIGNED,
@@ -149,7 +156,8 @@ function tokenChangeDocument(text: OperationText): Json {
       },
     },
   };
-  return keyedOperationDocument(text, requestBody, answer, 'openapi-change-token-01', TOKEN_CHANGE_ERRORS);
+  const randomkeys = Object.fromEntries(changes.map(({ openapi: { examples, randomkey } }) => [Object.keys(examples)[0], randomkey]));
+  return keyedOperationDocument(text, requestBody, answer, randomkeys, 'Tokens', TOKEN_CHANGE_ERRORS);
 }
 
 /** The catalogue's operations, by path: Express's `/:name` is OpenAPI's `/{name}`. */
@@ -187,6 +195,7 @@ function operationDocument(entry: Operation, method: Method): Json {
         jsonBody(entry.openapi.component, entry.openapi.examples),
         success(...answerExample(entry), true),
         entry.openapi.randomkey,
+        entry.answer === 'booking' ? 'Bookings' : 'Tokens',
         errors,
       );
     }

@@ -52,13 +52,24 @@ export type KeyedDocs<Schema extends z.ZodType = z.ZodType, AnswerKind extends k
 export type OperationText = Pick<OperationDocs, 'operationId' | 'summary' | 'description'>;
 
 const DEMO_TOKEN_CHANGE = { share_secret: DEMO_SECRET_KEY, source_id: 'PDR28', token_id: '2908926013012565' } as const;
-const DEMO_TOKEN_VIEW = {
-  token_id: '2908926013012565',
-  source_id: 'PDR28',
-  destination_id: 'ID001',
-  status: 'active',
-  available_date: '01-01-2024',
-  expiry_date: '31-12-2027',
+/** The demo token 2908926013012565 (1000.00, no dates) as a fresh demo shows it. */
+const DEMO_TOKEN_VIEW = { token_id: '2908926013012565', source_id: 'PDR28', destination_id: 'ID001', status: 'active' } as const;
+
+/**
+ * A demo token of its own for each example that states a balance, so each example is accepted by a fresh demo
+ * alone, and all of them in the document's order (seed/demo.json holds the balances).
+ */
+const DEMO_TOKENS = {
+  /** 500.00 */
+  loaded: { destination_id: 'ID001', token_id: '2908926013012566' },
+  /** 250.00, frozen: the sender may still unload it. */
+  unloaded: { destination_id: 'ID002', token_id: '2908926013012567' },
+  /** 200.00, usable 2024 to 2030. */
+  credited: { destination_id: 'ID002', token_id: '2908926013012571' },
+  /** 75.50, disputed: a failed schedule changes nothing whatever the status. */
+  failed: { destination_id: 'ID001', token_id: '2908926013012568' },
+  /** 860.00, of which 140.00 may be refunded (withdrawn before the seed). */
+  refunded: { destination_id: 'ID001', token_id: '2908926013012572' },
 } as const;
 
 const WITHDRAW_DESCRIPTION =
@@ -75,10 +86,11 @@ const DEMO_WITHDRAWAL = {
 } as const;
 const DEMO_LOAD_SCHEDULE = {
   ...DEMO_NOTIFICATION,
+  ...DEMO_TOKENS.credited,
   read_event: 'token.load_schedule',
   schedule_status: 'credited',
   transaction_id: '20240121000000000004',
-  token_balance: '1200.00',
+  token_balance: '300.00',
 } as const;
 
 export const OPERATION_DOCS = {
@@ -121,34 +133,36 @@ export const OPERATION_DOCS = {
   } satisfies OperationText,
   loaded: {
     component: 'LoadedRequest',
-    operationId: 'loaded',
+    operationId: 'notifyLoaded',
     summary: 'Loaded',
     description:
       'Funds were added to a token: the balance goes up by load_amount, and token_balance must equal the result (409). fee_amount is charged to the sender and only recorded. A deleted token, or one outside its available and expiry dates, cannot be loaded (409); a balance over 9999999999.99 is a 422. A ledger row under transaction_id, idempotent as Withdraw.',
     examples: {
       load: {
         ...DEMO_NOTIFICATION,
+        ...DEMO_TOKENS.loaded,
         read_event: 'token.loaded_created',
         transaction_id: '20240121000000000002',
         load_amount: '250.00',
         fee_amount: '2.50',
-        token_balance: '1150.00',
+        token_balance: '750.00',
       },
     },
   } satisfies NotificationDocs<typeof loadedSchema>,
   unloaded: {
     component: 'UnloadedRequest',
-    operationId: 'unloaded',
+    operationId: 'notifyUnloaded',
     summary: 'Unloaded',
     description:
       'The sender took funds back: allowed unless the token is deleted (409). unload_amount must not exceed the balance (422) and token_balance must equal the balance less it (409). Also takes read_event token.loaded_created, the name the published page shows for this event. A ledger row under transaction_id, idempotent as Withdraw.',
     examples: {
       unload: {
         ...DEMO_NOTIFICATION,
+        ...DEMO_TOKENS.unloaded,
         read_event: 'token.unloaded_created',
         transaction_id: '20240121000000000003',
         unload_amount: '50.00',
-        token_balance: '1100.00',
+        token_balance: '200.00',
       },
     },
   } satisfies NotificationDocs<typeof unloadedSchema>,
@@ -160,13 +174,13 @@ export const OPERATION_DOCS = {
       'A scheduled load settled. credited: the balance becomes token_balance, never lower than it is (409); the difference is a ledger row under transaction_id (20 digits). deleted and failure change nothing; their transaction_id is empty and token_balance must equal the balance (409).',
     examples: {
       credited: DEMO_LOAD_SCHEDULE,
-      failure: { ...DEMO_LOAD_SCHEDULE, schedule_status: 'failure', transaction_id: '', token_balance: '1200.00' },
+      failure: { ...DEMO_LOAD_SCHEDULE, ...DEMO_TOKENS.failed, schedule_status: 'failure', transaction_id: '', token_balance: '75.50' },
     },
     eventsExample: 'loadSchedule',
   } satisfies NotificationDocs<typeof loadScheduleSchema>,
   expiry_date: {
     component: 'ExpiryDateRequest',
-    operationId: 'expiryDate',
+    operationId: 'setExpiryDate',
     summary: 'Expiry Date',
     description:
       "Sets the token's last usable day (UTC). Without expiry_date nothing changes. An expiry before the token's available date is a 400; a deleted token's dates cannot change (409).",
@@ -174,7 +188,7 @@ export const OPERATION_DOCS = {
   } satisfies NotificationDocs<typeof expiryDateSchema>,
   available_date: {
     component: 'AvailableDateRequest',
-    operationId: 'availableDate',
+    operationId: 'setAvailableDate',
     summary: 'Available Date',
     description:
       "Sets the token's first usable day (UTC). A date after the token's expiry date is a 400; a deleted token's dates cannot change (409).",
@@ -189,10 +203,11 @@ export const OPERATION_DOCS = {
     examples: {
       refund: {
         ...DEMO_NOTIFICATION,
+        ...DEMO_TOKENS.refunded,
         read_event: 'token.refund_available',
         transaction_id: '20240121000000000005',
         refund_amount: '40.00',
-        token_balance: '1240.00',
+        token_balance: '900.00',
       },
     },
   } satisfies NotificationDocs<typeof refundSchema>,
@@ -210,8 +225,8 @@ export const OPERATION_DOCS = {
         destination_id: 'ID001',
         destination_currency: 'EUR',
         load_amount: '300.00',
-        available_date: '01-03-2024',
-        expiry_date: '31-03-2025',
+        available_date: '01-01-2026',
+        expiry_date: '31-12-2030',
         token_name: 'Guest card 1396',
         booking_reference: '1396',
       },
@@ -224,14 +239,14 @@ export const OPERATION_DOCS = {
       status: 'active',
       balance: '300.00',
       destination_currency: 'EUR',
-      available_date: '01-03-2024',
-      expiry_date: '31-03-2025',
+      available_date: '01-01-2026',
+      expiry_date: '31-12-2030',
       token_name: 'Guest card 1396',
       booking_reference: '1396',
     },
   } satisfies KeyedDocs<typeof createTokenSchema, 'token'>,
   token_change: {
-    operationId: 'changeToken',
+    operationId: 'modifyLoadOrUnloadToken',
     summary: 'Modify, Load or Unload Token',
     description:
       'Dispatches on token_event to Modify Token (modify), Load Token (load) or Unload Token (unload), each also served on its own published path with the event after the key (PATCH .../{randomkey}/load), where the rules are described. A missing or unknown token_event is a 400 that lists the three; "create" is told to use POST.',
@@ -252,7 +267,7 @@ export const OPERATION_DOCS = {
       },
     },
     randomkey: 'openapi-modify-token-01',
-    answerExample: { ...DEMO_TOKEN_VIEW, balance: '1240.00', expiry_date: '31-12-2028', token_name: 'Guest card 1396' },
+    answerExample: { ...DEMO_TOKEN_VIEW, balance: '1000.00', expiry_date: '31-12-2028', token_name: 'Guest card 1396' },
   } satisfies KeyedDocs<typeof modifyTokenSchema, 'token'>,
   load_token: {
     component: 'LoadTokenRequest',
@@ -263,8 +278,8 @@ export const OPERATION_DOCS = {
     examples: { loadToken: { ...DEMO_TOKEN_CHANGE, token_event: 'load', load_amount: '60.00', destination_id: 'ID001' } },
     randomkey: 'openapi-load-token-01',
     answerExample: {
-      token: { ...DEMO_TOKEN_VIEW, balance: '1300.00', expiry_date: '31-12-2028', token_name: 'Guest card 1396' },
-      transaction: { transaction_id: '48201937465019283746', kind: 'load', amount: '60.00', token_balance: '1300.00' },
+      token: { ...DEMO_TOKEN_VIEW, balance: '1060.00' },
+      transaction: { transaction_id: '48201937465019283746', kind: 'load', amount: '60.00', token_balance: '1060.00' },
     },
   } satisfies KeyedDocs<typeof loadTokenSchema, 'movement'>,
   unload_token: {
@@ -276,8 +291,8 @@ export const OPERATION_DOCS = {
     examples: { unloadToken: { ...DEMO_TOKEN_CHANGE, token_event: 'unload', unload_amount: '25.00' } },
     randomkey: 'openapi-unload-token-01',
     answerExample: {
-      token: { ...DEMO_TOKEN_VIEW, balance: '1275.00', expiry_date: '31-12-2028', token_name: 'Guest card 1396' },
-      transaction: { transaction_id: '93017264518203947561', kind: 'unload', amount: '25.00', token_balance: '1275.00' },
+      token: { ...DEMO_TOKEN_VIEW, balance: '975.00' },
+      transaction: { transaction_id: '93017264518203947561', kind: 'unload', amount: '25.00', token_balance: '975.00' },
     },
   } satisfies KeyedDocs<typeof unloadTokenSchema, 'movement'>,
   create_booking: {
@@ -305,13 +320,13 @@ export const OPERATION_DOCS = {
     answerExample: { ...DEMO_BOOKING, booking_id: '1400', guests_count: '3', updated_at: '2024-01-21T10:15:00.000Z' },
   } satisfies KeyedDocs<typeof createBookingSchema, 'booking'>,
   modify_booking: {
-    component: 'BookingChangeRequest',
+    component: 'ModifyBookingRequest',
     operationId: 'modifyBooking',
     summary: 'Modify Booking',
     description:
       'Changes the fields the body carries, at least one besides the four that name the booking. A cancelled booking cannot be modified (409). The rules across fields hold on the booking as it would be after the change, whichever of the fields the body carries, so they need the stored booking and the schema cannot state them: check_out not before check_in, and a transaction_margin of at most 100 when margin_category is % (400).',
     examples: {
-      bookingChange: {
+      modifyBooking: {
         share_secret: DEMO_SECRET_KEY,
         booking_event: 'modify',
         source_id: 'PDR28',

@@ -3,6 +3,7 @@ import { BOOKING_FIELDS, bookingRuleProblems, type BookingField, type BookingFie
 import type { FieldProblem } from '../domain/field-problem';
 import {
   amountText,
+  atLeastOneOf,
   calendarDate,
   countryCode,
   currencyCode,
@@ -98,6 +99,9 @@ export const cancelBookingSchema = z.object({
 
 export type CancelBookingRequest = z.output<typeof cancelBookingSchema>;
 
+/** What every Modify Booking body carries besides the fields it changes. */
+const BOOKING_IDENTITY_FIELDS = ['share_secret', 'booking_event', 'source_id', 'booking_id'] as const;
+
 /** Modify Booking body: identity, secret and event are required; PATCH changes only the fields it carries. */
 export const bookingChangeSchema = z
   .object({
@@ -121,7 +125,7 @@ export const bookingChangeSchema = z
   })
   // At least one field; and the margin rule where the body itself sets margin_category to % (against a stored %,
   // only the service can check it).
-  .meta({ anyOf: BOOKING_FIELDS.map((field) => ({ required: [field] })), ...PERCENT_MARGIN_RULE })
+  .meta({ ...atLeastOneOf(BOOKING_FIELDS, BOOKING_IDENTITY_FIELDS), ...PERCENT_MARGIN_RULE })
   .transform((body) => ({
     share_secret: body.share_secret,
     source_id: body.source_id,

@@ -52,6 +52,19 @@ export function ruleClause<const Clause extends object>(clause: Clause): Clause 
   return { ...clause, unevaluatedProperties: true };
 }
 
+/**
+ * "At least one of these fields", as the document states it: no branches (an anyOf of one `required` per field made
+ * openapi-typescript and @hey-api/openapi-ts type the whole body as `unknown`), but a `not` of "none of them is
+ * there", which both generators leave aside, and the count of properties that rule implies beside the `required`
+ * ones. The schema's own check (a superRefine) is what the service applies; this states the same rule.
+ */
+export function atLeastOneOf(fields: readonly string[], required: readonly string[]) {
+  return {
+    minProperties: required.length + 1,
+    not: ruleClause({ properties: Object.fromEntries(fields.map((field) => [field, false])) }),
+  };
+}
+
 export function eventName<const Name extends string>(name: Name) {
   return z.literal(name, { error: typeError(`"${name}"`) });
 }

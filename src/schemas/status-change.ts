@@ -49,7 +49,10 @@ export const statusChangeSchema = z
       ctx.addIssue({ code: 'custom', path: ['token_status'], message: 'must equal tokes_status when both are sent' });
     }
   })
+  // Other unknown fields are ignored, as JSON Schema's default says without zod's `additionalProperties: {}`, which
+  // client generators turn into an index signature that lets any misspelt field through.
   .meta({
+    additionalProperties: undefined,
     ...statusTyposRule(STATUS_FIELDS),
     if: ruleClause({
       properties: { tokes_status: { type: 'string' }, token_status: { type: 'string' } },

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { dayNumber } from '../domain/calendar-days';
 import type { FieldProblem } from '../domain/field-problem';
-import { calendarDate, eventName, positiveAmount, ruleClause, text, tokenId, typeError } from './fields';
+import { atLeastOneOf, calendarDate, eventName, positiveAmount, text, tokenId, typeError } from './fields';
 import { refuseStatusTypos, statusTyposRule } from './status-change';
 import { detailsOf, optionalDetails } from './token-creation';
 
@@ -55,6 +55,20 @@ const PARTNER_STATUSES = ['active', 'freezed'] as const;
 const MODIFY_STATUS_FIELDS: readonly string[] = ['token_status'];
 
 const CHANGEABLE_FIELDS = ['token_status', 'available_date', 'expiry_date', ...CHANGEABLE_DETAILS] as const;
+/** What every Modify Token body carries besides the fields it changes. */
+const MODIFY_IDENTITY_FIELDS = ['share_secret', 'token_event', 'source_id', 'destination_id', 'token_id'] as const;
+
+/**
+ * The published page lists email_token and email_settings without their types. Any JSON value is accepted and
+ * ignored, so the document names every JSON type rather than an empty schema.
+ */
+const IGNORED_EMAIL_FIELD = {
+  description:
+    'Listed by the published platform page (the platform e-mails the recipient); this service sends no e-mail: any JSON value is accepted and ignored, and it does not count as a field to change',
+  type: ['string', 'number', 'boolean', 'object', 'array', 'null'],
+  // Stated, or openapi-typescript types the object as having no fields at all.
+  additionalProperties: true,
+};
 
 /** Modify Token body: the token named by its account and destination, and at least one field to change. */
 export const modifyTokenSchema = z
@@ -73,8 +87,8 @@ export const modifyTokenSchema = z
     expiry_date: calendarDate.optional(),
     ...optionalDetails(CHANGEABLE_DETAILS),
     // The platform e-mails the recipient; this service sends no e-mail: accepted, and ignored.
-    email_token: z.unknown().optional(),
-    email_settings: z.unknown().optional(),
+    email_token: z.unknown().optional().meta(IGNORED_EMAIL_FIELD),
+    email_settings: z.unknown().optional().meta(IGNORED_EMAIL_FIELD),
   })
   .superRefine((body, ctx) => {
     // Partners know tokes_status from Status Change: here too a misspelt status is a 400, never a 200 that changed nothing.
@@ -83,10 +97,11 @@ export const modifyTokenSchema = z
       ctx.addIssue({ code: 'custom', path: [], message: `must carry at least one field to change: ${CHANGEABLE_FIELDS.join(', ')}` });
     }
   })
-  // Each clause names the property it requires: Redocly's no-required-schema-properties-undefined, which reads a
-  // clause against the schemas around it, refused a bare `required` here once this body is in a oneOf with Load's.
+  // Unknown fields are ignored, as JSON Schema's default says without zod's `additionalProperties: {}`, which client
+  // generators turn into an index signature that lets any misspelt field through.
   .meta({
-    anyOf: CHANGEABLE_FIELDS.map((field) => ruleClause({ required: [field], properties: { [field]: {} } })),
+    ...atLeastOneOf(CHANGEABLE_FIELDS, MODIFY_IDENTITY_FIELDS),
+    additionalProperties: undefined,
     ...statusTyposRule(MODIFY_STATUS_FIELDS),
   })
   .transform((body) => ({

@@ -113,6 +113,7 @@ export function toSeedData(seed: SeedFile, loadedAt: Date): SeedRecords {
       destinationId: intern(token.destination_id),
       status: token.status,
       balance: token.balance,
+      ...(token.refundable ? { refundable: token.refundable } : {}),
       ...(token.available_date ? { availableDay: dayNumber(token.available_date) } : {}),
       ...(token.expiry_date ? { expiryDay: dayNumber(token.expiry_date) } : {}),
     })),

@@ -29,6 +29,12 @@ const seedToken = z.object({
   destination_id: text(),
   status: tokenStatus,
   balance: amount,
+  /**
+   * What Refund may still give back (contract section 9.10): what withdrawals took from the token before it was
+   * seeded, less what was refunded to it. Default 0: a token whose history is not in the seed can be refunded only
+   * what is withdrawn from it here.
+   */
+  refundable: amount.optional(),
   available_date: calendarDate.optional(),
   expiry_date: calendarDate.optional(),
 });

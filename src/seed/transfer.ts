@@ -20,6 +20,8 @@ export interface TokenColumns {
   /** Indexes into TOKEN_STATUSES. */
   statuses: Uint8Array;
   balances: Float64Array;
+  /** Token.refundable; 0 where unset. */
+  refundables: Float64Array;
   availableDays: Int32Array;
   expiryDays: Int32Array;
 }
@@ -51,6 +53,7 @@ export function toColumns(tokens: readonly Token[]): TokenColumns {
     destinationRefs: new Int32Array(rows),
     statuses: new Uint8Array(rows),
     balances: new Float64Array(rows),
+    refundables: new Float64Array(rows),
     availableDays: new Int32Array(rows),
     expiryDays: new Int32Array(rows),
   };
@@ -60,6 +63,7 @@ export function toColumns(tokens: readonly Token[]): TokenColumns {
     columns.destinationRefs[row] = refOf(token.destinationId);
     columns.statuses[row] = TOKEN_STATUSES.indexOf(token.status);
     columns.balances[row] = token.balance;
+    columns.refundables[row] = token.refundable ?? 0;
     columns.availableDays[row] = token.availableDay ?? NO_DAY;
     columns.expiryDays[row] = token.expiryDay ?? NO_DAY;
   });
@@ -70,7 +74,7 @@ export function toColumns(tokens: readonly Token[]): TokenColumns {
 export function tokensOf(columns: TokenColumns): Iterable<Token> {
   return {
     *[Symbol.iterator]() {
-      const { tokenIds, names, sourceRefs, destinationRefs, statuses, balances, availableDays, expiryDays } = columns;
+      const { tokenIds, names, sourceRefs, destinationRefs, statuses, balances, refundables, availableDays, expiryDays } = columns;
       for (let row = 0; row < tokenIds.length; row += 1) {
         const token: Token = {
           tokenId: tokenIds[row],
@@ -79,6 +83,7 @@ export function tokensOf(columns: TokenColumns): Iterable<Token> {
           status: TOKEN_STATUSES[statuses[row]],
           balance: balances[row],
         };
+        if (refundables[row] !== 0) token.refundable = refundables[row];
         if (availableDays[row] !== NO_DAY) token.availableDay = availableDays[row];
         if (expiryDays[row] !== NO_DAY) token.expiryDay = expiryDays[row];
         yield token;
@@ -89,9 +94,15 @@ export function tokensOf(columns: TokenColumns): Iterable<Token> {
 
 /** The arrays that move to the other thread rather than being copied. */
 export function movedBuffers(columns: TokenColumns): ArrayBuffer[] {
-  return [columns.sourceRefs, columns.destinationRefs, columns.statuses, columns.balances, columns.availableDays, columns.expiryDays].map(
-    (column) => column.buffer as ArrayBuffer,
-  );
+  return [
+    columns.sourceRefs,
+    columns.destinationRefs,
+    columns.statuses,
+    columns.balances,
+    columns.refundables,
+    columns.availableDays,
+    columns.expiryDays,
+  ].map((column) => column.buffer as ArrayBuffer);
 }
 
 /** A thread's message turns Buffers into plain Uint8Arrays: the key hashes are Buffers again here. */

@@ -66,7 +66,7 @@ if (!existsSync(CHROMIUM)) {
     const summaries = await page.locator('.opblock-summary-description').allInnerTexts();
     expect(summaries).toEqual(expect.arrayContaining(['Status Change', 'Withdraw', 'Modify Booking']));
 
-    const withdraw = page.locator('#operations-Tokens-withdraw');
+    const withdraw = page.locator('#operations-Token_notifications-withdraw');
     await withdraw.locator('.opblock-summary').click();
     // Swagger UI opens the block first and fills it in after: wait for the responses, which come last.
     await withdraw.locator('.opblock-body .responses-table').first().waitFor();

@@ -19,7 +19,7 @@ describe('npm run seed:check FILE', () => {
   it('says what a valid file holds and exits 0', async () => {
     expect(await seedCheck(DEMO_SEED_FILE)).toEqual({
       code: 0,
-      stdout: `${DEMO_SEED_FILE}: valid: 2 accounts, 10 tokens, 2 bookings\n`,
+      stdout: `${DEMO_SEED_FILE}: valid: 2 accounts, 11 tokens, 2 bookings\n`,
       stderr: '',
     });
   });
