@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { REDACTED } from './redaction';
 
 export type { Logger };
 
@@ -49,7 +50,7 @@ export function createLogger(
       level,
       // With traces (tracing.ts): the trace_id of the request a line belongs to.
       mixin,
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      redact: { paths: REDACTED_PATHS, censor: REDACTED },
       base: instance === undefined ? undefined : { instance },
       // As pino.stdTimeFunctions.isoTime, from the per-millisecond stamp.
       timestamp: () => `,"time":"${isoTimeNow()}"`,
