@@ -44,7 +44,14 @@ function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
 }
 
 /** OTEL_TRACES_SAMPLER's values (OpenTelemetry's names); each stands for a ratio of the traces started here. */
-const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
+const SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
 
 /**
  * Contract section 12: how many traces are exported is the operator's decision. OpenTelemetry's own settings name the
@@ -69,7 +76,9 @@ export interface TraceSampling {
 
 /** Empty values count as unset, as for every setting. */
 function presentIn(environment: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(environment).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''));
+  return Object.fromEntries(
+    Object.entries(environment).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''),
+  );
 }
 
 /** The operator's sampling; undefined when a setting is bad (loadConfig names it). */

@@ -21,7 +21,9 @@ function parameterName(part: string): string {
 export function redactedQueryString(query: string): string {
   return query
     .split('&')
-    .map((part) => (part.includes('=') && SECRET_PARAMETER.test(parameterName(part)) ? `${part.slice(0, part.indexOf('='))}=${REDACTED}` : part))
+    .map((part) =>
+      part.includes('=') && SECRET_PARAMETER.test(parameterName(part)) ? `${part.slice(0, part.indexOf('='))}=${REDACTED}` : part,
+    )
     .join('&');
 }
 
