@@ -1,20 +1,18 @@
 // First: with OTEL_EXPORTER_OTLP_ENDPOINT set, the instrumentations must patch http, express and pg before they load.
 import { tracing } from './process/tracing';
-import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { createApp, createMetricsApp } from './app';
-import { ConfigError, loadConfig, loadEnvFile, type DatabaseConfig } from './process/config';
+import { loadConfig, loadEnvFile, type DatabaseConfig } from './process/config';
 import { createHttpServer } from './process/http-server';
 import { createLogger, type Logger } from './process/logger';
 import { Metrics } from './process/metrics';
 import { connectRedis } from './process/redis';
 import { DEMO_SEED_FILE, readSeedFileApart, refusePublishedKeysInProduction, SeedFileError, seedFileToServe } from './seed/file';
 import { createDrain } from './process/shutdown';
+import { DatabaseStartError, exitForStartFailure, startProblemsOf } from './process/start-failure';
 import { MemoryStore } from './store/memory-store';
 import { PgStore } from './store/postgres/pg-store';
-
-class DatabaseStartError extends Error {}
 
 /** The database must answer at start: failing fast lets the orchestrator restart the service once it does. */
 async function openDatabase(database: DatabaseConfig, logger: Logger, metrics: Metrics): Promise<PgStore> {
@@ -33,7 +31,7 @@ async function openDatabase(database: DatabaseConfig, logger: Logger, metrics: M
     metrics.watchStoreConnections(() => store.connections());
     return store;
   } catch (error) {
-    throw new DatabaseStartError(`Cannot open the database named by DATABASE_URL: ${(error as Error).message}`, { cause: error });
+    throw new DatabaseStartError(error);
   }
 }
 
@@ -97,18 +95,6 @@ async function main(): Promise<void> {
   }
 }
 
-/** What a failed start says: each problem of the settings or the seed, which are the operator's to fix, or the one message. */
-function problemsOf(error: Error): readonly string[] {
-  return error instanceof ConfigError || error instanceof SeedFileError ? error.problems : [error.message];
-}
-
-main().catch((error: unknown) => {
-  // JSON lines on stderr, as every other line is JSON: one per problem, without a stack where the operator has a
-  // setting, the seed or the database to fix; a fault nobody foresaw with its stack.
-  // The settings may be what failed: the instance as INSTANCE_ID names it, else the host name.
-  const startLog = createLogger('info', pino.destination({ dest: 2, sync: true }), process.env.INSTANCE_ID || hostname());
-  const known = error instanceof ConfigError || error instanceof SeedFileError || error instanceof DatabaseStartError;
-  if (known) for (const problem of problemsOf(error)) startLog.fatal(problem);
-  else startLog.fatal({ err: error }, 'the service could not start');
-  process.exit(1);
-});
+main().catch((error: unknown) =>
+  exitForStartFailure(error, error instanceof SeedFileError ? error.problems : startProblemsOf(error), 'the service could not start'),
+);
