@@ -30,7 +30,8 @@ async function refusingPort(): Promise<number> {
 describe('a start that fails for want of its database', () => {
   it('the migrate CLI says so as the server does: a JSON line naming DATABASE_URL and what the connection met', async () => {
     const port = await refusingPort();
-    const { code, stderr } = await runServer({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/receiver` }, MIGRATE_FROM_SOURCE).exited;
+    const { code, stderr } = await runServer({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/receiver` }, MIGRATE_FROM_SOURCE)
+      .exited;
     expect({ code, problems: startProblems(stderr) }).toEqual({
       code: 1,
       problems: [`Cannot open the database named by DATABASE_URL: connect ECONNREFUSED 127.0.0.1:${port}`],
