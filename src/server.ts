@@ -1,11 +1,10 @@
 // First: with OTEL_EXPORTER_OTLP_ENDPOINT set, the instrumentations must patch http, express and pg before they load.
 import { tracing } from './process/tracing';
 import type { AddressInfo } from 'node:net';
-import pino from 'pino';
 import { createApp, createMetricsApp } from './app';
 import { loadConfig, loadEnvFile, type DatabaseConfig } from './process/config';
 import { createHttpServer } from './process/http-server';
-import { createLogger, type Logger } from './process/logger';
+import { createLogger, exitOnceWritten, logDestination, type Logger } from './process/logger';
 import { Metrics } from './process/metrics';
 import { connectRedis } from './process/redis';
 import { DEMO_SEED_FILE, readSeedFileApart, refusePublishedKeysInProduction, SeedFileError, seedFileToServe } from './seed/file';
@@ -38,9 +37,8 @@ async function openDatabase(database: DatabaseConfig, logger: Logger, metrics: M
 async function main(): Promise<void> {
   loadEnvFile();
   const config = loadConfig(process.env);
-  // Asynchronous writes: lines that arrive while one write is in flight go out together with the next, so a busy
-  // service makes far fewer write calls (docs/BENCHMARKS.md). pino flushes what is left when the process exits.
-  const logger = createLogger(config.logLevel, pino.destination({ dest: 1, sync: false }), config.instanceId, tracing?.logFields);
+  const destination = logDestination();
+  const logger = createLogger(config.logLevel, destination, config.instanceId, tracing?.logFields);
   const seedFile = seedFileToServe(config.seedFile, config.production);
   const seed = await readSeedFileApart(seedFile);
   refusePublishedKeysInProduction(seed, config.seedFile, config.production);
@@ -60,7 +58,7 @@ async function main(): Promise<void> {
   });
   server.on('error', (error) => {
     logger.fatal({ err: error }, 'server error');
-    process.exit(1);
+    exitOnceWritten(destination, 1);
   });
   const metricsServer = createHttpServer(createMetricsApp(metrics), {}, config.connections).listen(
     config.metrics.port,
@@ -72,7 +70,7 @@ async function main(): Promise<void> {
   );
   metricsServer.on('error', (error) => {
     logger.fatal({ err: error }, 'metrics server error');
-    process.exit(1);
+    exitOnceWritten(destination, 1);
   });
 
   // `on`, not `once`: a supervisor that signals the whole process group of `npm start` reaches node twice (npm
@@ -90,7 +88,7 @@ async function main(): Promise<void> {
           await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'traces not all exported'));
           return code;
         })
-        .then((code) => process.exit(code));
+        .then((code) => exitOnceWritten(destination, code));
     });
   }
 }
