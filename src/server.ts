@@ -49,8 +49,8 @@ async function main(): Promise<void> {
   if (!config.database) logger.warn('memory store: nothing survives a restart; set DATABASE_URL for durable state');
 
   const drain = createDrain(store, logger, config.shutdownTimeoutMs);
-  const redis = config.redis && connectRedis(config.redis.url, logger);
-  const sharedCounts = redis && config.redis && { sendCommand: redis.sendCommand, keyPrefix: config.redis.keyPrefix };
+  const redis = config.redis && connectRedis(config.redis.url, logger, metrics);
+  const sharedCounts = redis && config.redis && { sendCommand: redis.sendCommand, keyPrefix: config.redis.keyPrefix, outage: redis.outage };
   const app = createApp({ config, store, logger, metrics, isShuttingDown: drain.isShuttingDown, redis: sharedCounts });
   const server = createHttpServer(app, {}, config.connections).listen(config.port, config.host, () => {
     const { port } = server.address() as AddressInfo;
