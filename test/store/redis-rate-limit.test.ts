@@ -69,7 +69,7 @@ const noChange = () => statusChange({ tokes_status: undefined });
       config: { rateLimitPerMinute: 100 },
     });
     const up = async () => (await metrics.registry.getSingleMetricAsString('receiver_redis_up')).split('\n').at(-1);
-    let linesFrom = 0;
+    let linesFrom: number | undefined;
     try {
       // Connected first: a command sent before the connection is taken fails, and counts as an outage of its own.
       await waitFor(async () => (await connection.sendCommand('PING').catch(() => undefined)) === 'PONG');
