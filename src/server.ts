@@ -1,20 +1,17 @@
 // First: with OTEL_EXPORTER_OTLP_ENDPOINT set, the instrumentations must patch http, express and pg before they load.
 import { tracing } from './process/tracing';
-import { hostname } from 'node:os';
 import type { AddressInfo } from 'node:net';
-import pino from 'pino';
 import { createApp, createMetricsApp } from './app';
-import { ConfigError, loadConfig, loadEnvFile, type DatabaseConfig } from './process/config';
+import { loadConfig, loadEnvFile, type DatabaseConfig } from './process/config';
 import { createHttpServer } from './process/http-server';
-import { createLogger, type Logger } from './process/logger';
+import { createLogger, exitOnceWritten, logDestination, type Logger } from './process/logger';
 import { Metrics } from './process/metrics';
 import { connectRedis } from './process/redis';
 import { DEMO_SEED_FILE, readSeedFileApart, refusePublishedKeysInProduction, SeedFileError, seedFileToServe } from './seed/file';
 import { createDrain } from './process/shutdown';
+import { DatabaseStartError, exitForStartFailure, startProblemsOf } from './process/start-failure';
 import { MemoryStore } from './store/memory-store';
 import { PgStore } from './store/postgres/pg-store';
-
-class DatabaseStartError extends Error {}
 
 /** The database must answer at start: failing fast lets the orchestrator restart the service once it does. */
 async function openDatabase(database: DatabaseConfig, logger: Logger, metrics: Metrics): Promise<PgStore> {
@@ -34,16 +31,15 @@ async function openDatabase(database: DatabaseConfig, logger: Logger, metrics: M
     metrics.watchStoreConnections(() => store.connections());
     return store;
   } catch (error) {
-    throw new DatabaseStartError(`Cannot open the database named by DATABASE_URL: ${(error as Error).message}`, { cause: error });
+    throw new DatabaseStartError(error);
   }
 }
 
 async function main(): Promise<void> {
   loadEnvFile();
   const config = loadConfig(process.env);
-  // Asynchronous writes: lines that arrive while one write is in flight go out together with the next, so a busy
-  // service makes far fewer write calls (docs/BENCHMARKS.md). pino flushes what is left when the process exits.
-  const logger = createLogger(config.logLevel, pino.destination({ dest: 1, sync: false }), config.instanceId, tracing?.logFields);
+  const destination = logDestination();
+  const logger = createLogger(config.logLevel, destination, config.instanceId, tracing?.logFields);
   const seedFile = seedFileToServe(config.seedFile, config.production);
   const seed = await readSeedFileApart(seedFile);
   refusePublishedKeysInProduction(seed, config.seedFile, config.production);
@@ -54,8 +50,8 @@ async function main(): Promise<void> {
   if (!config.database) logger.warn('memory store: nothing survives a restart; set DATABASE_URL for durable state');
 
   const drain = createDrain(store, logger, config.shutdownTimeoutMs, config.shutdownDelayMs);
-  const redis = config.redis && connectRedis(config.redis.url, logger);
-  const sharedCounts = redis && config.redis && { sendCommand: redis.sendCommand, keyPrefix: config.redis.keyPrefix };
+  const redis = config.redis && connectRedis(config.redis.url, logger, metrics);
+  const sharedCounts = redis && config.redis && { sendCommand: redis.sendCommand, keyPrefix: config.redis.keyPrefix, outage: redis.outage };
   const app = createApp({
     config,
     store,
@@ -71,7 +67,7 @@ async function main(): Promise<void> {
   });
   server.on('error', (error) => {
     logger.fatal({ err: error }, 'server error');
-    process.exit(1);
+    exitOnceWritten(destination, 1);
   });
   const metricsServer = createHttpServer(createMetricsApp(metrics), {}, config.connections).listen(
     config.metrics.port,
@@ -83,7 +79,7 @@ async function main(): Promise<void> {
   );
   metricsServer.on('error', (error) => {
     logger.fatal({ err: error }, 'metrics server error');
-    process.exit(1);
+    exitOnceWritten(destination, 1);
   });
 
   // `on`, not `once`: a supervisor that signals the whole process group of `npm start` reaches node twice (npm
@@ -101,23 +97,11 @@ async function main(): Promise<void> {
           await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'traces not all exported'));
           return code;
         })
-        .then((code) => process.exit(code));
+        .then((code) => exitOnceWritten(destination, code));
     });
   }
 }
 
-/** What a failed start says: each problem of the settings or the seed, which are the operator's to fix, or the one message. */
-function problemsOf(error: Error): readonly string[] {
-  return error instanceof ConfigError || error instanceof SeedFileError ? error.problems : [error.message];
-}
-
-main().catch((error: unknown) => {
-  // JSON lines on stderr, as every other line is JSON: one per problem, without a stack where the operator has a
-  // setting, the seed or the database to fix; a fault nobody foresaw with its stack.
-  // The settings may be what failed: the instance as INSTANCE_ID names it, else the host name.
-  const startLog = createLogger('info', pino.destination({ dest: 2, sync: true }), process.env.INSTANCE_ID || hostname());
-  const known = error instanceof ConfigError || error instanceof SeedFileError || error instanceof DatabaseStartError;
-  if (known) for (const problem of problemsOf(error)) startLog.fatal(problem);
-  else startLog.fatal({ err: error }, 'the service could not start');
-  process.exit(1);
-});
+main().catch((error: unknown) =>
+  exitForStartFailure(error, error instanceof SeedFileError ? error.problems : startProblemsOf(error), 'the service could not start'),
+);

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { DatabaseError, Pool } from 'pg';
-import { loadConfig, loadEnvFile } from '../process/config';
+import { ConfigError, loadConfig, loadEnvFile } from '../process/config';
+import { DatabaseStartError, exitForStartFailure, startProblemsOf } from '../process/start-failure';
 import { migrate } from '../store/postgres/migrate';
 
 /** PostgreSQL's "the database system is starting up": it listens, but does not take connections yet. */
@@ -44,10 +45,13 @@ async function main(): Promise<void> {
   if (!Number.isInteger(waitSeconds) || waitSeconds < 0) throw new Error(`--wait takes a whole number of seconds, not "${values.wait}"`);
   loadEnvFile();
   const { database } = loadConfig(process.env);
-  if (!database) throw new Error('DATABASE_URL is not set: there is no database to migrate');
+  if (!database) throw new ConfigError(['DATABASE_URL is not set: there is no database to migrate']);
   const pool = new Pool({ connectionString: database.url, connectionTimeoutMillis: database.connectTimeoutMs });
   try {
-    await waitForDatabase(pool, waitSeconds);
+    // A database that does not answer is the operator's to fix, said as the server says it; a migration's failure is not.
+    await waitForDatabase(pool, waitSeconds).catch((error: unknown) => {
+      throw new DatabaseStartError(error);
+    });
     const applied = await migrate(pool);
     process.stdout.write(applied.length > 0 ? `Applied: ${applied.join(', ')}\n` : 'Nothing to apply: the schema is up to date\n');
   } finally {
@@ -55,7 +59,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`${(error as Error).message}\n`);
-  process.exit(1);
-});
+main().catch((error: unknown) => exitForStartFailure(error, startProblemsOf(error), 'the migrations could not be applied'));

@@ -1,21 +1,25 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
-import { rateLimit, type AugmentedRequest, type Options } from 'express-rate-limit';
+import { rateLimit, type Options, type RateLimitInfo } from 'express-rate-limit';
 import { RedisStore } from 'rate-limit-redis';
 import { TooManyRequestsError } from '../errors';
 import type { Logger } from '../process/logger';
 import type { Metrics } from '../process/metrics';
-import type { SendRedisCommand } from '../process/redis';
+import type { RedisOutage, SendRedisCommand } from '../process/redis';
 import { requestContext } from './request-context';
 
 const WINDOW_MS = 60_000;
+
+/** Where each limiter puts a request's count (its requestPropertyName): apart, so each one's miss can be told. */
+const ADDRESS_COUNT = 'addressRateLimit';
+const ACCOUNT_COUNT = 'accountRateLimit';
 
 /** Where the counts live: this process alone, or Redis, shared by every instance. */
 export interface RateLimitCounts {
   logger: Logger;
   metrics: Metrics;
   /** Unset: each instance counts alone. */
-  redis?: { sendCommand: SendRedisCommand; keyPrefix: string };
+  redis?: { sendCommand: SendRedisCommand; keyPrefix: string; outage: RedisOutage };
 }
 
 /** express-rate-limit's own misconfiguration warnings carry codes like ERR_ERL_UNEXPECTED_X_FORWARDED_FOR. */
@@ -26,8 +30,10 @@ function isLimiterWarning(error: unknown): boolean {
 /**
  * Where the counts live, and where the limiter's own messages go (the
  * service's log, not the console). With Redis, a request it cannot count goes
- * through (passOnStoreError) and the failure is logged and counted: an outage
- * of the counter must not become an outage of the service.
+ * through (passOnStoreError) and the failure is counted: an outage of the
+ * counter must not become an outage of the service. An outage is logged by
+ * RedisOutage, at its start and end, not per request; a failure outside one
+ * (Redis answered, but not as expected) is logged with its stack.
  */
 function countsIn({ logger, metrics, redis }: RateLimitCounts, name: string): Partial<Options> {
   const logging: Partial<Options> = {
@@ -36,13 +42,28 @@ function countsIn({ logger, metrics, redis }: RateLimitCounts, name: string): Pa
       error: (error: unknown) => {
         if (isLimiterWarning(error)) return logger.warn({ err: error }, 'rate limiter configuration');
         metrics.countRateLimitStoreError();
-        logger.warn({ err: error }, 'rate limit not counted: the shared counts (Redis) did not answer; the request was let through');
+        if (!redis?.outage.isOn())
+          logger.warn({ err: error }, 'rate limit not counted: the shared counts (Redis) failed; the request was let through');
       },
     },
   };
   if (!redis) return logging;
   const store = new RedisStore({ sendCommand: loadingScriptsWhileUnreachable(redis.sendCommand), prefix: `${redis.keyPrefix}${name}:` });
   return { ...logging, store, passOnStoreError: true };
+}
+
+/**
+ * The limiter, telling the outage of the requests it let through uncounted: express-rate-limit sets a request's
+ * count (under `property`) only once the store gave it, and says nothing else of a request it passed on.
+ */
+function noticingUncounted(limiter: RequestHandler, property: string, counts: RateLimitCounts): RequestHandler {
+  const outage = counts.redis?.outage;
+  if (!outage) return limiter;
+  return (req, res, next) =>
+    limiter(req, res, (error?: unknown) => {
+      if (error === undefined && !(property in req)) outage.requestUncounted(req);
+      next(error);
+    });
 }
 
 /**
@@ -98,15 +119,16 @@ export function limitPerAddress(perMinute: number, counts: RateLimitCounts): Req
     requestWasSuccessful: (_req, res) => !isClientFailure(res),
     standardHeaders: false,
     legacyHeaders: false,
+    requestPropertyName: ADDRESS_COUNT,
     handler: (req, res, next) => {
-      // The library's own type for the request it has counted (requestPropertyName defaults to rateLimit).
-      const resetMs = (req as AugmentedRequest).rateLimit?.resetTime?.getTime() ?? Date.now() + WINDOW_MS;
+      const resetMs =
+        (req as unknown as Record<string, RateLimitInfo | undefined>)[ADDRESS_COUNT]?.resetTime?.getTime() ?? Date.now() + WINDOW_MS;
       res.setHeader('Retry-After', String(Math.max(1, Math.ceil((resetMs - Date.now()) / 1000))));
       refuse(req, res, next);
     },
     ...countsIn(counts, 'address'),
   });
-  return [named('limitPerAddress', limiter)];
+  return [named('limitPerAddress', noticingUncounted(limiter, ADDRESS_COUNT, counts))];
 }
 
 /**
@@ -124,10 +146,11 @@ export function limitPerAccount(perMinute: number, counts: RateLimitCounts): Req
     windowMs: WINDOW_MS,
     limit: perMinute,
     keyGenerator: (_req, res) => requestContext(res).account.sourceId,
+    requestPropertyName: ACCOUNT_COUNT,
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     handler: refuse,
     ...countsIn(counts, 'account'),
   });
-  return [named('limitPerAccount', limiter)];
+  return [named('limitPerAccount', noticingUncounted(limiter, ACCOUNT_COUNT, counts))];
 }

@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Level } from 'pino';
 import type { Logger } from '../process/logger';
+import { redactedUrl } from '../process/redaction';
 import { requestContext, type RequestContext } from './request-context';
 
 /**
@@ -9,36 +10,9 @@ import { requestContext, type RequestContext } from './request-context';
  */
 const MAX_LOGGED_URL = 256;
 
-/**
- * Query parameters whose values a log line never carries: any named like a key (share_public among them), a
- * secret, a token, a password or a signature.
- */
-const SECRET_PARAMETER = /key|secret|token|public|passw|signature|auth/i;
-
-function parameterName(part: string): string {
-  const equals = part.indexOf('=');
-  const name = equals === -1 ? part : part.slice(0, equals);
-  try {
-    return decodeURIComponent(name.replaceAll('+', ' '));
-  } catch {
-    return name;
-  }
-}
-
-/** The query string with the values of secret-like parameters replaced, as the body's keys are (process/logger.ts). */
-function redactedQuery(url: string): string {
-  const queryStart = url.indexOf('?');
-  if (queryStart === -1) return url;
-  const parts = url.slice(queryStart + 1).split('&');
-  const redacted = parts.map((part) =>
-    part.includes('=') && SECRET_PARAMETER.test(parameterName(part)) ? `${part.slice(0, part.indexOf('='))}=[redacted]` : part,
-  );
-  return `${url.slice(0, queryStart + 1)}${redacted.join('&')}`;
-}
-
 /** The URL as the log line carries it: secret-like query values redacted, cut past MAX_LOGGED_URL, saying how long it was. */
 function loggedUrl(rawUrl: string): string {
-  const url = redactedQuery(rawUrl);
+  const url = redactedUrl(rawUrl);
   return url.length <= MAX_LOGGED_URL ? url : `${url.slice(0, MAX_LOGGED_URL)}… (${url.length} characters)`;
 }
 
@@ -68,7 +42,7 @@ function levelOf(statusCode: number, context: RequestContext, streamError: Error
  */
 export function logRequests(logger: Logger): RequestHandler {
   // Without the logger's redaction (pino's documented child option): these lines are built here from fields that never
-  // hold a key (the URL's secret-like query values are redacted above), and matching the logger's paths against each
+  // hold a key (the URL's secret-like query values are redacted by process/redaction.ts), and matching the logger's paths against each
   // line was about 8% of a withdrawal's instructions (docs/BENCHMARKS.md, "Counting instructions").
   const lines = logger.child({}, { redact: [] });
   return function logRequest(req, res, next) {

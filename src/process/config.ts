@@ -43,6 +43,57 @@ function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
     .refine((value) => value >= min && value <= max, range);
 }
 
+/** OTEL_TRACES_SAMPLER's values (OpenTelemetry's names); each stands for a ratio of the traces started here. */
+const SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+
+/**
+ * Contract section 12: how many traces are exported is the operator's decision. OpenTelemetry's own settings name the
+ * ratio; a caller's sampled flag counts only with TRACES_TRUST_CALLER_SAMPLING=true (process/tracing.ts).
+ */
+const traceSamplingSchema = z.object({
+  OTEL_TRACES_SAMPLER: z.enum(SAMPLERS, { error: `must be one of ${SAMPLERS.join(', ')}` }).default('parentbased_always_on'),
+  OTEL_TRACES_SAMPLER_ARG: z
+    .string()
+    .regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a ratio from 0 to 1, such as 0.25')
+    .transform(Number)
+    .default(1),
+  TRACES_TRUST_CALLER_SAMPLING: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+});
+
+export interface TraceSampling {
+  /** The share of traces exported, from 0 to 1, whatever a caller's traceparent says. */
+  ratio: number;
+  /** TRACES_TRUST_CALLER_SAMPLING: a caller's sampled flag decides instead (an upstream the operator runs). */
+  trustCaller: boolean;
+}
+
+/** Empty values count as unset, as for every setting. */
+function presentIn(environment: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(environment).filter((entry): entry is [string, string] => entry[1] !== undefined && entry[1] !== ''),
+  );
+}
+
+/** The operator's sampling; undefined when a setting is bad (loadConfig names it). */
+export function traceSampling(environment: NodeJS.ProcessEnv): TraceSampling | undefined {
+  const result = traceSamplingSchema.safeParse(presentIn(environment));
+  if (!result.success) return undefined;
+  const { OTEL_TRACES_SAMPLER: sampler, OTEL_TRACES_SAMPLER_ARG: ratio, TRACES_TRUST_CALLER_SAMPLING: trustCaller } = result.data;
+  return { ratio: sampler.endsWith('traceidratio') ? ratio : sampler.endsWith('always_off') ? 0 : 1, trustCaller: trustCaller === 'true' };
+}
+
+/** INSTANCE_ID, default the host name (contract section 12): the log lines and the traces' resource name the same instance. */
+export function instanceIdIn(environment: NodeJS.ProcessEnv): string {
+  return presentIn(environment).INSTANCE_ID ?? hostname();
+}
+
 /** Every setting the service reads, documented in .env.example. */
 const environmentSchema = z.object({
   PORT: wholeNumber(0, 65535).default(3000),
@@ -134,6 +185,7 @@ const environmentSchema = z.object({
   MAX_TOKENS_PER_ACCOUNT: wholeNumber(0).default(1_000_000),
   MAX_BOOKINGS_PER_ACCOUNT: wholeNumber(0).default(1_000_000),
   MAX_KEYS_PER_ACCOUNT: wholeNumber(0).default(100_000),
+  ...traceSamplingSchema.shape,
 });
 
 /** Every setting's name: what a deployment sets must be one of them (the Kubernetes manifests' test checks it). */
@@ -221,7 +273,7 @@ function refusePublishedSecrets(present: Record<string, string | undefined>): vo
 
 /** Validates the environment; the error names every bad variable. Empty values count as unset. */
 export function loadConfig(environment: NodeJS.ProcessEnv): Config {
-  const present = Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== undefined && value !== ''));
+  const present = presentIn(environment);
   const result = environmentSchema.safeParse(present);
   if (!result.success) {
     const problems = result.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);

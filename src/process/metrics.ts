@@ -158,6 +158,18 @@ export class Metrics {
     })();
   }
 
+  /** With REDIS_URL: whether the shared counts are reachable, read when the page renders. */
+  watchRedis(reachable: () => boolean): void {
+    new Gauge({
+      name: 'receiver_redis_up',
+      help: '1 while Redis (the shared rate-limit counts) answers; 0 during an outage, when requests go through uncounted',
+      registers: [this.registry],
+      collect() {
+        this.set(reachable() ? 1 : 0);
+      },
+    });
+  }
+
   countRateLimitStoreError(): void {
     this.rateLimitStoreErrors.inc();
   }

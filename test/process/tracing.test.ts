@@ -5,8 +5,15 @@ import type { AddressInfo } from 'node:net';
 import { sql, TEST_DATABASE_URL } from '../helpers/postgres';
 import { startServer, type ServerProcess } from '../helpers/server-process';
 import { waitFor } from '../helpers/wait';
+import { SERVICE_VERSION } from '../../src/process/version';
 
-/** A span as OTLP/HTTP's JSON encoding carries it (ids in hex). */
+/** An attribute as OTLP/HTTP's JSON encoding carries it. */
+interface ExportedAttribute {
+  key: string;
+  value: { stringValue?: string; intValue?: string | number };
+}
+
+/** A span as OTLP/HTTP's JSON encoding carries it (ids in hex), with the attributes of its resource. */
 interface ExportedSpan {
   traceId: string;
   spanId: string;
@@ -14,6 +21,14 @@ interface ExportedSpan {
   name: string;
   kind: number;
   links?: Array<{ traceId: string; spanId: string }>;
+  attributes?: ExportedAttribute[];
+  resource: ExportedAttribute[];
+}
+
+/** An attribute's value as a string, undefined when the span or resource does not carry it. */
+function attribute(attributes: ExportedAttribute[] | undefined, key: string): string | undefined {
+  const value = attributes?.find((entry) => entry.key === key)?.value;
+  return value === undefined ? undefined : String(value.stringValue ?? value.intValue);
 }
 
 /** A local OTLP/HTTP receiver: records every span it is sent at /v1/traces. */
@@ -24,8 +39,11 @@ async function traceReceiver(): Promise<{ server: Server; endpoint: string; span
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {
       if (req.url === '/v1/traces') {
-        const sent = JSON.parse(body) as { resourceSpans: Array<{ scopeSpans: Array<{ spans: ExportedSpan[] }> }> };
-        for (const resource of sent.resourceSpans) for (const scope of resource.scopeSpans) spans.push(...scope.spans);
+        const sent = JSON.parse(body) as {
+          resourceSpans: Array<{ resource: { attributes: ExportedAttribute[] }; scopeSpans: Array<{ spans: ExportedSpan[] }> }>;
+        };
+        for (const { resource, scopeSpans } of sent.resourceSpans)
+          for (const scope of scopeSpans) spans.push(...scope.spans.map((span) => ({ ...span, resource: resource.attributes })));
       }
       res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}');
     });
@@ -79,27 +97,79 @@ describe('traces (OpenTelemetry), exported over OTLP/HTTP', () => {
     await new Promise((resolve) => receiver.server.close(resolve));
   });
 
-  const withdraw = (port: number) =>
-    fetch(`http://127.0.0.1:${port}/v1/tokens/withdraw`, {
+  /** A withdrawal continuing the caller's trace; `flags` is traceparent's last field (01: the caller sampled it). */
+  const withdraw = (port: number, { flags = '01', query = '' } = {}) =>
+    fetch(`http://127.0.0.1:${port}/v1/tokens/withdraw${query}`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', traceparent: `00-${TRACE_ID}-${PARENT_SPAN_ID}-01` },
+      headers: { 'Content-Type': 'application/json', traceparent: `00-${TRACE_ID}-${PARENT_SPAN_ID}-${flags}` },
       body: JSON.stringify(WITHDRAWAL),
     });
 
-  it("continues the caller's traceparent: the request's span is named after its operation, and its log line carries the trace id", async () => {
-    server = await startServer({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_BSP_SCHEDULE_DELAY: '100' });
+  /** Stops the server: the SDK exports what it holds before the process exits, so the receiver then has every span. */
+  async function stopped(running: ServerProcess): Promise<void> {
+    running.child.kill('SIGTERM');
+    await running.exited;
+    server = undefined;
+  }
+
+  const caller = (span: ExportedSpan) => span.traceId === TRACE_ID;
+
+  it("continues the caller's traceparent in one span named `{method} {route}`, the operation an attribute; the resource names the version and INSTANCE_ID; probes are not traced", async () => {
+    server = await startServer({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, INSTANCE_ID: 'receiver-7' });
+    for (const probe of ['/healthz', '/readyz']) expect((await fetch(`http://127.0.0.1:${server.port}${probe}`)).status).toBe(200);
     expect((await withdraw(server.port)).status).toBe(200);
-    await waitFor(async () => receiver.spans.some((span) => span.traceId === TRACE_ID && span.name === 'withdraw'));
-    const requestSpan = receiver.spans.find((span) => span.traceId === TRACE_ID && span.name === 'withdraw') as ExportedSpan;
+    const { stdout } = server;
+    await stopped(server);
+
+    expect(receiver.spans.filter(caller).map((span) => span.name)).toEqual(['POST /v1/tokens/withdraw']);
+    const requestSpan = receiver.spans.find(caller) as ExportedSpan;
     expect(requestSpan.parentSpanId).toBe(PARENT_SPAN_ID);
-    const line = server.stdout
+    expect(attribute(requestSpan.attributes, 'receiver.operation')).toBe('withdraw');
+    expect(attribute(requestSpan.resource, 'service.version')).toBe(SERVICE_VERSION);
+    expect(attribute(requestSpan.resource, 'service.instance.id')).toBe('receiver-7');
+    expect(receiver.spans.filter((span) => span.traceId !== TRACE_ID).map((span) => span.name)).toEqual([]);
+    const line = stdout
       .map((text) => JSON.parse(text))
       .find((entry) => entry.msg === 'request completed' && entry.req.url === '/v1/tokens/withdraw');
-    expect(line).toMatchObject({ trace_id: TRACE_ID, span_id: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    expect(line).toMatchObject({ instance: 'receiver-7', trace_id: TRACE_ID, span_id: requestSpan.spanId });
   });
 
+  it('redacts the values of secret-like query parameters alike in the span (url.query) and in the log line', async () => {
+    const secrets = ['share_secret', 'share_public', 'key', 'password', 'token', 'access_token', 'api_key', 'authorization', 'sig'];
+    const query = `${secrets.map((name, index) => `${name}=secret${index}`).join('&')}&page=2`;
+    const redacted = `${secrets.map((name) => `${name}=[redacted]`).join('&')}&page=2`;
+    server = await startServer({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint });
+    expect((await withdraw(server.port, { query: `?${query}` })).status).toBe(200);
+    const { stdout } = server;
+    await stopped(server);
+
+    expect(receiver.spans.filter(caller).map((span) => attribute(span.attributes, 'url.query'))).toEqual([redacted]);
+    const line = stdout.map((text) => JSON.parse(text)).find((entry) => entry.msg === 'request completed');
+    expect(line.req.url).toBe(`/v1/tokens/withdraw?${redacted}`);
+  });
+
+  it.each([
+    { ratio: '0', flags: '01', trust: 'false', exported: false },
+    { ratio: '1', flags: '00', trust: 'false', exported: true },
+    { ratio: '0', flags: '01', trust: 'true', exported: true },
+  ])(
+    "with OTEL_TRACES_SAMPLER_ARG=$ratio, a caller's traceparent flags $flags and TRACES_TRUST_CALLER_SAMPLING=$trust, the request's trace is exported: $exported",
+    async ({ ratio, flags, trust, exported }) => {
+      server = await startServer({
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: ratio,
+        TRACES_TRUST_CALLER_SAMPLING: trust,
+      });
+      for (let request = 0; request < 5; request += 1) expect((await withdraw(server.port, { flags })).status).toBe(200);
+      await stopped(server);
+
+      expect(receiver.spans.filter(caller).length).toBe(exported ? 5 : 0);
+    },
+  );
+
   (TEST_DATABASE_URL ? it : it.skip)(
-    "on PostgreSQL, group commit's batch is a span linked to the request's, its round trips spans under it",
+    "on PostgreSQL, group commit's batch is a span linked to the request's, its round trips spans under it; the store's own work (migrations, the seed, the sweep) starts no trace",
     async () => {
       const schema = 'tracing_test';
       await sql(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
@@ -121,6 +191,14 @@ describe('traces (OpenTelemetry), exported over OTLP/HTTP', () => {
         expect(batch.traceId).not.toBe(TRACE_ID);
         const roundTrips = receiver.spans.filter((span) => span.parentSpanId === batch.spanId);
         expect(roundTrips.length).toBeGreaterThanOrEqual(1);
+        await stopped(server);
+        const SERVER_KIND = 2;
+        const roots = receiver.spans.filter(
+          (span) => !span.parentSpanId || (span.traceId === TRACE_ID && span.parentSpanId === PARENT_SPAN_ID),
+        );
+        expect(roots.filter((span) => span.kind !== SERVER_KIND && span.name !== 'group commit batch').map((span) => span.name)).toEqual(
+          [],
+        );
       } finally {
         server?.child.kill('SIGTERM');
         await server?.exited;

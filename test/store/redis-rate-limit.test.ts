@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { Metrics } from '../../src/process/metrics';
-import { connectRedis } from '../../src/process/redis';
+import { connectRedis, RedisOutage } from '../../src/process/redis';
 import { buildTestApp } from '../helpers/app';
 import { CuttableProxy } from '../helpers/cuttable-proxy';
 import { waitFor } from '../helpers/wait';
@@ -24,7 +24,10 @@ const noChange = () => statusChange({ tokes_status: undefined });
 
   it("two instances share one account's budget: the third request, on either, is a 429", async () => {
     const keyPrefix = `test:${process.pid}:${Date.now()}:`;
-    const shared = { redis: { sendCommand: redis.sendCommand, keyPrefix }, config: { rateLimitPerMinute: 2 } };
+    const shared = {
+      redis: { sendCommand: redis.sendCommand, keyPrefix, outage: new RedisOutage(capturingLogger()) },
+      config: { rateLimitPerMinute: 2 },
+    };
     const [first, second] = [await buildTestApp(undefined, shared), await buildTestApp(undefined, shared)];
     await request(first.server).post('/v1/tokens/status-change').send(noChange()).expect(200);
     await request(second.server).post('/v1/tokens/status-change').send(noChange()).expect(200);
@@ -38,7 +41,7 @@ const noChange = () => statusChange({ tokes_status: undefined });
     const unreachable = connectRedis('redis://127.0.0.1:1', capturingLogger());
     const t = await buildTestApp(undefined, {
       metrics,
-      redis: { sendCommand: unreachable.sendCommand, keyPrefix: 'test:unreachable:' },
+      redis: { sendCommand: unreachable.sendCommand, keyPrefix: 'test:unreachable:', outage: unreachable.outage },
       config: { rateLimitPerMinute: 1 },
     });
     try {
@@ -52,7 +55,44 @@ const noChange = () => statusChange({ tokes_status: undefined });
     expect(await metrics.registry.getSingleMetricAsString('receiver_rate_limit_store_errors_total')).toContain(
       'receiver_rate_limit_store_errors_total 3',
     );
-    expect(captured.logLines.some((line) => line.includes('the shared counts (Redis) did not answer'))).toBe(true);
+    expect(captured.logLines.filter((line) => line.includes('Redis unreachable')).length).toBe(1);
+  });
+
+  it('when Redis goes away, the outage is logged when it starts and when it ends with the requests it let through uncounted, without a stack, and receiver_redis_up is 0 while it lasts', async () => {
+    const { proxy, url } = await CuttableProxy.start(TEST_REDIS_URL as string);
+    const metrics = new Metrics();
+    const connection = connectRedis(url, capturingLogger(), metrics);
+    const keyPrefix = `test:${process.pid}:${Date.now()}:outage:`;
+    const t = await buildTestApp(undefined, {
+      metrics,
+      redis: { sendCommand: connection.sendCommand, keyPrefix, outage: connection.outage },
+      config: { rateLimitPerMinute: 100 },
+    });
+    const up = async () => (await metrics.registry.getSingleMetricAsString('receiver_redis_up')).split('\n').at(-1);
+    let linesFrom: number | undefined;
+    try {
+      // Connected first: a command sent before the connection is taken fails, and counts as an outage of its own.
+      await waitFor(async () => (await connection.sendCommand('PING').catch(() => undefined)) === 'PONG');
+      linesFrom = captured.logLines.length;
+      expect(await up()).toBe('receiver_redis_up 1');
+      proxy.cut();
+      for (let i = 0; i < 3; i += 1) await request(t.server).post('/v1/tokens/status-change').send(noChange()).expect(200);
+      expect(await up()).toBe('receiver_redis_up 0');
+      proxy.restore();
+      await waitFor(async () => (await up()) === 'receiver_redis_up 1');
+    } finally {
+      await connection.close();
+      await proxy.stop();
+    }
+    const lines = captured.logLines
+      .slice(linesFrom)
+      .map((line) => JSON.parse(line))
+      .filter((line) => line.msg !== 'request completed');
+    expect(lines.map(({ level, msg, requestsUncounted }) => ({ level, msg, requestsUncounted }))).toEqual([
+      { level: 40, msg: 'Redis unreachable: rate limits are counted by nobody until it returns', requestsUncounted: undefined },
+      { level: 30, msg: 'Redis reachable again: rate limits are shared', requestsUncounted: 3 },
+    ]);
+    expect(lines.filter((line) => line.err !== undefined)).toEqual([]);
   });
 
   it('when Redis is unreachable as the service starts, counting begins by itself once it is reachable', async () => {
@@ -61,7 +101,7 @@ const noChange = () => statusChange({ tokes_status: undefined });
     const connection = connectRedis(url, capturingLogger());
     const keyPrefix = `test:${process.pid}:${Date.now()}:late:`;
     const t = await buildTestApp(undefined, {
-      redis: { sendCommand: connection.sendCommand, keyPrefix },
+      redis: { sendCommand: connection.sendCommand, keyPrefix, outage: connection.outage },
       config: { rateLimitPerMinute: 1 },
     });
     try {
@@ -85,7 +125,7 @@ const noChange = () => statusChange({ tokes_status: undefined });
     const keyPrefix = `test:${process.pid}:${Date.now()}:hung:`;
     const t = await buildTestApp(undefined, {
       metrics,
-      redis: { sendCommand: connection.sendCommand, keyPrefix },
+      redis: { sendCommand: connection.sendCommand, keyPrefix, outage: connection.outage },
       config: { rateLimitPerMinute: 1 },
     });
     try {
