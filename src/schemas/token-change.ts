@@ -56,6 +56,35 @@ const MODIFY_STATUS_FIELDS: readonly string[] = ['token_status'];
 
 const CHANGEABLE_FIELDS = ['token_status', 'available_date', 'expiry_date', ...CHANGEABLE_DETAILS] as const;
 
+/**
+ * Fields a body must not carry, each with why: an ignored amount or balance would be a 200 telling its sender that
+ * money moved, or a balance was set, when nothing did (as a misspelt status would say a status changed).
+ */
+type ForeignFields = Readonly<Record<string, string>>;
+
+const MODIFY_MONEY_MESSAGE =
+  'is a money field: Modify Token moves no money; Load Token and Unload Token do, with load_amount or unload_amount';
+const MODIFY_FOREIGN_FIELDS: ForeignFields = {
+  load_amount: MODIFY_MONEY_MESSAGE,
+  unload_amount: MODIFY_MONEY_MESSAGE,
+  balance: MODIFY_MONEY_MESSAGE,
+  token_balance: MODIFY_MONEY_MESSAGE,
+};
+const LOAD_FOREIGN_FIELDS: ForeignFields = { unload_amount: "is Unload Token's amount: Load Token takes load_amount" };
+const UNLOAD_FOREIGN_FIELDS: ForeignFields = { load_amount: "is Load Token's amount: Unload Token takes unload_amount" };
+
+function refuseForeignFields(body: object, ctx: z.RefinementCtx, foreign: ForeignFields): void {
+  for (const field of Object.keys(body)) {
+    if (Object.hasOwn(foreign, field)) ctx.addIssue({ code: 'custom', path: [field], message: foreign[field] });
+  }
+}
+
+/** The same rule in the JSON Schema: none of the fields is present (each clause names its property, as Redocly wants). */
+function foreignFieldsRule(foreign: ForeignFields) {
+  const clauses = Object.keys(foreign).map((field) => ruleClause({ required: [field], properties: { [field]: {} } }));
+  return { not: clauses.length === 1 ? clauses[0] : { anyOf: clauses } };
+}
+
 /** Modify Token body: the token named by its account and destination, and at least one field to change. */
 export const modifyTokenSchema = z
   .looseObject({
@@ -79,6 +108,7 @@ export const modifyTokenSchema = z
   .superRefine((body, ctx) => {
     // Partners know tokes_status from Status Change: here too a misspelt status is a 400, never a 200 that changed nothing.
     refuseStatusTypos(body, ctx, MODIFY_STATUS_FIELDS, 'token_status');
+    refuseForeignFields(body, ctx, MODIFY_FOREIGN_FIELDS);
     if (!CHANGEABLE_FIELDS.some((field) => body[field] !== undefined)) {
       ctx.addIssue({ code: 'custom', path: [], message: `must carry at least one field to change: ${CHANGEABLE_FIELDS.join(', ')}` });
     }
@@ -88,6 +118,7 @@ export const modifyTokenSchema = z
   .meta({
     anyOf: CHANGEABLE_FIELDS.map((field) => ruleClause({ required: [field], properties: { [field]: {} } })),
     ...statusTyposRule(MODIFY_STATUS_FIELDS),
+    ...foreignFieldsRule(MODIFY_FOREIGN_FIELDS),
   })
   .transform((body) => ({
     share_secret: body.share_secret,
@@ -124,11 +155,15 @@ function moneyMove(body: z.output<z.ZodObject<typeof moneyMoveFields>>, amount: 
 }
 
 export const loadTokenSchema = z
-  .object({ ...moneyMoveFields, token_event: eventName('load'), load_amount: positiveAmount })
+  .looseObject({ ...moneyMoveFields, token_event: eventName('load'), load_amount: positiveAmount })
+  .superRefine((body, ctx) => refuseForeignFields(body, ctx, LOAD_FOREIGN_FIELDS))
+  .meta(foreignFieldsRule(LOAD_FOREIGN_FIELDS))
   .transform((body) => moneyMove(body, body.load_amount));
 
 export const unloadTokenSchema = z
-  .object({ ...moneyMoveFields, token_event: eventName('unload'), unload_amount: positiveAmount })
+  .looseObject({ ...moneyMoveFields, token_event: eventName('unload'), unload_amount: positiveAmount })
+  .superRefine((body, ctx) => refuseForeignFields(body, ctx, UNLOAD_FOREIGN_FIELDS))
+  .meta(foreignFieldsRule(UNLOAD_FOREIGN_FIELDS))
   .transform((body) => moneyMove(body, body.unload_amount));
 
 export type MoneyMoveRequest = z.output<typeof loadTokenSchema>;

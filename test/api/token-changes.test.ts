@@ -87,6 +87,22 @@ describeOnEveryStore('Token changes', (current) => {
       }
     });
 
+    it('400 naming a money field (load_amount, unload_amount, balance, token_balance): Modify Token moves no money, and a 200 would say it did', async () => {
+      for (const field of ['load_amount', 'unload_amount', 'balance', 'token_balance']) {
+        await expectRejected(
+          tokenModification({ [field]: '50.00' }),
+          400,
+          errorBody(400, `Invalid field: ${field}`, [
+            {
+              field,
+              message: 'is a money field: Modify Token moves no money; Load Token and Unload Token do, with load_amount or unload_amount',
+            },
+          ]),
+        );
+      }
+      expect(await tokenOf()).toMatchObject({ balance: 100000 });
+    });
+
     it('400 without a field to change; email_token and email_settings are accepted and ignored', async () => {
       const fields =
         'token_status, available_date, expiry_date, token_name, token_reference, customer_name, booking_reference, check_in, check_out, room_count';
@@ -372,6 +388,24 @@ describeOnEveryStore('Token changes', (current) => {
         400,
         errorBody(400, 'Invalid field: check_out', [{ field: 'check_out', message: 'must not be before check_in (05-01-2026)' }]),
       );
+    });
+
+    it("400 naming the other operation's amount: Load Token with unload_amount, Unload Token with load_amount; no money moves", async () => {
+      await expectRejected(
+        tokenLoad({ unload_amount: '100.00' }),
+        400,
+        errorBody(400, 'Invalid field: unload_amount', [
+          { field: 'unload_amount', message: "is Unload Token's amount: Load Token takes load_amount" },
+        ]),
+      );
+      await expectRejected(
+        tokenUnload({ load_amount: '100.00' }),
+        400,
+        errorBody(400, 'Invalid field: load_amount', [
+          { field: 'load_amount', message: "is Load Token's amount: Unload Token takes unload_amount" },
+        ]),
+      );
+      expect(await tokenOf()).toMatchObject({ balance: 100000 });
     });
 
     it('a status changed by Status Change and a load by Load Token act on the same token', async () => {
