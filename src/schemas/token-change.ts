@@ -85,6 +85,18 @@ function foreignFieldsRule(foreign: ForeignFields) {
   return { not: clauses.length === 1 ? clauses[0] : { anyOf: clauses } };
 }
 
+/** A JSON value with every object's keys in order, so values that differ in key order alone fingerprint alike (contract section 6). */
+function inKeyOrder(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(inKeyOrder);
+  if (typeof value !== 'object' || value === null) return value;
+  const object = value as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.keys(object)
+      .sort()
+      .map((key) => [key, inKeyOrder(object[key])]),
+  );
+}
+
 /** Modify Token body: the token named by its account and destination, and at least one field to change. */
 export const modifyTokenSchema = z
   .looseObject({
@@ -101,7 +113,8 @@ export const modifyTokenSchema = z
     available_date: calendarDate.optional(),
     expiry_date: calendarDate.optional(),
     ...optionalDetails(CHANGEABLE_DETAILS),
-    // The platform e-mails the recipient; this service sends no e-mail: accepted, and ignored.
+    // The platform e-mails the recipient; this service sends no e-mail: accepted, and applied to nothing, but part of
+    // the request a {randomkey} stands for (docs/DECISIONS.md).
     email_token: z.unknown().optional(),
     email_settings: z.unknown().optional(),
   })
@@ -129,6 +142,11 @@ export const modifyTokenSchema = z
     availableDay: body.available_date === undefined ? undefined : dayNumber(body.available_date),
     expiryDay: body.expiry_date === undefined ? undefined : dayNumber(body.expiry_date),
     details: detailsOf(body, CHANGEABLE_DETAILS),
+    /** Unset when the body carries neither: such a request's fingerprint is the one it had before they counted. */
+    emailFields:
+      body.email_token === undefined && body.email_settings === undefined
+        ? undefined
+        : { email_token: inKeyOrder(body.email_token), email_settings: inKeyOrder(body.email_settings) },
   }));
 
 export type ModifyTokenRequest = z.output<typeof modifyTokenSchema>;

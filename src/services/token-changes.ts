@@ -72,6 +72,7 @@ export async function modifyToken(
     body.availableDay,
     body.expiryDay,
     Object.entries(body.details),
+    ...(body.emailFields === undefined ? [] : [body.emailFields]),
   );
   const replay = await keys.underRandomKey({ sourceId: account.sourceId, key, fingerprint });
   if (replay) return replay;

@@ -119,6 +119,27 @@ describeOnEveryStore('Token changes', (current) => {
       expect(response.body.token).toEqual({ ...ACTIVE_VIEW, token_name: 'Guest card 7' });
     });
 
+    it('a retry that changed email_token or email_settings is a 422, not a replay; the same values in another key order replay', async () => {
+      const key = newKey();
+      const sent = tokenModification({ email_token: 'true', email_settings: { language: 'en', copy_to: ['a@example.com'] } });
+      const first = await client.changeToken(current(), sent, key);
+      expect(first.status).toBe(200);
+      for (const changed of [
+        { email_token: 'false' },
+        { email_settings: { language: 'nl', copy_to: ['a@example.com'] } },
+        { email_token: undefined },
+      ]) {
+        await expectRejected({ ...sent, ...changed }, 422, errorBody(422, 'randomkey was already used for a different request'), key);
+      }
+      const reordered = tokenModification({ email_settings: { copy_to: ['a@example.com'], language: 'en' }, email_token: 'true' });
+      const retry = await client.changeToken(current(), reordered, key);
+      expect({ status: retry.status, text: retry.text, replayed: retry.headers['idempotent-replayed'] }).toEqual({
+        status: 200,
+        text: first.text,
+        replayed: 'true',
+      });
+    });
+
     it('a body that changes nothing is a 200 that changes nothing', async () => {
       await client.changeToken(current(), tokenModification(), newKey()).expect(200);
       const before = await tokenOf();
