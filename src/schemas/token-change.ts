@@ -1,4 +1,5 @@
 /** Modify Token, Load Token and Unload Token (contract sections 9.8, 9.9): PATCH on Create Token's path, chosen by token_event. */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { dayNumber } from '../domain/calendar-days';
 import type { FieldProblem } from '../domain/field-problem';
@@ -142,11 +143,16 @@ export const modifyTokenSchema = z
     availableDay: body.available_date === undefined ? undefined : dayNumber(body.available_date),
     expiryDay: body.expiry_date === undefined ? undefined : dayNumber(body.expiry_date),
     details: detailsOf(body, CHANGEABLE_DETAILS),
-    /** Unset when the body carries neither: such a request's fingerprint is the one it had before they counted. */
+    /**
+     * Their digest: they may be any JSON up to the body's limit, and the fingerprint is kept with the key for 24 hours.
+     * Unset when the body carries neither: such a request's fingerprint is the one it had before they counted.
+     */
     emailFields:
       body.email_token === undefined && body.email_settings === undefined
         ? undefined
-        : { email_token: inKeyOrder(body.email_token), email_settings: inKeyOrder(body.email_settings) },
+        : createHash('sha256')
+            .update(JSON.stringify({ email_token: inKeyOrder(body.email_token), email_settings: inKeyOrder(body.email_settings) }))
+            .digest('base64'),
   }));
 
 export type ModifyTokenRequest = z.output<typeof modifyTokenSchema>;
