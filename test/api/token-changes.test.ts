@@ -140,6 +140,28 @@ describeOnEveryStore('Token changes', (current) => {
       });
     });
 
+    it("400 when the token's text fields after the change would take more than 255 bytes a field together; the token is unchanged", async () => {
+      const full = {
+        token_name: 'n'.repeat(255),
+        token_reference: 'r'.repeat(255),
+        customer_name: 'c'.repeat(255),
+        booking_reference: 'b'.repeat(255),
+      };
+      await client.changeToken(current(), tokenModification(full), newKey()).expect(200);
+      const before = await tokenOf();
+      await expectRejected(
+        tokenModification({ token_name: '\u6f22'.repeat(86) }),
+        400,
+        errorBody(400, 'Invalid field: body', [
+          {
+            field: 'body',
+            message: `token_name, token_reference, customer_name and booking_reference together must take at most 1020 bytes as JSON text in UTF-8 (255 a field: a character of plain ASCII is one byte, most others two or three); these take 1023`,
+          },
+        ]),
+      );
+      expect(await tokenOf()).toEqual(before);
+    });
+
     it('a body that changes nothing is a 200 that changes nothing', async () => {
       await client.changeToken(current(), tokenModification(), newKey()).expect(200);
       const before = await tokenOf();
