@@ -14,12 +14,7 @@ function jsonTextBytes(value: string): number {
   return Buffer.byteLength(JSON.stringify(value)) - 2;
 }
 
-/** The fields named, listed as a sentence: "a, b and c". */
-function listed(fields: readonly string[]): string {
-  return fields.length === 1 ? fields[0] : `${fields.slice(0, -1).join(', ')} and ${fields.at(-1)}`;
-}
-
-/** A problem when the given text fields of one object take more bytes together than their bound. */
+/** A problem when the given text fields of one object take more bytes together than their bound; one field is named as itself. */
 export function textBytesProblem<Field extends string>(
   values: Readonly<Partial<Record<Field, string>>>,
   fields: readonly Field[],
@@ -27,8 +22,13 @@ export function textBytesProblem<Field extends string>(
   const limit = TEXT_BYTES_PER_FIELD * fields.length;
   const taken = fields.reduce((sum, field) => sum + jsonTextBytes(values[field] ?? ''), 0);
   if (taken <= limit) return undefined;
+  const bytes = 'a character of plain ASCII is one byte, most others two or three';
+  if (fields.length === 1) {
+    return { field: fields[0], message: `must take at most ${limit} bytes as JSON text in UTF-8 (${bytes}); it takes ${taken}` };
+  }
+  const listed = `${fields.slice(0, -1).join(', ')} and ${fields.at(-1)}`;
   return {
     field: 'body',
-    message: `${listed(fields)} together must take at most ${limit} bytes as JSON text in UTF-8 (${TEXT_BYTES_PER_FIELD} a field: a character of plain ASCII is one byte, most others two or three); these take ${taken}`,
+    message: `${listed} together must take at most ${limit} bytes as JSON text in UTF-8 (${TEXT_BYTES_PER_FIELD} a field: ${bytes}); these take ${taken}`,
   };
 }

@@ -78,6 +78,9 @@ export const createBookingSchema = z
     if (ctx.issues.length > 0) return;
     for (const problem of bookingRuleProblems(body)) ctx.addIssue({ code: 'custom', path: [problem.field], message: problem.message });
     // Not a rule of the seed's: it bounds what a request makes the service keep.
+    // booking_id too: a kept answer and the booking's row hold it; bounded here, where a booking is made.
+    const idTooLong = textBytesProblem(body, ['booking_id']);
+    if (idTooLong) ctx.addIssue({ code: 'custom', path: ['booking_id'], message: idTooLong.message });
     const tooLong = textBytesProblem(body, BOOKING_TEXT_FIELDS);
     if (tooLong) ctx.addIssue({ code: 'custom', path: [], message: tooLong.message });
   })
