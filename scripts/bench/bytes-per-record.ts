@@ -31,13 +31,22 @@ const NOW = new Date('2026-01-02T03:04:05.678Z');
 type Filling = 'usual' | 'ascii at the bound' | 'cjk at the bound';
 const FILLINGS: readonly Filling[] = ['usual', 'ascii at the bound', 'cjk at the bound'];
 
-/** A text field at its bound, different for each record (its number first): 255 bytes of UTF-8 as JSON text. */
-function atBound(filling: Exclude<Filling, 'usual'>, i: number): string {
-  const number = String(i);
-  // U+6F22 is three bytes of UTF-8.
-  return filling === 'ascii at the bound'
-    ? number.padEnd(TEXT_BYTES_PER_FIELD, 'x')
-    : number + '\u6f22'.repeat(Math.floor((TEXT_BYTES_PER_FIELD - number.length) / 3));
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+/** The CJK Unified Ideographs block: three bytes of UTF-8 each. */
+const CJK_FIRST = 0x4e00;
+const CJK_COUNT = 0x9fff - CJK_FIRST + 1;
+
+/**
+ * A text field at its bound, 255 bytes of UTF-8 as JSON text, of characters drawn at random (a fixed seed per
+ * record and field): PostgreSQL compresses a long value (TOAST), and a repeated character would measure its
+ * compression, not the worst a partner's text can cost.
+ */
+function atBound(filling: Exclude<Filling, 'usual'>, i: number, field: number): string {
+  let state = (i * 31 + field + 1) >>> 0;
+  const next = () => (state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0);
+  if (filling === 'ascii at the bound')
+    return Array.from({ length: TEXT_BYTES_PER_FIELD }, () => ALPHANUMERIC[next() % ALPHANUMERIC.length]).join('');
+  return String.fromCharCode(...Array.from({ length: TEXT_BYTES_PER_FIELD / 3 }, () => CJK_FIRST + (next() % CJK_COUNT)));
 }
 
 /** A Modify Booking's answer, the largest a key keeps, different for each key as in real use. */
@@ -68,7 +77,7 @@ function bookingAnswer(i: number, filling: Filling): string {
     status: 'active',
     updated_at: new Date(NOW.getTime() + i).toISOString(),
   };
-  if (filling !== 'usual') for (const field of ['booking_id', ...BOOKING_TEXT_FIELDS]) booking[field] = atBound(filling, i);
+  if (filling !== 'usual') ['booking_id', ...BOOKING_TEXT_FIELDS].forEach((field, n) => (booking[field] = atBound(filling, i, n)));
   return JSON.stringify({ success: true, message: 'Success', booking });
 }
 
@@ -99,7 +108,7 @@ const token = (i: number, filling: Filling = 'usual'): Token => ({
         currency: 'EUR',
         details: {
           founding_balance: '100.00',
-          ...Object.fromEntries(TOKEN_TEXT_FIELDS.map((field) => [field, atBound(filling, i)])),
+          ...Object.fromEntries(TOKEN_TEXT_FIELDS.map((field, n) => [field, atBound(filling, i, n)])),
           check_in: '14-02-2026',
           check_out: '17-02-2026',
           room_count: '999',
