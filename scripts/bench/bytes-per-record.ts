@@ -2,13 +2,19 @@
  * `npm run bench:storage`: the bytes each store keeps per request key, per ledger row and per token, as
  * docs/OPERATIONS.md gives them for sizing MAX_KEYS_PER_ACCOUNT and the quotas. Memory: V8's heap in use after a
  * full collection, before and after N records; PostgreSQL (with DATABASE_URL): the tables' total size, indexes and
- * TOAST included, before and after N records, in a schema of its own that it drops afterwards.
+ * TOAST included, before and after N records, in a schema of its own that it drops afterwards. Each kind is measured
+ * as it usually is and at the worst a request can make it (issue 42): every text field at its bound in bytes
+ * (domain/text-bytes.ts), once in plain ASCII (the most characters) and once in CJK (two bytes a character in V8's
+ * heap, and a string holding one is two bytes a character throughout).
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Token } from '../../src/domain/tokens';
 import type { LedgerEntry } from '../../src/domain/ledger';
+import { BOOKING_FIELDS, BOOKING_TEXT_FIELDS } from '../../src/domain/bookings';
 import { hashKey } from '../../src/domain/secrets';
+import { TEXT_BYTES_PER_FIELD } from '../../src/domain/text-bytes';
+import { TOKEN_TEXT_FIELDS } from '../../src/domain/tokens';
 import { MemoryStore } from '../../src/store/memory-store';
 import { PgStore } from '../../src/store/postgres/pg-store';
 import type { KeyedRequest, Store } from '../../src/store/store';
@@ -21,9 +27,31 @@ const N = Number(process.env.BENCH_RECORDS ?? 100_000);
 const ACCOUNT = 'SIZING';
 const NOW = new Date('2026-01-02T03:04:05.678Z');
 
-/** A Modify Booking's answer, the largest a key keeps (about 730 bytes), different for each key as in real use. */
-function bookingAnswer(i: number): string {
-  const booking = {
+/** How the text fields are filled: as usually (short ASCII), or to their bound in bytes with ASCII or with CJK. */
+type Filling = 'usual' | 'ascii at the bound' | 'cjk at the bound';
+const FILLINGS: readonly Filling[] = ['usual', 'ascii at the bound', 'cjk at the bound'];
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+/** The CJK Unified Ideographs block: three bytes of UTF-8 each. */
+const CJK_FIRST = 0x4e00;
+const CJK_COUNT = 0x9fff - CJK_FIRST + 1;
+
+/**
+ * A text field at its bound, 255 bytes of UTF-8 as JSON text, of characters drawn at random (a fixed seed per
+ * record and field): PostgreSQL compresses a long value (TOAST), and a repeated character would measure its
+ * compression, not the worst a partner's text can cost.
+ */
+function atBound(filling: Exclude<Filling, 'usual'>, i: number, field: number): string {
+  let state = (i * 31 + field + 1) >>> 0;
+  const next = () => (state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0);
+  if (filling === 'ascii at the bound')
+    return Array.from({ length: TEXT_BYTES_PER_FIELD }, () => ALPHANUMERIC[next() % ALPHANUMERIC.length]).join('');
+  return String.fromCharCode(...Array.from({ length: TEXT_BYTES_PER_FIELD / 3 }, () => CJK_FIRST + (next() % CJK_COUNT)));
+}
+
+/** A Modify Booking's answer, the largest a key keeps, different for each key as in real use. */
+function bookingAnswer(i: number, filling: Filling): string {
+  const booking: Record<string, string> = {
     source_id: ACCOUNT,
     booking_id: `B-${i}`,
     buyer_id: '',
@@ -49,22 +77,43 @@ function bookingAnswer(i: number): string {
     status: 'active',
     updated_at: new Date(NOW.getTime() + i).toISOString(),
   };
+  if (filling !== 'usual') ['booking_id', ...BOOKING_TEXT_FIELDS].forEach((field, n) => (booking[field] = atBound(filling, i, n)));
   return JSON.stringify({ success: true, message: 'Success', booking });
 }
 
-const keyedRequest = (i: number): KeyedRequest => ({
+/** Its fingerprint: at the worst, the request changed every field, which the fingerprint lists. */
+function bookingFingerprint(i: number, filling: Filling): string {
+  if (filling === 'usual') return JSON.stringify(['modify_booking', `B-${i}`, [['guests_count', '3']]]);
+  const { booking } = JSON.parse(bookingAnswer(i, filling)) as { booking: Record<string, string> };
+  return JSON.stringify(['modify_booking', booking.booking_id, BOOKING_FIELDS.map((field) => [field, booking[field]])]);
+}
+
+const keyedRequest = (i: number, filling: Filling): KeyedRequest => ({
   sourceId: ACCOUNT,
-  key: `sizing-key-${String(i).padStart(12, '0')}`,
-  fingerprint: JSON.stringify(['modify_booking', `B-${i}`, { guests_count: '3' }]),
-  response: bookingAnswer(i),
+  // The longest {randomkey}: 64 characters.
+  key: `sizing-key-${String(i).padStart(12, '0')}`.padEnd(filling === 'usual' ? 0 : 64, 'k'),
+  fingerprint: bookingFingerprint(i, filling),
+  response: bookingAnswer(i, filling),
   createdAt: NOW,
 });
-const token = (i: number): Token => ({
+const token = (i: number, filling: Filling = 'usual'): Token => ({
   tokenId: String(4_000_000_000_000_000 + i),
   sourceId: ACCOUNT,
   destinationId: 'D1',
   status: 'active',
   balance: 100_000,
+  ...(filling === 'usual'
+    ? {}
+    : {
+        currency: 'EUR',
+        details: {
+          founding_balance: '100.00',
+          ...Object.fromEntries(TOKEN_TEXT_FIELDS.map((field, n) => [field, atBound(filling, i, n)])),
+          check_in: '14-02-2026',
+          check_out: '17-02-2026',
+          room_count: '999',
+        },
+      }),
 });
 const ledgerEntry = (i: number): LedgerEntry => ({
   kind: 'withdrawal',
@@ -87,19 +136,21 @@ const SEED = {
 };
 
 /** Writes N records of one kind, 500 to a unit, skipping the first token (the seed's). */
-async function write(store: Store, kind: 'keys' | 'ledger rows' | 'tokens'): Promise<void> {
+async function write(store: Store, kind: Kind, filling: Filling): Promise<void> {
   for (let start = 0; start < N; start += 500) {
     await store.transaction(async (tx) => {
       for (let i = start; i < Math.min(N, start + 500); i += 1) {
-        if (kind === 'keys') await tx.recordKeyedRequest(keyedRequest(i));
+        if (kind === 'keys') await tx.recordKeyedRequest(keyedRequest(i, filling));
         else if (kind === 'ledger rows') await tx.recordLedgerEntry(ledgerEntry(i));
-        else await tx.createToken(token(i + 1));
+        else await tx.createToken(token(i + 1, filling));
       }
     });
   }
 }
 
-async function memoryBytes(kind: 'keys' | 'ledger rows' | 'tokens'): Promise<number> {
+type Kind = 'keys' | 'ledger rows' | 'tokens';
+
+async function memoryBytes(kind: Kind, filling: Filling): Promise<number> {
   const store = new MemoryStore({ heapShareInUse: () => 0 });
   await store.loadSeed(SEED);
   // The heap and the typed arrays outside it, where the ledger's and the tokens' columns live.
@@ -109,7 +160,7 @@ async function memoryBytes(kind: 'keys' | 'ledger rows' | 'tokens'): Promise<num
     return heapUsed + arrayBuffers;
   };
   const before = used();
-  await write(store, kind);
+  await write(store, kind, filling);
   const bytes = (used() - before) / N;
   await store.close();
   return bytes;
@@ -117,7 +168,7 @@ async function memoryBytes(kind: 'keys' | 'ledger rows' | 'tokens'): Promise<num
 
 const TABLES = { keys: 'keyed_requests', 'ledger rows': 'ledger', tokens: 'tokens' } as const;
 
-async function postgresBytes(url: string, kind: 'keys' | 'ledger rows' | 'tokens'): Promise<number> {
+async function postgresBytes(url: string, kind: Kind, filling: Filling): Promise<number> {
   const schema = `bytes_per_record_${process.pid}`;
   const store = await PgStore.open({ connectionString: url, statementTimeoutMs: 60_000, poolSize: 2, schema, sweepIntervalMs: 0 });
   const { Client } = await import('pg');
@@ -128,7 +179,7 @@ async function postgresBytes(url: string, kind: 'keys' | 'ledger rows' | 'tokens
     await store.loadSeed(SEED);
     await client.query(`VACUUM ${TABLES[kind]}`);
     const before = await size();
-    await write(store, kind);
+    await write(store, kind, filling);
     await client.query(`VACUUM ${TABLES[kind]}`);
     return ((await size()) - before) / N;
   } finally {
@@ -138,18 +189,24 @@ async function postgresBytes(url: string, kind: 'keys' | 'ledger rows' | 'tokens
   }
 }
 
+/** Ledger rows hold no text a request chooses: measured once. */
+const MEASURED: ReadonlyArray<readonly [Kind, Filling]> = [
+  ...FILLINGS.map((filling) => ['keys', filling] as const),
+  ['ledger rows', 'usual'],
+  ...FILLINGS.map((filling) => ['tokens', filling] as const),
+];
+
 async function main(): Promise<void> {
-  const kinds = ['keys', 'ledger rows', 'tokens'] as const;
   const one = (kind: string) => kind.replace(/s$/, '');
-  for (const kind of kinds)
-    process.stdout.write(`memory store: ${Math.round(await memoryBytes(kind))} bytes per ${one(kind)} (${N} records)\n`);
+  const line = (store: string, bytes: number, kind: Kind, filling: Filling) =>
+    `${store}: ${Math.round(bytes)} bytes per ${one(kind)}${filling === 'usual' ? '' : `, text ${filling}`} (${N} records)\n`;
+  for (const [kind, filling] of MEASURED) process.stdout.write(line('memory store', await memoryBytes(kind, filling), kind, filling));
   const url = process.env.DATABASE_URL;
   if (!url) {
     process.stdout.write('PostgreSQL: SKIPPED (set DATABASE_URL)\n');
     return;
   }
-  for (const kind of kinds)
-    process.stdout.write(`PostgreSQL: ${Math.round(await postgresBytes(url, kind))} bytes per ${one(kind)} (${N} records)\n`);
+  for (const [kind, filling] of MEASURED) process.stdout.write(line('PostgreSQL', await postgresBytes(url, kind, filling), kind, filling));
 }
 
 void main();

@@ -45,6 +45,9 @@ export interface Booking {
 const PERCENT_MARGIN_LIMIT = parseAmount('100');
 
 /** Rules that span fields, checked on the whole booking as it would be after a change. */
+/** A booking's free text, bounded in bytes together (text-bytes.ts); booking_id is bounded by its characters, as a key. */
+export const BOOKING_TEXT_FIELDS = ['buyer_id', 'booking_category', 'supplier_id', 'property_name', 'auth_code'] as const;
+
 export function bookingRuleProblems(booking: BookingFields): FieldProblem[] {
   const problems: FieldProblem[] = [];
   if (isBeforeDate(booking.check_out, booking.check_in)) {

@@ -1,6 +1,9 @@
 /** A payment token: its balance, status and dates, as every store keeps it and every operation reads it. */
 import type { MinorUnits } from './money';
 
+/** A token's free text, bounded in bytes together (text-bytes.ts). */
+export const TOKEN_TEXT_FIELDS = ['token_name', 'token_reference', 'customer_name', 'booking_reference'] as const;
+
 export const TOKEN_STATUSES = ['active', 'freezed', 'disputed', 'deleted'] as const;
 export type TokenStatus = (typeof TOKEN_STATUSES)[number];
 

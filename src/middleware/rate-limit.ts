@@ -95,18 +95,23 @@ function named(name: string, handler: RequestHandler): RequestHandler {
 const refuse: RequestHandler = (_req, _res, next) => next(new TooManyRequestsError());
 
 /**
- * What the per-address limit counts: the client's own failures. The service's (5xx: the database away, a time
- * limit) and a duplicate still in flight (409, safe to retry) are not the client's doing; counted, a few seconds
- * of outage would lock every retrying client out, and behind one proxy every partner, for the rest of the minute.
+ * What the per-address limit counts: the failures of a client that did not authenticate as an account. An
+ * account's own refusals (403 key_limit, 409, 422 ...) count against that account's limit alone (contract
+ * section 8): counted per address, one account's refusals locked out every partner behind the same NAT, or behind
+ * the one upstream sender. The service's failures (5xx: the database away, a time limit) and a duplicate still in
+ * flight (409, safe to retry) are not the client's doing; counted, a few seconds of outage would lock every
+ * retrying client out for the rest of the minute.
  */
-function isClientFailure(res: Response): boolean {
-  return res.statusCode >= 400 && res.statusCode < 500 && requestContext(res).errorReason !== 'in_flight';
+function isUnauthenticatedClientFailure(res: Response): boolean {
+  const context = requestContext(res);
+  if (context.accountIfAuthenticated !== undefined) return false;
+  return res.statusCode >= 400 && res.statusCode < 500 && context.errorReason !== 'in_flight';
 }
 
 /**
  * Before the body is read: failed requests per client address (Express's
- * req.ip, so "trust proxy" decides which address). Only the client's own
- * failures count (isClientFailure), so legitimate traffic behind one proxy is not throttled; an address
+ * req.ip, so "trust proxy" decides which address). Only the failures of requests that did not authenticate
+ * count (isUnauthenticatedClientFailure), so legitimate traffic behind one proxy is not throttled; an address
  * over the limit is refused everything until its window passes. It says
  * nothing of its count but Retry-After: it is not an account's budget.
  */
@@ -116,7 +121,7 @@ export function limitPerAddress(perMinute: number, counts: RateLimitCounts): Req
     windowMs: WINDOW_MS,
     limit: perMinute,
     skipSuccessfulRequests: true,
-    requestWasSuccessful: (_req, res) => !isClientFailure(res),
+    requestWasSuccessful: (_req, res) => !isUnauthenticatedClientFailure(res),
     standardHeaders: false,
     legacyHeaders: false,
     requestPropertyName: ADDRESS_COUNT,

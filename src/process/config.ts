@@ -4,7 +4,7 @@ import dotenv from 'dotenv';
 import type { Webhook } from 'standardwebhooks';
 import { z } from 'zod';
 import { MAX_TOLERANCE_SECONDS, parseSecrets } from '../middleware/webhooks';
-import { PUBLISHED_SECRETS } from './published-secrets';
+import { isPublishedKeyText, isPublishedSigningSecret } from './published-secrets';
 import { hostname } from 'node:os';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -105,7 +105,8 @@ const environmentSchema = z.object({
   // Contract section 12: the instance every log line names; unset, the host name (a container's id under Docker).
   INSTANCE_ID: z.string().max(128, 'must be at most 128 characters').optional(),
   SEED_FILE: z.string().optional(),
-  NODE_ENV: z.string().optional(),
+  // Exactly one of the three: ` production` or `prod` taken as "not production" served the demo seed with a warning.
+  NODE_ENV: z.enum(['production', 'development', 'test'], { error: 'must be production, development or test' }).optional(),
   BODY_LIMIT: z
     .string()
     .default('32kb')
@@ -261,10 +262,23 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * Published values compared as keys, not spellings: WEBHOOK_SECRET's secrets (split as parseSecrets splits them) by
+ * the key each stands for, ADMIN_TOKEN's text trimmed and case-folded.
+ */
+const PUBLISHED_IN_SETTING = {
+  ADMIN_TOKEN: isPublishedKeyText,
+  WEBHOOK_SECRET: (value: string) =>
+    value
+      .split(/[\s,]+/)
+      .filter(Boolean)
+      .some(isPublishedSigningSecret),
+} as const;
+
 function refusePublishedSecrets(present: Record<string, string | undefined>): void {
-  for (const name of ['ADMIN_TOKEN', 'WEBHOOK_SECRET']) {
-    const published = (present[name] ?? '').split(/\s+/).some((value) => PUBLISHED_SECRETS.has(value));
-    if (published)
+  for (const [name, isPublished] of Object.entries(PUBLISHED_IN_SETTING)) {
+    const value = present[name];
+    if (value !== undefined && isPublished(value))
       throw new ConfigError([
         `${name} is a value published in this repository's documentation; NODE_ENV=production needs a secret of your own`,
       ]);
@@ -280,8 +294,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
     throw new ConfigError(problems);
   }
   const settings = result.data;
-  // Any case: NODE_ENV=Production must not serve the demo or skip production's checks.
-  const production = settings.NODE_ENV?.toLowerCase() === 'production';
+  const production = settings.NODE_ENV === 'production';
   if (production) refusePublishedSecrets(present);
   return Object.freeze({
     port: settings.PORT,

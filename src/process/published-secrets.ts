@@ -7,6 +7,42 @@ import publishedSecrets from '../data/published-secrets.json';
  */
 export const PUBLISHED_SECRETS: ReadonlySet<string> = new Set(publishedSecrets.secrets);
 
+/**
+ * A key text as this check compares it: trimmed and case-folded, so ` PK_DEMO_…` is the published `pk_demo_…`. For
+ * this check only: authentication compares keys exactly.
+ */
+export function foldedKeyText(text: string): string {
+  return text.trim().toLowerCase();
+}
+
+const SIGNING_SECRET_PREFIX = 'whsec_';
+
+/**
+ * The key a signing secret stands for: standardwebhooks drops a leading `whsec_` and decodes the rest as base64, so
+ * `whsec_X` and `X` are one key. Node's decoder is laxer than the library's, but a secret the library refused never
+ * gets this far (the seed's schema and WEBHOOK_SECRET's parse), and for one it took both give the same bytes.
+ */
+function signingKeyOf(secret: string): string {
+  const trimmed = secret.trim();
+  const encoded = trimmed.startsWith(SIGNING_SECRET_PREFIX) ? trimmed.slice(SIGNING_SECRET_PREFIX.length) : trimmed;
+  return Buffer.from(encoded, 'base64').toString('hex');
+}
+
+const PUBLISHED_KEY_TEXTS: ReadonlySet<string> = new Set([...PUBLISHED_SECRETS].map(foldedKeyText));
+const PUBLISHED_SIGNING_KEYS: ReadonlySet<string> = new Set(
+  [...PUBLISHED_SECRETS].filter((secret) => secret.startsWith(SIGNING_SECRET_PREFIX)).map(signingKeyOf),
+);
+
+/** An account key or an admin token the documentation publishes, however it is spelled (trimmed, in any case). */
+export function isPublishedKeyText(text: string): boolean {
+  return PUBLISHED_KEY_TEXTS.has(foldedKeyText(text));
+}
+
+/** A signing secret whose key the documentation publishes, with or without its `whsec_` prefix, or a published text. */
+export function isPublishedSigningSecret(secret: string): boolean {
+  return PUBLISHED_SIGNING_KEYS.has(signingKeyOf(secret)) || isPublishedKeyText(secret);
+}
+
 /** The files, relative to the repository, whose examples are public: whatever secret they show is published. */
 export const PUBLISHING_FILES = [
   'README.md',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { BOOKING_FIELDS, bookingRuleProblems, type BookingField, type BookingFields } from '../domain/bookings';
+import { BOOKING_FIELDS, BOOKING_TEXT_FIELDS, bookingRuleProblems, type BookingField, type BookingFields } from '../domain/bookings';
+import { textBytesProblem } from '../domain/text-bytes';
 import type { FieldProblem } from '../domain/field-problem';
 import {
   amountText,
@@ -77,6 +78,12 @@ export const createBookingSchema = z
     // The rules read the fields as values: a field that failed its own format is reported alone.
     if (ctx.issues.length > 0) return;
     for (const problem of bookingRuleProblems(body)) ctx.addIssue({ code: 'custom', path: [problem.field], message: problem.message });
+    // Not a rule of the seed's: it bounds what a request makes the service keep.
+    // booking_id too: a kept answer and the booking's row hold it; bounded here, where a booking is made.
+    const idTooLong = textBytesProblem(body, ['booking_id']);
+    if (idTooLong) ctx.addIssue({ code: 'custom', path: ['booking_id'], message: idTooLong.message });
+    const tooLong = textBytesProblem(body, BOOKING_TEXT_FIELDS);
+    if (tooLong) ctx.addIssue({ code: 'custom', path: [], message: tooLong.message });
   })
   // The margin rule, stated for the document; check_out against check_in compares two values, which JSON Schema cannot.
   .meta(PERCENT_MARGIN_RULE)

@@ -56,12 +56,14 @@ export function ruleClause<const Clause extends object>(clause: Clause): Clause 
  * "At least one of these fields", as the document states it: no branches (an anyOf of one `required` per field made
  * openapi-typescript and @hey-api/openapi-ts type the whole body as `unknown`), but a `not` of "none of them is
  * there", which both generators leave aside, and the count of properties that rule implies beside the `required`
- * ones. The schema's own check (a superRefine) is what the service applies; this states the same rule.
+ * ones. The schema's own check (a superRefine) is what the service applies; this states the same rule. `refused`,
+ * a clause the body must not match either, shares the one `not` a schema has.
  */
-export function atLeastOneOf(fields: readonly string[], required: readonly string[]) {
+export function atLeastOneOf(fields: readonly string[], required: readonly string[], refused?: object) {
+  const noneOfThem = ruleClause({ properties: Object.fromEntries(fields.map((field) => [field, false])) });
   return {
     minProperties: required.length + 1,
-    not: ruleClause({ properties: Object.fromEntries(fields.map((field) => [field, false])) }),
+    not: refused ? { anyOf: [noneOfThem, refused] } : noneOfThem,
   };
 }
 

@@ -1,8 +1,9 @@
 /** Modify Token, Load Token and Unload Token (contract sections 9.8, 9.9): PATCH on Create Token's path, chosen by token_event. */
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { dayNumber } from '../domain/calendar-days';
 import type { FieldProblem } from '../domain/field-problem';
-import { atLeastOneOf, calendarDate, eventName, positiveAmount, text, tokenId, typeError } from './fields';
+import { atLeastOneOf, calendarDate, eventName, positiveAmount, ruleClause, text, tokenId, typeError } from './fields';
 import { refuseStatusTypos, statusTyposRule } from './status-change';
 import { detailsOf, optionalDetails } from './token-creation';
 
@@ -59,16 +60,57 @@ const CHANGEABLE_FIELDS = ['token_status', 'available_date', 'expiry_date', ...C
 const MODIFY_IDENTITY_FIELDS = ['share_secret', 'token_event', 'source_id', 'destination_id', 'token_id'] as const;
 
 /**
- * The published page lists email_token and email_settings without their types. Any JSON value is accepted and
- * ignored, so the document names every JSON type rather than an empty schema.
+ * The published page lists email_token and email_settings without their types. Any JSON value is accepted (and
+ * counted in the request's fingerprint), so the document names every JSON type rather than an empty schema.
  */
 const IGNORED_EMAIL_FIELD = {
   description:
-    'Listed by the published platform page (the platform e-mails the recipient); this service sends no e-mail: any JSON value is accepted and ignored, and it does not count as a field to change',
+    'Listed by the published platform page (the platform e-mails the recipient); this service sends no e-mail: any JSON value is accepted and applied to nothing, and it does not count as a field to change; it is part of the request its {randomkey} stands for, so a retry that changes it is a 422',
   type: ['string', 'number', 'boolean', 'object', 'array', 'null'],
   // Stated, or openapi-typescript types the object as having no fields at all.
   additionalProperties: true,
 };
+
+/**
+ * Fields a body must not carry, each with why: an ignored amount or balance would be a 200 telling its sender that
+ * money moved, or a balance was set, when nothing did (as a misspelt status would say a status changed).
+ */
+type ForeignFields = Readonly<Record<string, string>>;
+
+const MODIFY_MONEY_MESSAGE =
+  'is a money field: Modify Token moves no money; Load Token and Unload Token do, with load_amount or unload_amount';
+const MODIFY_FOREIGN_FIELDS: ForeignFields = {
+  load_amount: MODIFY_MONEY_MESSAGE,
+  unload_amount: MODIFY_MONEY_MESSAGE,
+  balance: MODIFY_MONEY_MESSAGE,
+  token_balance: MODIFY_MONEY_MESSAGE,
+};
+const LOAD_FOREIGN_FIELDS: ForeignFields = { unload_amount: "is Unload Token's amount: Load Token takes load_amount" };
+const UNLOAD_FOREIGN_FIELDS: ForeignFields = { load_amount: "is Load Token's amount: Unload Token takes unload_amount" };
+
+function refuseForeignFields(body: object, ctx: z.RefinementCtx, foreign: ForeignFields): void {
+  for (const field of Object.keys(body)) {
+    if (Object.hasOwn(foreign, field)) ctx.addIssue({ code: 'custom', path: [field], message: foreign[field] });
+  }
+}
+
+/** The same rule in the JSON Schema: a clause that holds when any of the fields is present, for a `not` (each clause names its property, as Redocly wants). */
+function anyForeignField(foreign: ForeignFields) {
+  const clauses = Object.keys(foreign).map((field) => ruleClause({ required: [field], properties: { [field]: {} } }));
+  return clauses.length === 1 ? clauses[0] : { anyOf: clauses };
+}
+
+/** A JSON value with every object's keys in order, so values that differ in key order alone fingerprint alike (contract section 6). */
+function inKeyOrder(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(inKeyOrder);
+  if (typeof value !== 'object' || value === null) return value;
+  const object = value as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.keys(object)
+      .sort()
+      .map((key) => [key, inKeyOrder(object[key])]),
+  );
+}
 
 /** Modify Token body: the token named by its account and destination, and at least one field to change. */
 export const modifyTokenSchema = z
@@ -86,13 +128,15 @@ export const modifyTokenSchema = z
     available_date: calendarDate.optional(),
     expiry_date: calendarDate.optional(),
     ...optionalDetails(CHANGEABLE_DETAILS),
-    // The platform e-mails the recipient; this service sends no e-mail: accepted, and ignored.
+    // The platform e-mails the recipient; this service sends no e-mail: accepted, and applied to nothing, but part of
+    // the request a {randomkey} stands for (docs/DECISIONS.md).
     email_token: z.unknown().optional().meta(IGNORED_EMAIL_FIELD),
     email_settings: z.unknown().optional().meta(IGNORED_EMAIL_FIELD),
   })
   .superRefine((body, ctx) => {
     // Partners know tokes_status from Status Change: here too a misspelt status is a 400, never a 200 that changed nothing.
     refuseStatusTypos(body, ctx, MODIFY_STATUS_FIELDS, 'token_status');
+    refuseForeignFields(body, ctx, MODIFY_FOREIGN_FIELDS);
     if (!CHANGEABLE_FIELDS.some((field) => body[field] !== undefined)) {
       ctx.addIssue({ code: 'custom', path: [], message: `must carry at least one field to change: ${CHANGEABLE_FIELDS.join(', ')}` });
     }
@@ -100,7 +144,7 @@ export const modifyTokenSchema = z
   // Unknown fields are ignored, as JSON Schema's default says without zod's `additionalProperties: {}`, which client
   // generators turn into an index signature that lets any misspelt field through.
   .meta({
-    ...atLeastOneOf(CHANGEABLE_FIELDS, MODIFY_IDENTITY_FIELDS),
+    ...atLeastOneOf(CHANGEABLE_FIELDS, MODIFY_IDENTITY_FIELDS, anyForeignField(MODIFY_FOREIGN_FIELDS)),
     additionalProperties: undefined,
     ...statusTyposRule(MODIFY_STATUS_FIELDS),
   })
@@ -113,6 +157,16 @@ export const modifyTokenSchema = z
     availableDay: body.available_date === undefined ? undefined : dayNumber(body.available_date),
     expiryDay: body.expiry_date === undefined ? undefined : dayNumber(body.expiry_date),
     details: detailsOf(body, CHANGEABLE_DETAILS),
+    /**
+     * Their digest: they may be any JSON up to the body's limit, and the fingerprint is kept with the key for 24 hours.
+     * Unset when the body carries neither: such a request's fingerprint is the one it had before they counted.
+     */
+    emailFields:
+      body.email_token === undefined && body.email_settings === undefined
+        ? undefined
+        : createHash('sha256')
+            .update(JSON.stringify({ email_token: inKeyOrder(body.email_token), email_settings: inKeyOrder(body.email_settings) }))
+            .digest('base64'),
   }));
 
 export type ModifyTokenRequest = z.output<typeof modifyTokenSchema>;
@@ -139,11 +193,15 @@ function moneyMove(body: z.output<z.ZodObject<typeof moneyMoveFields>>, amount: 
 }
 
 export const loadTokenSchema = z
-  .object({ ...moneyMoveFields, token_event: eventName('load'), load_amount: positiveAmount })
+  .looseObject({ ...moneyMoveFields, token_event: eventName('load'), load_amount: positiveAmount })
+  .superRefine((body, ctx) => refuseForeignFields(body, ctx, LOAD_FOREIGN_FIELDS))
+  .meta({ not: anyForeignField(LOAD_FOREIGN_FIELDS) })
   .transform((body) => moneyMove(body, body.load_amount));
 
 export const unloadTokenSchema = z
-  .object({ ...moneyMoveFields, token_event: eventName('unload'), unload_amount: positiveAmount })
+  .looseObject({ ...moneyMoveFields, token_event: eventName('unload'), unload_amount: positiveAmount })
+  .superRefine((body, ctx) => refuseForeignFields(body, ctx, UNLOAD_FOREIGN_FIELDS))
+  .meta({ not: anyForeignField(UNLOAD_FOREIGN_FIELDS) })
   .transform((body) => moneyMove(body, body.unload_amount));
 
 export type MoneyMoveRequest = z.output<typeof loadTokenSchema>;

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { isBeforeDate } from '../domain/calendar-days';
+import { textBytesProblem } from '../domain/text-bytes';
+import { TOKEN_TEXT_FIELDS } from '../domain/tokens';
 import { amountText, calendarDate, currencyCode, eventName, positiveAmount, text, wholeNumberText } from './fields';
 
 /** Create Token's optional fields: stored as sent (amounts and dates normalised) and shown with the token. */
@@ -57,6 +59,8 @@ export const createTokenSchema = z
     if (isBeforeDate(body.check_out, body.check_in)) {
       ctx.addIssue({ code: 'custom', path: ['check_out'], message: `must not be before check_in (${body.check_in})` });
     }
+    const tooLong = textBytesProblem(body, TOKEN_TEXT_FIELDS);
+    if (tooLong) ctx.addIssue({ code: 'custom', path: [], message: tooLong.message });
   })
   .transform((body) => ({
     share_secret: body.share_secret,

@@ -6,13 +6,16 @@ import { dayNumber } from '../domain/calendar-days';
 import type { Token } from '../domain/tokens';
 import { seedSchema, type SeedFile } from './schema';
 import { fieldProblems } from '../schemas/validate';
-import { PUBLISHED_SECRETS } from '../process/published-secrets';
+import { foldedKeyText, isPublishedKeyText, isPublishedSigningSecret } from '../process/published-secrets';
 import { hashKey } from '../domain/secrets';
-import { receivedSeed, type SeedWorkerAnswer } from './transfer';
+import { receivedSeed, type PublishedKey, type ReadSeed, type SeedWorkerAnswer } from './transfer';
 import type { SeedData } from '../store/store';
 
 /** A seed file's records as read in this thread: its tokens in an array. */
 export type SeedRecords = SeedData & { tokens: Token[] };
+
+/** A seed file as read: its records, and the published keys its accounts hold. */
+export type SeedFileRecords = SeedRecords & { publishedKeys: PublishedKey[] };
 
 /** Shipped with the service and served when SEED_FILE is unset, so the README's examples work as written. */
 export const DEMO_SEED_FILE = path.resolve(__dirname, '..', '..', 'seed', 'demo.json');
@@ -46,39 +49,55 @@ export function seedFileToServe(seedFile: string | undefined, production: boolea
   return DEMO_SEED_FILE;
 }
 
+/** The demo seed's keys as the published-key check compares them; read only when a seed holds a published key. */
+function demoKeyTexts(): Set<string> {
+  const demo = JSON.parse(readFileSync(DEMO_SEED_FILE, 'utf8')) as SeedFile;
+  return new Set(demo.accounts.flatMap((account) => [account.share_public, account.share_secret].map(foldedKeyText)));
+}
+
+/**
+ * The account fields of a seed that hold a value this repository publishes, compared as keys, not spellings (issue
+ * 42): key texts trimmed and case-folded, signing secrets by the key they decode to, with or without `whsec_`. Found
+ * here, where the key texts still are; authentication compares the exact keys.
+ */
+function publishedKeysOf(seed: SeedFile): PublishedKey[] {
+  const found: PublishedKey[] = [];
+  let demoKeys: Set<string> | undefined;
+  const isDemoKey = (text: string) => (demoKeys ??= demoKeyTexts()).has(foldedKeyText(text));
+  for (const account of seed.accounts) {
+    for (const field of ['share_public', 'share_secret'] as const) {
+      if (isPublishedKeyText(account[field])) found.push({ sourceId: account.source_id, field, demoKey: isDemoKey(account[field]) });
+    }
+    if (account.signing_secrets.some(isPublishedSigningSecret))
+      found.push({ sourceId: account.source_id, field: 'signing_secrets', demoKey: false });
+  }
+  return found;
+}
+
 /**
  * Contract section 11: the demo seed is recognised by its content, its keys, not by its file name. With
  * NODE_ENV=production a seed holding any of them, public or secret (a copy of the demo under another path, or
  * one demo account pasted into a real seed), stops the start, unless SEED_FILE=demo asks for the demo by name.
  * So does an account with any other key or signing secret the documentation publishes (process/published-secrets.ts):
- * anyone could sign or authenticate for it.
+ * anyone could sign or authenticate for it. Either spelled another way too (publishedKeysOf).
  */
-export function refusePublishedKeysInProduction(seed: SeedData, seedFile: string | undefined, production: boolean): void {
+export function refusePublishedKeysInProduction(
+  seed: Pick<ReadSeed, 'publishedKeys'>,
+  seedFile: string | undefined,
+  production: boolean,
+): void {
   if (!production || seedFile === DEMO_SEED_NAME) return;
-  // Public and secret keys alike: the demo's secret keys are as public as the rest of the file.
-  const demoKeys = readSeedFile(DEMO_SEED_FILE).accounts.flatMap((account) => [account.publicKeyHash, account.secretKeyHash]);
-  const isDemoKey = (hash: Buffer) => demoKeys.some((key) => key.equals(hash));
-  const demoAccount = seed.accounts.find((account) => isDemoKey(account.publicKeyHash) || isDemoKey(account.secretKeyHash));
-  if (demoAccount) {
+  const demoKey = seed.publishedKeys.find((published) => published.demoKey);
+  if (demoKey) {
     throw new SeedFileError(
-      `Seed file ${seedFile} holds a key of the demo seed (account ${demoAccount.sourceId}): NODE_ENV=production refuses the demo keys, which are public, under any file name; SEED_FILE=demo serves the demo seed on purpose`,
+      `Seed file ${seedFile} holds a key of the demo seed (account ${demoKey.sourceId}): NODE_ENV=production refuses the demo keys, which are public, under any file name; SEED_FILE=demo serves the demo seed on purpose`,
     );
   }
-  const publishedHashes = [...PUBLISHED_SECRETS].map(hashKey);
-  const isPublished = (hash: Buffer) => publishedHashes.some((published) => published.equals(hash));
-  for (const account of seed.accounts) {
-    const field = isPublished(account.publicKeyHash)
-      ? 'share_public'
-      : isPublished(account.secretKeyHash)
-        ? 'share_secret'
-        : account.signingSecrets.some((secret) => PUBLISHED_SECRETS.has(secret))
-          ? 'signing_secrets'
-          : undefined;
-    if (field) {
-      throw new SeedFileError(
-        `Seed file ${seedFile}: account ${account.sourceId}'s ${field} holds a value published in this repository's documentation; NODE_ENV=production needs secrets of your own`,
-      );
-    }
+  const [published] = seed.publishedKeys;
+  if (published) {
+    throw new SeedFileError(
+      `Seed file ${seedFile}: account ${published.sourceId}'s ${published.field} holds a value published in this repository's documentation; NODE_ENV=production needs secrets of your own`,
+    );
   }
 }
 
@@ -139,7 +158,7 @@ function parseSeedText(file: string): unknown {
  * Reads and validates a seed file; the error names the file and every bad entry.
  * No variable keeps the parsed text, so a large seed's text can be collected before the records are built.
  */
-export function readSeedFile(file: string, loadedAt = new Date()): SeedRecords {
+export function readSeedFile(file: string, loadedAt = new Date()): SeedFileRecords {
   const result = seedSchema.safeParse(parseSeedText(file));
   if (!result.success) {
     const problems = fieldProblems(result.error.issues).map((problem) => `${problem.field} ${problem.message}`);
@@ -148,7 +167,7 @@ export function readSeedFile(file: string, loadedAt = new Date()): SeedRecords {
       problems.map((problem) => `Seed file ${file} is invalid: ${problem}`),
     );
   }
-  return toSeedData(result.data, loadedAt);
+  return { ...toSeedData(result.data, loadedAt), publishedKeys: publishedKeysOf(result.data) };
 }
 
 /** worker's own file beside this one: .js when built, .ts when run by tsx (the thread inherits its loader). */
@@ -160,7 +179,7 @@ const SEED_WORKER_FILE = path.join(__dirname, `worker${path.extname(__filename)}
  * heap to its largest, which V8 keeps long after (about 1 GB resident on Node 24, docs/BENCHMARKS.md). The
  * thread's heap goes when the thread does, and the tokens arrive in columns (transfer.ts).
  */
-export async function readSeedFileApart(file: string): Promise<SeedData> {
+export async function readSeedFileApart(file: string): Promise<ReadSeed> {
   const worker = new Worker(SEED_WORKER_FILE, { workerData: { file } });
   const [answer] = await Promise.all([
     new Promise<SeedWorkerAnswer>((resolve, reject) => {

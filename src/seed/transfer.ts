@@ -26,11 +26,25 @@ export interface TokenColumns {
   expiryDays: Int32Array;
 }
 
+/**
+ * A seed account's field that holds a value this repository publishes (compared as keys, not spellings), found
+ * where the key texts still are, before they become hashes; whether it is one of the demo seed's own keys.
+ */
+export interface PublishedKey {
+  sourceId: string;
+  field: 'share_public' | 'share_secret' | 'signing_secrets';
+  demoKey: boolean;
+}
+
+/** A seed as the serving thread takes it: the store's records, and the published keys production refuses. */
+export type ReadSeed = SeedData & { publishedKeys: readonly PublishedKey[] };
+
 /** A seed as it crosses threads: accounts and bookings as they are, tokens in columns. */
 export interface TransferredSeed {
   accounts: Account[];
   bookings: SeedData['bookings'];
   tokens: TokenColumns;
+  publishedKeys: readonly PublishedKey[];
 }
 
 /** What the seed's thread answers: the seed, or why it could not be read. */
@@ -106,7 +120,7 @@ export function movedBuffers(columns: TokenColumns): ArrayBuffer[] {
 }
 
 /** A thread's message turns Buffers into plain Uint8Arrays: the key hashes are Buffers again here. */
-export function receivedSeed(seed: TransferredSeed): SeedData {
+export function receivedSeed(seed: TransferredSeed): ReadSeed {
   const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return {
     accounts: seed.accounts.map((account) => ({
@@ -116,5 +130,6 @@ export function receivedSeed(seed: TransferredSeed): SeedData {
     })),
     tokens: tokensOf(seed.tokens),
     bookings: seed.bookings,
+    publishedKeys: seed.publishedKeys,
   };
 }

@@ -1,5 +1,6 @@
 /** Create, Modify and Cancel Booking: keyed by `{randomkey}`, in the contract's order of checks. */
-import { BOOKING_FIELDS, bookingRuleProblems, type Booking } from '../domain/bookings';
+import { BOOKING_FIELDS, BOOKING_TEXT_FIELDS, bookingRuleProblems, type Booking } from '../domain/bookings';
+import { textBytesProblem } from '../domain/text-bytes';
 import { ConflictError, NotFoundError } from '../errors';
 import type { BookingChangeRequest, CancelBookingRequest, CreateBookingRequest } from '../schemas/booking';
 import { validationError } from '../schemas/validate';
@@ -68,7 +69,8 @@ export async function modifyBooking(tx: StoreTransaction, call: KeyedCall<Bookin
   if (booking.status === 'cancelled')
     throw new ConflictError('Booking is cancelled; a cancelled booking cannot be modified', 'booking_cancelled');
   const fields = { ...booking.fields, ...body.changes };
-  const problems = bookingRuleProblems(fields);
+  const tooLong = textBytesProblem(fields, BOOKING_TEXT_FIELDS);
+  const problems = [...bookingRuleProblems(fields), ...(tooLong ? [tooLong] : [])];
   if (problems.length > 0) throw validationError(problems, 'booking_rule');
   const changed = BOOKING_FIELDS.some((field) => fields[field] !== booking.fields[field]);
   const result: Booking = { ...booking, fields, updatedAt: changed ? now : booking.updatedAt };

@@ -6,8 +6,9 @@
 import { randomInt } from 'node:crypto';
 import { formatDay, isBeforeDate } from '../domain/calendar-days';
 import type { FieldProblem } from '../domain/field-problem';
+import { textBytesProblem } from '../domain/text-bytes';
 import type { LedgerEntry } from '../domain/ledger';
-import type { Token } from '../domain/tokens';
+import { TOKEN_TEXT_FIELDS, type Token } from '../domain/tokens';
 import type { ModifyTokenRequest, MoneyMoveRequest } from '../schemas/token-change';
 import { validationError } from '../schemas/validate';
 import type { StoreTransaction } from '../store/store';
@@ -40,6 +41,8 @@ function ruleProblems(token: Token): FieldProblem[] {
   if (isBeforeDate(checkOut, checkIn)) {
     problems.push({ field: 'check_out', message: `must not be before check_in (${checkIn})` });
   }
+  const tooLong = textBytesProblem(token.details ?? {}, TOKEN_TEXT_FIELDS);
+  if (tooLong) problems.push(tooLong);
   return problems;
 }
 
@@ -72,6 +75,7 @@ export async function modifyToken(
     body.availableDay,
     body.expiryDay,
     Object.entries(body.details),
+    ...(body.emailFields === undefined ? [] : [body.emailFields]),
   );
   const replay = await keys.underRandomKey({ sourceId: account.sourceId, key, fingerprint });
   if (replay) return replay;

@@ -78,6 +78,25 @@ describeOnEveryStore('Booking lifecycle', (current) => {
       );
     });
 
+    it('400 for a booking_id past 255 bytes as JSON text, and for text fields past 255 bytes a field together; nothing is made', async () => {
+      await expectRejected(
+        client.createBooking,
+        bookingCreation({ booking_id: '\u6f22'.repeat(255) }),
+        400,
+        errorBody(400, 'Invalid field: booking_id', [
+          {
+            field: 'booking_id',
+            message:
+              'must take at most 255 bytes as JSON text in UTF-8 (a character of plain ASCII is one byte, most others two or three); it takes 765',
+          },
+        ]),
+      );
+      const cjk = '\u6f22'.repeat(255);
+      const tooLong = await client.createBooking(current(), bookingCreation({ supplier_id: cjk, property_name: cjk }), 'key-00000002');
+      expect({ status: tooLong.status, field: tooLong.body.errors.details[0].field }).toEqual({ status: 400, field: 'body' });
+      expect(await current().store.findBooking('ACME', 'B-2001')).toBeUndefined();
+    });
+
     it('400 naming every field left out but buyer_id, and a check_out before check_in', async () => {
       const response = await client.createBooking(current(), {
         share_secret: ACME.share_secret,

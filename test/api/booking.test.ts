@@ -115,6 +115,22 @@ describeOnEveryStore('Modify Booking', (current) => {
       expect((await readBooking(current().store))?.updatedAt.toISOString()).toBe(seededUpdatedAt);
     });
 
+    it('400 when the text fields of the booking after the change take more than 255 bytes a field together (control characters as their JSON escapes); the booking is unchanged', async () => {
+      const before = await current().store.findBooking('ACME', '1396');
+      const escaped = '\u0001'.repeat(255);
+      await expectRejected(
+        bookingChange({ buyer_id: escaped, property_name: escaped }),
+        400,
+        errorBody(400, 'Invalid field: body', [
+          {
+            field: 'body',
+            message: `buyer_id, booking_category, supplier_id, property_name and auth_code together must take at most 1275 bytes as JSON text in UTF-8 (255 a field: a character of plain ASCII is one byte, most others two or three); these take 3076`,
+          },
+        ]),
+      );
+      expect(await current().store.findBooking('ACME', '1396')).toEqual(before);
+    });
+
     it('accepts every field at once, with an empty buyer_id', async () => {
       const { booking_id: _id, source_id: _source, updated_at: _at, ...fields } = BOOKING;
       const response = await client.modifyBooking(

@@ -87,6 +87,22 @@ describeOnEveryStore('Token changes', (current) => {
       }
     });
 
+    it('400 naming a money field (load_amount, unload_amount, balance, token_balance): Modify Token moves no money, and a 200 would say it did', async () => {
+      for (const field of ['load_amount', 'unload_amount', 'balance', 'token_balance']) {
+        await expectRejected(
+          tokenModification({ [field]: '50.00' }),
+          400,
+          errorBody(400, `Invalid field: ${field}`, [
+            {
+              field,
+              message: 'is a money field: Modify Token moves no money; Load Token and Unload Token do, with load_amount or unload_amount',
+            },
+          ]),
+        );
+      }
+      expect(await tokenOf()).toMatchObject({ balance: 100000 });
+    });
+
     it('400 without a field to change; email_token and email_settings are accepted and ignored', async () => {
       const fields =
         'token_status, available_date, expiry_date, token_name, token_reference, customer_name, booking_reference, check_in, check_out, room_count';
@@ -101,6 +117,49 @@ describeOnEveryStore('Token changes', (current) => {
         newKey(),
       );
       expect(response.body.token).toEqual({ ...ACTIVE_VIEW, token_name: 'Guest card 7' });
+    });
+
+    it('a retry that changed email_token or email_settings is a 422, not a replay; the same values in another key order replay', async () => {
+      const key = newKey();
+      const sent = tokenModification({ email_token: 'true', email_settings: { language: 'en', copy_to: ['a@example.com'] } });
+      const first = await client.changeToken(current(), sent, key);
+      expect(first.status).toBe(200);
+      for (const changed of [
+        { email_token: 'false' },
+        { email_settings: { language: 'nl', copy_to: ['a@example.com'] } },
+        { email_token: undefined },
+      ]) {
+        await expectRejected({ ...sent, ...changed }, 422, errorBody(422, 'randomkey was already used for a different request'), key);
+      }
+      const reordered = tokenModification({ email_settings: { copy_to: ['a@example.com'], language: 'en' }, email_token: 'true' });
+      const retry = await client.changeToken(current(), reordered, key);
+      expect({ status: retry.status, text: retry.text, replayed: retry.headers['idempotent-replayed'] }).toEqual({
+        status: 200,
+        text: first.text,
+        replayed: 'true',
+      });
+    });
+
+    it("400 when the token's text fields after the change would take more than 255 bytes a field together; the token is unchanged", async () => {
+      const full = {
+        token_name: 'n'.repeat(255),
+        token_reference: 'r'.repeat(255),
+        customer_name: 'c'.repeat(255),
+        booking_reference: 'b'.repeat(255),
+      };
+      await client.changeToken(current(), tokenModification(full), newKey()).expect(200);
+      const before = await tokenOf();
+      await expectRejected(
+        tokenModification({ token_name: '\u6f22'.repeat(86) }),
+        400,
+        errorBody(400, 'Invalid field: body', [
+          {
+            field: 'body',
+            message: `token_name, token_reference, customer_name and booking_reference together must take at most 1020 bytes as JSON text in UTF-8 (255 a field: a character of plain ASCII is one byte, most others two or three); these take 1023`,
+          },
+        ]),
+      );
+      expect(await tokenOf()).toEqual(before);
     });
 
     it('a body that changes nothing is a 200 that changes nothing', async () => {
@@ -372,6 +431,24 @@ describeOnEveryStore('Token changes', (current) => {
         400,
         errorBody(400, 'Invalid field: check_out', [{ field: 'check_out', message: 'must not be before check_in (05-01-2026)' }]),
       );
+    });
+
+    it("400 naming the other operation's amount: Load Token with unload_amount, Unload Token with load_amount; no money moves", async () => {
+      await expectRejected(
+        tokenLoad({ unload_amount: '100.00' }),
+        400,
+        errorBody(400, 'Invalid field: unload_amount', [
+          { field: 'unload_amount', message: "is Unload Token's amount: Load Token takes load_amount" },
+        ]),
+      );
+      await expectRejected(
+        tokenUnload({ load_amount: '100.00' }),
+        400,
+        errorBody(400, 'Invalid field: load_amount', [
+          { field: 'load_amount', message: "is Load Token's amount: Unload Token takes unload_amount" },
+        ]),
+      );
+      expect(await tokenOf()).toMatchObject({ balance: 100000 });
     });
 
     it('a status changed by Status Change and a load by Load Token act on the same token', async () => {

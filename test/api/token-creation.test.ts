@@ -136,6 +136,24 @@ describeOnEveryStore('Create Token', (current) => {
     );
   });
 
+  it('400 when the text fields together take more than 255 bytes a field: 255 CJK characters in each are refused, 255 ASCII characters in each are kept', async () => {
+    const cjk = '\u6f22'.repeat(255);
+    const texts = (value: string) => ({ token_name: value, token_reference: value, customer_name: value, booking_reference: value });
+    await expectRejected(
+      tokenCreation(texts(cjk)),
+      400,
+      errorBody(400, 'Invalid field: body', [
+        {
+          field: 'body',
+          message: `token_name, token_reference, customer_name and booking_reference together must take at most 1020 bytes as JSON text in UTF-8 (255 a field: a character of plain ASCII is one byte, most others two or three); these take 3060`,
+        },
+      ]),
+    );
+    const ascii = await client.createToken(current(), tokenCreation(texts('a'.repeat(255))), 'key-text-bytes');
+    expect(ascii.status).toBe(200);
+    expect(ascii.body.token.token_name).toBe('a'.repeat(255));
+  });
+
   it('takes the currencies of ISO 4217 list one as it is now: XCG yes, the withdrawn ANG no', async () => {
     const created = await client.createToken(current(), tokenCreation({ destination_currency: 'XCG' }));
     expect({ status: created.status, currency: created.body.token?.destination_currency }).toEqual({ status: 200, currency: 'XCG' });

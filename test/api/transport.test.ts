@@ -513,6 +513,33 @@ describe('rate limit per client address, before the body is read', () => {
     await request(t.server).get('/healthz').expect(200);
   });
 
+  it("an account's own refusals never count against its address: after its 403 key_limit and 422s, another account's valid request from the same address is a 200", async () => {
+    const t = await buildTestApp(undefined, {
+      config: { rateLimitPerAddressPerMinute: 2, quotas: { tokensPerAccount: 0, bookingsPerAccount: 0, keysPerAccount: 1 } },
+    });
+    await client.createToken(t, tokenCreation(), 'address-limit-0000').expect(200);
+    for (let i = 1; i <= 4; i += 1) {
+      const refused = await client.createToken(t, tokenCreation(), `address-limit-000${i}`);
+      expect({ status: refused.status, message: refused.body.errors.message }).toEqual({
+        status: 403,
+        message: expect.stringMatching(/^Key limit reached/),
+      });
+    }
+    for (let i = 1; i <= 2; i += 1)
+      await client.withdraw(t, withdrawal({ withdrawn_amount: '5000.00', token_balance: '0.00' })).expect(422);
+    const others = await client.statusChange(
+      t,
+      statusChange({
+        share_public: OTHER.share_public,
+        source_id: 'OTHER',
+        destination_id: 'X1',
+        token_id: Number(TOKENS.others.token_id),
+      }),
+    );
+    expect({ status: others.status, body: others.body }).toEqual({ status: 200, body: SUCCESS_BODY });
+    expect((await t.store.findToken(TOKENS.others.token_id))?.status).toBe('freezed');
+  });
+
   it('with TRUST_PROXY, counts each address the proxy names apart; without it, X-Forwarded-For changes nothing', async () => {
     const failFrom = (t: TestApp, address: string) => client.withdraw(t).set('X-Forwarded-For', address).send({});
     const behindProxy = await buildTestApp(undefined, { config: { rateLimitPerAddressPerMinute: 1, trustProxy: 1 } });

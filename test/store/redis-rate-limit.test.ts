@@ -6,7 +6,8 @@ import { CuttableProxy } from '../helpers/cuttable-proxy';
 import { waitFor } from '../helpers/wait';
 import { capturingLogger, captured } from '../helpers/capture';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
-import { statusChange } from '../helpers/payloads';
+import { OTHER, TOKENS } from '../helpers/fixtures';
+import { statusChange, tokenCreation, tokenPath } from '../helpers/payloads';
 import { noteIfNoRedis, TEST_REDIS_URL, testRedis } from '../helpers/redis';
 
 noteIfNoRedis();
@@ -34,6 +35,36 @@ const noChange = () => statusChange({ tokes_status: undefined });
     const limited = await request(first.server).post('/v1/tokens/status-change').send(noChange());
     expect({ status: limited.status, body: limited.body }).toEqual({ status: 429, body: errorBody(429, 'Too Many Requests') });
     expect(await redis.client.keys(`${keyPrefix}*`)).toEqual([`${keyPrefix}account:ACME`]);
+  });
+
+  it("one account's refusals on one instance never lock another account out from the same address on the other: 403 key_limit, then a 200", async () => {
+    const keyPrefix = `test:${process.pid}:${Date.now()}:refusals:`;
+    const shared = {
+      redis: { sendCommand: redis.sendCommand, keyPrefix, outage: new RedisOutage(capturingLogger()) },
+      config: { rateLimitPerAddressPerMinute: 2, quotas: { tokensPerAccount: 0, bookingsPerAccount: 0, keysPerAccount: 1 } },
+    };
+    const [first, second] = [await buildTestApp(undefined, shared), await buildTestApp(undefined, shared)];
+    await request(first.server).post(tokenPath('refusals-0000')).send(tokenCreation()).expect(200);
+    for (let i = 1; i <= 4; i += 1) {
+      const refused = await request(first.server)
+        .post(tokenPath(`refusals-000${i}`))
+        .send(tokenCreation());
+      expect({ status: refused.status, message: refused.body.errors.message }).toEqual({
+        status: 403,
+        message: expect.stringMatching(/^Key limit reached/),
+      });
+    }
+    const others = await request(second.server)
+      .post('/v1/tokens/status-change')
+      .send(
+        statusChange({
+          share_public: OTHER.share_public,
+          source_id: 'OTHER',
+          destination_id: 'X1',
+          token_id: Number(TOKENS.others.token_id),
+        }),
+      );
+    expect({ status: others.status, body: others.body }).toEqual({ status: 200, body: SUCCESS_BODY });
   });
 
   it('when Redis cannot be reached, requests go through, and the failure is logged and counted', async () => {

@@ -170,9 +170,9 @@ describe('loadConfig', () => {
     ...(secret.length >= 16 ? [['ADMIN_TOKEN', secret]] : []),
   ]);
 
-  it.each(placements)('with NODE_ENV=production (any case) refuses %s = %p, a value the documentation publishes', (name, secret) => {
+  it.each(placements)('with NODE_ENV=production refuses %s = %p, a value the documentation publishes', (name, secret) => {
     const message = `Invalid configuration: ${name} is a value published in this repository's documentation; NODE_ENV=production needs a secret of your own`;
-    expect(() => loadConfig({ NODE_ENV: 'Production', [name]: secret })).toThrow(message);
+    expect(() => loadConfig({ NODE_ENV: 'production', [name]: secret })).toThrow(message);
     expect(() => loadConfig({ [name]: secret })).not.toThrow();
   });
 
@@ -189,8 +189,28 @@ describe('loadConfig', () => {
     }
   });
 
-  it('takes NODE_ENV=production in any case', () => {
-    expect(loadConfig({ NODE_ENV: 'PRODUCTION' }).production).toBe(true);
+  it.each([
+    // SIGNING.md's secret without its whsec_ prefix: standardwebhooks reads it as the same key.
+    ['WEBHOOK_SECRET', 'ZGVtby1zaWduaW5nLXNlY3JldC0wMDAwMDAwMDAx'],
+    // Rotation lists take spaces or commas: the published one anywhere in the list.
+    ['WEBHOOK_SECRET', 'whsec_b3duLXNlY3JldC1vZi1yZWFsMQ==,whsec_ZGVtby1zaWduaW5nLXNlY3JldC0wMDAwMDAwMDAx'],
+    ['ADMIN_TOKEN', 'DEMO-ADMIN-TOKEN-0001'],
+    ['ADMIN_TOKEN', ' demo-admin-token-0001 '],
+  ])('with NODE_ENV=production refuses %s = %p: a published secret spelled another way is the same key', (name, secret) => {
+    const message = `Invalid configuration: ${name} is a value published in this repository's documentation; NODE_ENV=production needs a secret of your own`;
+    expect(() => loadConfig({ NODE_ENV: 'production', [name]: secret })).toThrow(message);
+  });
+
+  it.each([' production', 'prod', 'PRODUCTION', 'staging'])('refuses NODE_ENV=%p: production, development or test only', (value) => {
+    expect(() => loadConfig({ NODE_ENV: value })).toThrow('NODE_ENV must be production, development or test');
+  });
+
+  it('takes NODE_ENV production, development and test', () => {
+    expect(['production', 'development', 'test'].map((value) => loadConfig({ NODE_ENV: value, SEED_FILE: 'demo' }).production)).toEqual([
+      true,
+      false,
+      false,
+    ]);
   });
 
   it('names every bad setting at once', () => {

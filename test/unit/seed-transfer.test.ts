@@ -27,7 +27,7 @@ describe('a seed crossing from the thread that read it', () => {
   it('gives back every token as it was, in order, each time its tokens are read', () => {
     fc.assert(
       fc.property(fc.array(seedToken, { maxLength: 200 }), (tokens: Token[]) => {
-        const received = receivedSeed(crossThreads({ accounts: [], bookings: [], tokens: toColumns(tokens) }));
+        const received = receivedSeed(crossThreads({ accounts: [], bookings: [], tokens: toColumns(tokens), publishedKeys: [] }));
         expect([...received.tokens]).toEqual(tokens);
         expect([...received.tokens]).toEqual(tokens);
       }),
@@ -38,15 +38,21 @@ describe('a seed crossing from the thread that read it', () => {
     const seed: TransferredSeed = {
       accounts: [],
       bookings: [],
+      publishedKeys: [],
       tokens: toColumns([{ tokenId: '1', sourceId: 'A', destinationId: 'D', status: 'active', balance: 5 }]),
     };
     crossThreads(seed);
     expect(seed.tokens.balances.byteLength).toBe(0);
   });
 
-  it('gives back the demo seed as read in this thread, key hashes as Buffers', () => {
+  it('gives back the demo seed as read in this thread, key hashes as Buffers, and its published keys', () => {
     const read = readSeedFile(DEMO_SEED_FILE);
-    const received = receivedSeed(crossThreads({ accounts: read.accounts, bookings: read.bookings, tokens: toColumns(read.tokens) }));
+    const received = receivedSeed(
+      crossThreads({ accounts: read.accounts, bookings: read.bookings, tokens: toColumns(read.tokens), publishedKeys: read.publishedKeys }),
+    );
+    expect(received.publishedKeys).toEqual(read.publishedKeys);
+    expect(received.publishedKeys.every((published) => published.demoKey)).toBe(true);
+    expect(received.publishedKeys.length).toBe(2 * read.accounts.length);
     expect(received.accounts).toEqual(read.accounts);
     for (const account of received.accounts) {
       expect(Buffer.isBuffer(account.publicKeyHash) && Buffer.isBuffer(account.secretKeyHash)).toBe(true);

@@ -121,6 +121,29 @@ describe('the demo seed in production (contract section 11)', () => {
     );
   });
 
+  it.each([
+    ['a leading space', (key: string) => ` ${key}`],
+    ['capitals', (key: string) => key.toUpperCase()],
+  ])('is recognised by a demo key spelled with %s: the check compares keys, not spellings (authentication stays exact)', (_how, spell) => {
+    const respelled = {
+      accounts: [{ ...demo.accounts[1], share_public: spell(demo.accounts[1].share_public), share_secret: 'sk_real_0001' }],
+    };
+    const file = seedFile(respelled, 'respelled.json');
+    expect(() => refusePublishedKeysInProduction(readSeedFile(file), file, true)).toThrow(
+      `Seed file ${file} holds a key of the demo seed (account ${demo.accounts[1].source_id}): NODE_ENV=production refuses the demo keys`,
+    );
+  });
+
+  it('refuses a published signing secret without its whsec_ prefix: standardwebhooks reads it as the same key', () => {
+    const signing = 'whsec_ZGVtby1zaWduaW5nLXNlY3JldC0wMDAwMDAwMDAx';
+    expect(PUBLISHED_SECRETS).toContain(signing);
+    const account = { source_id: 'REAL1', share_public: 'pk_real_0001', share_secret: 'sk_real_0001', destinations: ['D1'] };
+    const file = seedFile({ accounts: [{ ...account, signing_secrets: [signing.slice('whsec_'.length)] }] }, 'unprefixed.json');
+    expect(() => refusePublishedKeysInProduction(readSeedFile(file), file, true)).toThrow(
+      `Seed file ${file}: account REAL1's signing_secrets holds a value published in this repository's documentation`,
+    );
+  });
+
   it('a seed of its own keys starts in production; the demo by name (SEED_FILE=demo) too; outside production anything goes', () => {
     const own = seedFile(
       { accounts: [{ source_id: 'REAL1', share_public: 'pk_real_0001', share_secret: 'sk_real_0001', destinations: ['D1'] }] },
