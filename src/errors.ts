@@ -173,7 +173,8 @@ export interface ErrorResponse {
  * value the client sent, so each is cut too: the answer stays small whatever the request's size.
  */
 const SHOWN_FIELD_CHARACTERS = 64;
-const SHOWN_MESSAGE_CHARACTERS = 300;
+/** Above the service's own longest message (Modify Booking's list of the fields it changes, 353). */
+const SHOWN_MESSAGE_CHARACTERS = 400;
 
 /** The first `limit` characters (code points, so no pair is split) of a text, with an ellipsis when it was longer. */
 function cut(text: string, limit: number): string {

@@ -51,11 +51,11 @@ describe('toErrorResponse', () => {
     expect(toErrorResponse(new ValidationError('x')).body.errors).not.toHaveProperty('details');
   });
 
-  it('lists the first 10 problems, their number, and cuts a field name to 64 characters and a message to 300', () => {
+  it('lists the first 30 problems, their number, and cuts a field name to 64 characters and a message to 400', () => {
     const longField = `${'f'.repeat(100)}😀`;
     const problems = [
       { field: longField, message: `is "${'v'.repeat(1000)}"` },
-      ...Array.from({ length: 11 }, (_, i) => ({ field: `field_${i}`, message: 'is required' })),
+      ...Array.from({ length: 31 }, (_, i) => ({ field: `field_${i}`, message: 'is required' })),
     ];
     expect(toErrorResponse(new ValidationError('x', problems)).body).toEqual({
       success: 'false',
@@ -63,10 +63,10 @@ describe('toErrorResponse', () => {
         code: '400',
         message: 'x',
         details: [
-          { field: `${'f'.repeat(64)}…`, message: `is "${'v'.repeat(296)}…` },
-          ...Array.from({ length: 9 }, (_, i) => ({ field: `field_${i}`, message: 'is required' })),
+          { field: `${'f'.repeat(64)}…`, message: `is "${'v'.repeat(396)}…` },
+          ...Array.from({ length: 29 }, (_, i) => ({ field: `field_${i}`, message: 'is required' })),
         ],
-        details_total: 12,
+        details_total: 32,
       },
     });
   });
