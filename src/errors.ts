@@ -1,6 +1,6 @@
 import bytes from 'bytes';
 import type { z } from 'zod';
-import type { FieldProblem } from './domain/field-problem';
+import { LISTED_PROBLEMS, type FieldProblem } from './domain/field-problem';
 import type { errorEnvelopeSchema } from './schemas/responses';
 
 /**
@@ -167,9 +167,41 @@ export interface ErrorResponse {
   unexpected: boolean;
 }
 
+/**
+ * An answer lists the first LISTED_PROBLEMS problems, and their number in details_total when there were more. A
+ * field's name is the client's own text (an unknown field can be as long as the body), and a message may quote a
+ * value the client sent, so each is cut too: the answer stays small whatever the request's size.
+ */
+const SHOWN_FIELD_CHARACTERS = 64;
+/** Above the service's own longest message (Modify Booking's list of the fields it changes, 353). */
+const SHOWN_MESSAGE_CHARACTERS = 400;
+
+/** The first `limit` characters (code points, so no pair is split) of a text, with an ellipsis when it was longer. */
+function cut(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  let shown = '';
+  let count = 0;
+  for (const character of text) {
+    if (count === limit) return `${shown}…`;
+    shown += character;
+    count += 1;
+  }
+  return shown;
+}
+
+/** A field's name as an error answer shows it. */
+export function shownField(field: string): string {
+  return cut(field, SHOWN_FIELD_CHARACTERS);
+}
+
 export function envelope(status: number, message: string, details?: FieldProblem[]): ErrorEnvelope {
   const errors: ErrorEnvelope['errors'] = { code: String(status), message };
-  if (details && details.length > 0) errors.details = details;
+  if (details && details.length > 0) {
+    errors.details = details
+      .slice(0, LISTED_PROBLEMS)
+      .map((problem) => ({ field: shownField(problem.field), message: cut(problem.message, SHOWN_MESSAGE_CHARACTERS) }));
+    if (details.length > LISTED_PROBLEMS) errors.details_total = details.length;
+  }
   return { success: 'false', errors };
 }
 

@@ -183,6 +183,7 @@ const environmentSchema = z.object({
   ALLOW_KEYLESS_STATUS_CHANGE: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
   MAX_CONNECTIONS: wholeNumber(0).default(4096),
   MAX_CONNECTIONS_PER_ADDRESS: wholeNumber(0).default(256),
+  WRITE_TIMEOUT_MS: wholeNumber(1).default(30000),
   MAX_TOKENS_PER_ACCOUNT: wholeNumber(0).default(1_000_000),
   MAX_BOOKINGS_PER_ACCOUNT: wholeNumber(0).default(1_000_000),
   MAX_KEYS_PER_ACCOUNT: wholeNumber(0).default(100_000),
@@ -228,8 +229,11 @@ export interface Config {
   signatureToleranceSeconds: number;
   /** A Status Change without share_public, unsigned by the account, for an account that exists. */
   allowKeylessStatusChange: boolean;
-  /** Open connections per instance and per client address (MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS); 0 turns either off. */
-  connections: { maxConnections: number; maxConnectionsPerAddress: number };
+  /**
+   * Open connections per instance and per client address (MAX_CONNECTIONS, MAX_CONNECTIONS_PER_ADDRESS; 0 turns either
+   * off), and how long an answer may wait for its client to take it (WRITE_TIMEOUT_MS).
+   */
+  connections: { maxConnections: number; maxConnectionsPerAddress: number; writeTimeout: number };
   /** What one account may hold (MAX_TOKENS_PER_ACCOUNT, MAX_BOOKINGS_PER_ACCOUNT, MAX_KEYS_PER_ACCOUNT); 0 turns a quota off. */
   quotas: { tokensPerAccount: number; bookingsPerAccount: number; keysPerAccount: number };
 }
@@ -327,7 +331,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
     webhook: settings.WEBHOOK_SECRET ? { secrets: settings.WEBHOOK_SECRET } : undefined,
     signatureToleranceSeconds: settings.WEBHOOK_TOLERANCE_SECONDS,
     allowKeylessStatusChange: settings.ALLOW_KEYLESS_STATUS_CHANGE === 'true',
-    connections: { maxConnections: settings.MAX_CONNECTIONS, maxConnectionsPerAddress: settings.MAX_CONNECTIONS_PER_ADDRESS },
+    connections: {
+      maxConnections: settings.MAX_CONNECTIONS,
+      maxConnectionsPerAddress: settings.MAX_CONNECTIONS_PER_ADDRESS,
+      writeTimeout: settings.WRITE_TIMEOUT_MS,
+    },
     quotas: {
       tokensPerAccount: settings.MAX_TOKENS_PER_ACCOUNT,
       bookingsPerAccount: settings.MAX_BOOKINGS_PER_ACCOUNT,

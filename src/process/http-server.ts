@@ -84,18 +84,28 @@ function destroyUnlessClosed(socket: Duplex): void {
   socket.once('close', () => clearTimeout(timer));
 }
 
-/** Contract section 11: open connections per instance and per client address (the TCP peer); 0 turns either off. */
+/**
+ * Contract section 11: open connections per instance and per client address (the TCP peer), 0 turning either off;
+ * and how long an answer may wait for its client to take it (WRITE_TIMEOUT_MS) before its connection is closed.
+ */
 export interface ConnectionLimits {
   maxConnections: number;
   maxConnectionsPerAddress: number;
+  writeTimeout: number;
 }
+
+/** No limit on the number of connections (a server not given the settings, as in most tests); the contract's write timeout. */
+const COUNTS_UNLIMITED: ConnectionLimits = { maxConnections: 0, maxConnectionsPerAddress: 0, writeTimeout: 30_000 };
 
 /**
  * A connection past either limit is closed at once, before a byte is read, so one client holding sockets
  * cannot take every descriptor: Node's own server.maxConnections for the instance, a count per peer address
  * for each client.
  */
-function limitConnections(server: Server, { maxConnections, maxConnectionsPerAddress }: ConnectionLimits): void {
+function limitConnections(
+  server: Server,
+  { maxConnections, maxConnectionsPerAddress }: Pick<ConnectionLimits, 'maxConnections' | 'maxConnectionsPerAddress'>,
+): void {
   if (maxConnections > 0) server.maxConnections = maxConnections;
   if (maxConnectionsPerAddress === 0) return;
   const open = new Map<string, number>();
@@ -113,6 +123,103 @@ function limitConnections(server: Server, { maxConnections, maxConnectionsPerAdd
       else open.set(address, left);
     });
   });
+}
+
+/**
+ * Contract section 11: answers a client has not taken. Requests a connection pipelines behind PIPELINE_DEPTH answers
+ * not yet taken are held, unanswered, and the connection is not read again until its client takes those answers: 50
+ * pipelined GET /openapi.json (234 KB each) never read had each been answered into the process's memory. An answer
+ * counts as taken once the kernel has it (the response's 'finish'), so what a silent client holds is its kernel
+ * buffers and PIPELINE_DEPTH answers. An answer the client does not take within the write timeout closes the
+ * connection, checked every connectionsCheckingInterval as Node checks its own time limits; the time starts once the
+ * answer's first bytes went out, so the app's own work never counts.
+ */
+const PIPELINE_DEPTH = 1;
+
+interface Answering {
+  /** Responses of the requests handed to the app whose answers are not taken yet, oldest first. */
+  pending: ServerResponse[];
+  /** Requests read past PIPELINE_DEPTH: handed to the app, in order, as earlier answers are taken. */
+  held: Array<[IncomingMessage, ServerResponse]>;
+  /** When the oldest pending answer was first seen sent and waiting for the client (performance.now()). */
+  waitingSince: number | undefined;
+  readingStopped: boolean;
+}
+
+interface ReadableHandle {
+  readStart(): number;
+  readStop(): number;
+}
+
+/**
+ * Node's HTTP parser reads the socket's handle itself (it consumes the stream), so socket.pause() does not stop
+ * reads: 79,000 pipelined requests were read from a silent client in 3 s after it. The handle is told directly, its
+ * `reading` flag left as it was, so that the socket's stream does not start it again on its own.
+ */
+function setReading(socket: Socket, reading: boolean): void {
+  const handle = (socket as Socket & { _handle?: ReadableHandle | null })._handle;
+  if (!handle || socket.destroyed) return;
+  if (reading) handle.readStart();
+  else handle.readStop();
+}
+
+/** Hands each request to the app unless PIPELINE_DEPTH answers of its connection are not taken yet; closes a connection whose answer waits past writeTimeout. */
+function boundAnswers(
+  server: Server,
+  app: RequestListener,
+  { writeTimeout }: Pick<ConnectionLimits, 'writeTimeout'>,
+  checkEvery: number,
+): void {
+  const connections = new Map<Socket, Answering>();
+  server.on('connection', (socket: Socket) => {
+    connections.set(socket, { pending: [], held: [], waitingSince: undefined, readingStopped: false });
+    socket.once('close', () => connections.delete(socket));
+  });
+
+  const handToApp = (answering: Answering, req: IncomingMessage, res: ServerResponse) => {
+    answering.pending.push(res);
+    res.once('close', () => {
+      const at = answering.pending.indexOf(res);
+      if (at === 0) answering.waitingSince = undefined;
+      if (at >= 0) answering.pending.splice(at, 1);
+      // A closed connection's held requests can never be answered: they are dropped, not worked on.
+      if (req.socket.destroyed) {
+        answering.held.length = 0;
+        return;
+      }
+      while (answering.pending.length < PIPELINE_DEPTH && answering.held.length > 0) {
+        const [heldReq, heldRes] = answering.held.shift() as [IncomingMessage, ServerResponse];
+        handToApp(answering, heldReq, heldRes);
+      }
+      if (answering.readingStopped && answering.held.length === 0 && answering.pending.length < PIPELINE_DEPTH) {
+        answering.readingStopped = false;
+        setReading(req.socket as Socket, true);
+      }
+    });
+    app(req, res);
+  };
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const answering = connections.get(req.socket as Socket);
+    if (!answering) return app(req, res);
+    if (answering.pending.length < PIPELINE_DEPTH && answering.held.length === 0) return handToApp(answering, req, res);
+    answering.held.push([req, res]);
+    if (!answering.readingStopped) {
+      answering.readingStopped = true;
+      setReading(req.socket as Socket, false);
+    }
+  });
+
+  const check = setInterval(() => {
+    const now = performance.now();
+    for (const [socket, answering] of connections) {
+      const oldest = answering.pending[0];
+      if (!oldest?.headersSent || socket.writableLength === 0) continue;
+      answering.waitingSince ??= now;
+      if (now - answering.waitingSince >= writeTimeout) socket.destroy();
+    }
+  }, checkEvery).unref();
+  server.once('close', () => clearInterval(check));
 }
 
 /** Each server's open connections, for the drain (closeConnectionsAfterAnswers). */
@@ -187,16 +294,21 @@ function onAppPrototypes(app: ExpressPrototypes): { IncomingMessage: typeof Inco
 
 /**
  * The one way the app is served, by server.ts and by the tests alike: the
- * Express app with the time limits, the connection limits and JSON answers
- * for malformed HTTP, its requests and responses made on its own prototypes
- * (onAppPrototypes). It does not listen.
+ * Express app with the time limits, the connection limits, the bound on answers
+ * not taken (boundAnswers) and JSON answers for malformed HTTP, its requests and
+ * responses made on its own prototypes (onAppPrototypes). It does not listen.
  */
-export function createHttpServer(app: RequestListener, limits: Partial<ServerTimeLimits> = {}, connections?: ConnectionLimits): Server {
+export function createHttpServer(
+  app: RequestListener,
+  limits: Partial<ServerTimeLimits> = {},
+  connections: ConnectionLimits = COUNTS_UNLIMITED,
+): Server {
   const { connectionsCheckingInterval, ...timeouts } = { ...SERVER_TIME_LIMITS, ...limits };
   const classes = hasExpressPrototypes(app) ? onAppPrototypes(app) : {};
-  const server = createServer({ connectionsCheckingInterval, ...classes }, app);
+  const server = createServer({ connectionsCheckingInterval, ...classes });
   Object.assign(server, timeouts);
-  if (connections) limitConnections(server, connections);
+  limitConnections(server, connections);
+  boundAnswers(server, app, connections, connectionsCheckingInterval);
   trackConnections(server);
   handleExpectations(server);
   answerClientErrors(server);

@@ -1,6 +1,7 @@
 /** What the service answers: used for the error envelope's type and for the OpenAPI document. */
 import { z } from 'zod';
 import { BOOKING_FIELDS, BOOKING_STATUSES } from '../domain/bookings';
+import { LISTED_PROBLEMS } from '../domain/field-problem';
 import { LEDGER_KINDS } from '../domain/ledger';
 import { TOKEN_STATUSES } from '../domain/tokens';
 import { TRANSACTION_ID_PATTERN } from './fields';
@@ -32,7 +33,16 @@ export const errorEnvelopeSchema = z.strictObject({
       .regex(/^\d{3}$/)
       .meta({ description: 'The HTTP status, as a string' }),
     message: z.string(),
-    details: z.array(fieldProblemSchema).optional().meta({ description: 'Validation errors only: one entry per bad field' }),
+    details: z
+      .array(fieldProblemSchema)
+      .max(LISTED_PROBLEMS)
+      .optional()
+      .meta({ description: `Validation errors only: one entry per bad field, the first ${LISTED_PROBLEMS} at most` }),
+    details_total: z
+      .int()
+      .min(LISTED_PROBLEMS + 1)
+      .optional()
+      .meta({ description: `How many bad fields there were, when details lists only the first ${LISTED_PROBLEMS}` }),
   }),
 });
 

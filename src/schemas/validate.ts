@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { FieldProblem } from '../domain/field-problem';
-import { ValidationError } from '../errors';
+import { LISTED_PROBLEMS, type FieldProblem } from '../domain/field-problem';
+import { shownField, ValidationError } from '../errors';
 
 /** One problem per field (the first zod found), so a caller sees every bad field once. */
 export function fieldProblems(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[] = []): FieldProblem[] {
@@ -14,9 +14,11 @@ export function fieldProblems(issues: readonly z.core.$ZodIssue[], prefix: reado
   return [...byField].map(([field, message]) => ({ field, message }));
 }
 
+/** The message names the fields the answer lists (errors.ts, LISTED_PROBLEMS), and how many more there were. */
 export function validationError(problems: FieldProblem[], reason?: string): ValidationError {
-  const fields = problems.map((problem) => problem.field).join(', ');
-  return new ValidationError(`Invalid ${problems.length === 1 ? 'field' : 'fields'}: ${fields}`, problems, reason);
+  const listed = problems.slice(0, LISTED_PROBLEMS).map((problem) => shownField(problem.field));
+  const more = problems.length > LISTED_PROBLEMS ? ` and ${problems.length - LISTED_PROBLEMS} more` : '';
+  return new ValidationError(`Invalid ${problems.length === 1 ? 'field' : 'fields'}: ${listed.join(', ')}${more}`, problems, reason);
 }
 
 /** Parses with a schema, or throws a ValidationError naming every bad field. */

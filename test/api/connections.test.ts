@@ -1,5 +1,5 @@
 import net, { type AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import { createApp } from '../../src/app';
 import { createHttpServer, type ConnectionLimits, type ServerTimeLimits } from '../../src/process/http-server';
 import { MemoryStore } from '../../src/store/memory-store';
@@ -17,9 +17,12 @@ function connect(port: number): Promise<{ socket: net.Socket; answered: boolean 
   });
 }
 
-async function serving(limits: ConnectionLimits, timeLimits: Partial<ServerTimeLimits> = {}): Promise<{ server: Server; port: number }> {
+async function serving(
+  limits: Omit<ConnectionLimits, 'writeTimeout'>,
+  timeLimits: Partial<ServerTimeLimits> = {},
+): Promise<{ server: Server; port: number }> {
   const app = createApp({ store: new MemoryStore(), logger: capturingLogger(), config: testConfig({ bodyLimitBytes: 1024 }) });
-  const server = createHttpServer(app, timeLimits, limits);
+  const server = createHttpServer(app, timeLimits, { writeTimeout: 30_000, ...limits });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, port: (server.address() as AddressInfo).port };
 }
@@ -110,5 +113,82 @@ describe('a connection the service answered and closes, from a client that never
       return next.answered;
     });
     expect(await openConnections(started.server)).toBe(1);
+  });
+});
+
+/**
+ * Contract section 11: an answer the client does not take within the write timeout closes its connection, and
+ * requests pipelined behind answers not yet taken are not read (issue 42: 50 pipelined GET /openapi.json per
+ * connection, never read, held every connection open and each answer in memory).
+ */
+describe('a client that pipelines requests', () => {
+  let server: Server | undefined;
+  const opened: net.Socket[] = [];
+  afterEach(async () => {
+    opened.splice(0).forEach((socket) => socket.destroy());
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+  });
+
+  /** The app, counting the requests handed to it and the answers the kernel took ('finish'): the rest is held in the process. */
+  async function countingServer(writeTimeout: number) {
+    const app = createApp({ store: new MemoryStore(), logger: capturingLogger(), config: testConfig() });
+    const counts = { handed: 0, taken: 0, mostHeld: 0 };
+    const counting: RequestListener = (req, res) => {
+      counts.handed += 1;
+      counts.mostHeld = Math.max(counts.mostHeld, counts.handed - counts.taken);
+      res.once('finish', () => (counts.taken += 1));
+      app(req, res);
+    };
+    const limits: ConnectionLimits = { maxConnections: 0, maxConnectionsPerAddress: 0, writeTimeout };
+    server = createHttpServer(counting, { connectionsCheckingInterval: 100 }, limits);
+    await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+    return { counts, port: (server.address() as AddressInfo).port };
+  }
+
+  const pipelined = (path: string, n: number, last = 'keep-alive') =>
+    Array.from({ length: n }, (_, i) => `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: ${i === n - 1 ? last : 'keep-alive'}\r\n\r\n`).join(
+      '',
+    );
+
+  it('and never reads is closed once an answer has waited past WRITE_TIMEOUT_MS', async () => {
+    const { counts, port } = await countingServer(500);
+    // Raw bytes: no client pipelines 400 requests and never reads.
+    opened.push(await silentClient(port, pipelined('/openapi.json', 400)));
+    await waitFor(async () => (await openConnections(server as Server)) === 0);
+    expect(counts.mostHeld).toBe(1);
+  });
+
+  /** Reads everything the server sends until it closes the connection. */
+  const readAll = (socket: net.Socket) =>
+    new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+      socket.resume();
+    });
+  const statusLines = (received: string) => received.match(/HTTP\/1\.1 \d{3}/g) ?? [];
+
+  it('and reads only later has at most 1 answer held in the process at any time, then gets every answer in order', async () => {
+    const { counts, port } = await countingServer(30_000);
+    // Raw bytes: a client that pipelines 100 requests, takes nothing until the server has answers waiting, then reads all.
+    const socket = await silentClient(port, pipelined('/openapi.json', 100, 'close'));
+    opened.push(socket);
+    await waitFor(async () => counts.handed - counts.taken >= 1);
+    const received = await readAll(socket);
+    expect(statusLines(received)).toEqual(Array(100).fill('HTTP/1.1 200'));
+    expect(counts).toEqual({ handed: 100, taken: 100, mostHeld: 1 });
+  });
+
+  it('and reads at once gets every answer, in order', async () => {
+    const { counts, port } = await countingServer(30_000);
+    // Raw bytes: a pipelining client, reading everything until the server closes after the last answer.
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(pipelined('/openapi.json', 20) + pipelined('/healthz', 30, 'close')));
+    opened.push(socket);
+    const received = await readAll(socket);
+    expect(statusLines(received)).toEqual(Array(50).fill('HTTP/1.1 200'));
+    expect(received.endsWith('{"status":"ok"}')).toBe(true);
+    expect(counts.handed).toBe(50);
   });
 });

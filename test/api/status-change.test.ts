@@ -128,6 +128,29 @@ describeOnEveryStore('Status Change', (current) => {
     );
   });
 
+  it('400 for a 32 KB body of 2,198 unknown status fields lists the first 30 and the count: a small answer, nothing changed', async () => {
+    const statField = (i: number) => `stat_${String(i).padStart(4, '0')}`;
+    const typos = Object.fromEntries(Array.from({ length: 2198 }, (_, i) => [statField(i), 0]));
+    const body = { ...statusChange(), ...typos };
+    expect(Buffer.byteLength(JSON.stringify(body))).toBeGreaterThan(30 * 1024);
+    const typo = 'is an unknown field: the status is tokes_status (or its alias token_status)';
+    const listed = Array.from({ length: 30 }, (_, i) => statField(i));
+    const expectedBody = {
+      success: 'false',
+      errors: {
+        code: '400',
+        message: `Invalid fields: ${listed.join(', ')} and 2168 more`,
+        details: listed.map((field) => ({ field, message: typo })),
+        details_total: 2198,
+      },
+    };
+    await expectRejected(body, 400, expectedBody);
+    // The rule's bound, whatever the request: 30 problems of a field cut to 64 characters and a message cut to 400,
+    // and a message naming those 30 fields.
+    const response = await client.statusChange(current(), body);
+    expect(Buffer.byteLength(response.text)).toBeLessThanOrEqual(30 * (64 + 400 + 40) + 30 * 66 + 200);
+  });
+
   it('401 when share_public is present and wrong, or the account is unknown', async () => {
     await expectRejected(statusChange({ share_public: 'pk_wrong' }), 401, errorBody(401, 'Unauthorized'));
     await expectRejected(statusChange({ share_public: OTHER.share_public }), 401, errorBody(401, 'Unauthorized'));

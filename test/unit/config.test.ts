@@ -28,7 +28,7 @@ describe('loadConfig', () => {
       eventLogSize: 1000,
       webhook: undefined,
       quotas: { tokensPerAccount: 1_000_000, bookingsPerAccount: 1_000_000, keysPerAccount: 100_000 },
-      connections: { maxConnections: 4096, maxConnectionsPerAddress: 256 },
+      connections: { maxConnections: 4096, maxConnectionsPerAddress: 256, writeTimeout: 30000 },
     });
   });
 
@@ -57,6 +57,7 @@ describe('loadConfig', () => {
         MAX_KEYS_PER_ACCOUNT: '5000',
         MAX_CONNECTIONS: '100',
         MAX_CONNECTIONS_PER_ADDRESS: '0',
+        WRITE_TIMEOUT_MS: '5000',
       }),
     ).toMatchObject({
       port: 8080,
@@ -79,7 +80,7 @@ describe('loadConfig', () => {
       adminToken: 'admin-token-0123456789',
       eventLogSize: 50,
       quotas: { tokensPerAccount: 0, bookingsPerAccount: 250, keysPerAccount: 5000 },
-      connections: { maxConnections: 100, maxConnectionsPerAddress: 0 },
+      connections: { maxConnections: 100, maxConnectionsPerAddress: 0, writeTimeout: 5000 },
     });
   });
 

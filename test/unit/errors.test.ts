@@ -51,6 +51,31 @@ describe('toErrorResponse', () => {
     expect(toErrorResponse(new ValidationError('x')).body.errors).not.toHaveProperty('details');
   });
 
+  it('lists the first 30 problems, their number, and cuts a field name to 64 characters and a message to 400', () => {
+    const longField = `${'f'.repeat(100)}😀`;
+    const problems = [
+      { field: longField, message: `is "${'v'.repeat(1000)}"` },
+      ...Array.from({ length: 31 }, (_, i) => ({ field: `field_${i}`, message: 'is required' })),
+    ];
+    expect(toErrorResponse(new ValidationError('x', problems)).body).toEqual({
+      success: 'false',
+      errors: {
+        code: '400',
+        message: 'x',
+        details: [
+          { field: `${'f'.repeat(64)}…`, message: `is "${'v'.repeat(396)}…` },
+          ...Array.from({ length: 29 }, (_, i) => ({ field: `field_${i}`, message: 'is required' })),
+        ],
+        details_total: 32,
+      },
+    });
+  });
+
+  it('never splits a character of a cut field name', () => {
+    const details = toErrorResponse(new ValidationError('x', [{ field: `${'f'.repeat(63)}😀😀`, message: 'm' }])).body.errors.details;
+    expect(details).toEqual([{ field: `${'f'.repeat(63)}😀…`, message: 'm' }]);
+  });
+
   it("gives the error's own reason, else its class's", () => {
     expect(toErrorResponse(new ConflictError('x', 'token_not_active')).reason).toBe('token_not_active');
     expect(toErrorResponse(new TokenMismatchError()).reason).toBe('token_mismatch');
