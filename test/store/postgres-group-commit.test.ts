@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { ConflictError, ServiceUnavailableError, StoreTimeoutError } from '../../src/errors';
+import { MAX_WAITING_UNITS } from '../../src/store/postgres/group-commit';
 import type { PgStore } from '../../src/store/postgres/pg-store';
 import type { StoreTransaction } from '../../src/store/store';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
@@ -345,5 +346,62 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
       await blocker.end();
     }
     expect([await balanceOf(ACTIVE), await balanceOf(AT_D2), await balanceOf(FREEZED)]).toEqual([100001, 8001, 5001]);
+  });
+
+  it("a throw of its own outside a batch (here the batch-size observer) fails that batch's units, and the next batch still runs", async () => {
+    let observed = 0;
+    const observing = await openEmptyPgStore({
+      observeBatch: () => {
+        observed += 1;
+        if (observed === 1) throw new Error('the observer broke');
+      },
+    });
+    try {
+      await observing.loadSeed(fixtureSeed());
+      await expect(observing.transaction(credit(ACTIVE, 1))).rejects.toThrow('the observer broke');
+      expect(await observing.transaction(credit(ACTIVE, 1))).toBe(100000);
+    } finally {
+      await observing.close();
+    }
+    expect(await balanceOf(ACTIVE)).toBe(100001);
+  });
+
+  it('refuses a unit with 503 at once when MAX_WAITING_UNITS already wait, and runs every unit queued before it', async () => {
+    // All queued in one turn: the first starts a batch at once, the next MAX_WAITING_UNITS wait, the last finds no room.
+    const settled = await Promise.allSettled(Array.from({ length: MAX_WAITING_UNITS + 2 }, () => store.transaction(async () => 'ran')));
+    const refused = settled.flatMap((outcome, i) => (outcome.status === 'rejected' ? [[i, outcome.reason] as const] : []));
+    expect(refused).toEqual([[MAX_WAITING_UNITS + 1, expect.any(ServiceUnavailableError)]]);
+  });
+
+  it('runs the units of a refused batch alone one less at a time than the pool holds, so the next batch keeps a connection', async () => {
+    const small = await openEmptyPgStore({ poolSize: 2 });
+    try {
+      await small.loadSeed(fixtureSeed());
+      // Past the balance's CHECK constraint: the batch is refused, and each unit runs again alone.
+      let aloneNow = 0;
+      let mostAloneAtOnce = 0;
+      const units = Array.from({ length: 10 }, (_, i) => counted(credit(i === 0 ? ACTIVE : AT_D2, i === 0 ? 1e13 : 1)));
+      const alone = units.map(({ work, runs }) => async (tx: StoreTransaction) => {
+        if (runs() >= 1) {
+          aloneNow += 1;
+          mostAloneAtOnce = Math.max(mostAloneAtOnce, aloneNow);
+        }
+        return work(tx);
+      });
+      const opener = small.transaction(async () => undefined);
+      const settled = await Promise.allSettled(
+        alone.map((work, i) =>
+          small.transaction(work).finally(() => {
+            if (units[i].runs() > 1) aloneNow -= 1;
+          }),
+        ),
+      );
+      await opener;
+      expect(settled.map((outcome) => outcome.status)).toEqual(['rejected', ...Array<string>(9).fill('fulfilled')]);
+      expect(units.map((unit) => unit.runs())).toEqual(Array<number>(10).fill(2));
+      expect(mostAloneAtOnce).toBe(1);
+    } finally {
+      await small.close();
+    }
   });
 });
