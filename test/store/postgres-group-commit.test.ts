@@ -404,4 +404,39 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
       await small.close();
     }
   });
+
+  it('stops a unit waiting on an in-batch lock when its batch fails: it does not run on against the failed batch, only again alone', async () => {
+    const blocker = new Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${workerSchema()}` });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query("SELECT * FROM account_holdings WHERE source_id = 'ACME' FOR UPDATE");
+      // The first unit locks the token, then waits on the holdings the blocker holds, past the batch's lock wait.
+      const locking = counted<unknown>(async (tx) => {
+        await tx.tokenForUpdate('ACME', ACTIVE);
+        return tx.holdingsForUpdate('ACME');
+      });
+      // The second waits on the first's in-batch lock of the token, which the batch has already read.
+      let pastItsRead = 0;
+      const waiting = counted<unknown>(async (tx) => {
+        const token = await tx.tokenForUpdate('ACME', ACTIVE);
+        pastItsRead += 1;
+        if (!token) throw new Error('no token');
+        await tx.saveToken({ ...token, balance: token.balance + 1 });
+        return token.balance;
+      });
+      const opener = store.transaction(async () => undefined);
+      const first = store.transaction(locking.work);
+      const second = store.transaction(waiting.work);
+      // The batch gave up on the holdings after its lock wait: both units run again, alone.
+      await waitFor(async () => locking.runs() === 2 && waiting.runs() === 2);
+      await blocker.query('COMMIT');
+      await Promise.all([opener, first]);
+      expect(await second).toBe(100000);
+      expect([locking.runs(), waiting.runs(), pastItsRead]).toEqual([2, 2, 1]);
+    } finally {
+      await blocker.end();
+    }
+    expect(await balanceOf(ACTIVE)).toBe(100001);
+  });
 });

@@ -90,6 +90,8 @@ export class Batch implements UnitsBatch {
   private readonly waiters: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
   private readonly deferred = new Set<UnitView>();
   private begun = false;
+  /** Set when a round trip failed: the batch is over, and no unit may go on against it (BatchAborted). */
+  private aborted = false;
 
   constructor(
     private readonly client: PoolClient,
@@ -152,8 +154,8 @@ export class Batch implements UnitsBatch {
   private async runUnit<T>(view: UnitView, work: (tx: StoreTransaction) => Promise<T>): Promise<UnitOutcome<T>> {
     try {
       const value = await work(view);
-      if (this.deferred.has(view)) return { deferred: true };
-      this.merge(view.staged);
+      if (this.deferred.has(view) || this.aborted) return { deferred: true };
+      this.merge(view);
       return { ok: true, value };
     } catch (error) {
       if (this.deferred.has(view) || error instanceof UnitDeferred) return { deferred: true };
@@ -164,9 +166,15 @@ export class Batch implements UnitsBatch {
   }
 
   async read<Kind extends ReadKind>(view: UnitView, kind: Kind, key: string, keyParts: string[]): Promise<ItemOf<Kind> | null> {
+    if (this.aborted) throw new BatchAborted();
     if (this.deferred.has(view)) throw new UnitDeferred();
     const waiting = this.locks.acquire(view, lockKey(kind, key));
-    if (waiting && !(await waiting)) throw new UnitDeferred();
+    if (waiting) {
+      const granted = await waiting;
+      // A unit granted the lock as a failed batch's units let theirs go would otherwise run on against rows it read.
+      if (this.aborted) throw new BatchAborted();
+      if (!granted) throw new UnitDeferred();
+    }
     const rows = this.rows[kind];
     if (!rows.has(key)) await this.want(kind, key, keyParts);
     return rows.get(key) as ItemOf<Kind> | null;
@@ -174,6 +182,7 @@ export class Batch implements UnitsBatch {
 
   /** Asks for a row in the next round trip; resolves once it is in `rows`. */
   private want(kind: ReadKind, key: string, keyParts: string[]): Promise<void> {
+    assert(!this.aborted, 'no read is asked of a failed batch');
     let ofKind = this.wanted.get(kind);
     if (!ofKind) this.wanted.set(kind, (ofKind = new Map()));
     ofKind.set(key, keyParts);
@@ -193,7 +202,10 @@ export class Batch implements UnitsBatch {
     try {
       results = await this.send(wanted.map(([kind, keys]) => readCall(kind, [...keys.values()])));
     } catch (error) {
+      this.aborted = true;
       for (const waiter of waiters) waiter.reject(new BatchAborted());
+      // Units waiting on an in-batch lock stop too (read throws BatchAborted), rather than wait for ever.
+      this.locks.abandonWaiting();
       throw error;
     }
     wanted.forEach(([kind, keys], i) => {
@@ -220,7 +232,9 @@ export class Batch implements UnitsBatch {
   }
 
   /** A succeeded unit's writes become the batch's (invariant 4): its later units read them, and COMMIT writes them. */
-  private merge(staged: StagedWrites): void {
+  private merge(view: UnitView): void {
+    assert(!this.aborted && !this.deferred.has(view), 'only a unit of a live batch that was not deferred reaches its writes');
+    const { staged } = view;
     this.writes.takeIn(staged);
     for (const kind of WRITTEN) {
       const rows = this.rows[kind] as Map<string, unknown>;
