@@ -41,6 +41,18 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
   };
 }
 
+/** Sessions waiting on the session `pid`, or on one that waits on it (the database is shared with other tests). */
+async function sessionsWaitingOn(pid: number): Promise<number> {
+  const { rows } = await sql(
+    `WITH RECURSIVE waiting (pid) AS (
+       SELECT pid FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))
+       UNION SELECT a.pid FROM pg_stat_activity a JOIN waiting w ON w.pid = ANY (pg_blocking_pids(a.pid)))
+     SELECT count(*) FROM waiting`,
+    [pid],
+  );
+  return Number(rows[0].count);
+}
+
 (TEST_DATABASE_URL ? describe : describe.skip)('PostgreSQL group commit', () => {
   let store: PgStore;
   beforeEach(async () => {
@@ -257,19 +269,7 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
       await blocker.query('BEGIN');
       await blocker.query("SELECT * FROM account_holdings WHERE source_id = 'ACME' FOR UPDATE");
       const blockerPid = (await blocker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
-      // Sessions waiting on the blocker, or on one that waits on it (the database is shared with other tests).
-      const lockWaits = async () =>
-        Number(
-          (
-            await sql(
-              `WITH RECURSIVE waiting (pid) AS (
-                 SELECT pid FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))
-                 UNION SELECT a.pid FROM pg_stat_activity a JOIN waiting w ON w.pid = ANY (pg_blocking_pids(a.pid)))
-               SELECT count(*) FROM waiting`,
-              [blockerPid],
-            )
-          ).rows[0].count,
-        );
+      const lockWaits = () => sessionsWaitingOn(blockerPid);
       const holdingsFirst = counted<unknown>(async (tx) => Promise.all([tx.holdingsForUpdate('ACME'), tx.tokenForUpdate('ACME', ACTIVE)]));
       const tokenFirst = counted<unknown>(async (tx) => Promise.all([tx.tokenForUpdate('ACME', ACTIVE), tx.holdingsForUpdate('ACME')]));
       const first = one.transaction(holdingsFirst.work);
@@ -438,5 +438,47 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
       await blocker.end();
     }
     expect(await balanceOf(ACTIVE)).toBe(100001);
+  });
+
+  it('never waits for a row in a later round trip that comes before one its batch already locked: two instances cannot deadlock across round trips', async () => {
+    // Another instance running each unit alone, on the same schema (opening it empties the tables: the seed again).
+    const second = await openEmptyPgStore({ poolSize: 2, groupCommit: false });
+    await second.loadSeed(fixtureSeed());
+    const [booking] = fixtureSeed().bookings;
+    await second.transaction((tx) => tx.createBooking({ ...booking, bookingId: '2000' }));
+    const blocker = new Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${workerSchema()}` });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query("SELECT * FROM bookings WHERE source_id = 'ACME' AND booking_id = '1396' FOR UPDATE");
+      const blockerPid = (await blocker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      // The other instance locks the account's holdings, then waits for a booking (here held by the blocker).
+      const holdingsThenBooking = second.transaction(async (tx) => {
+        await tx.holdingsForUpdate('ACME');
+        return tx.bookingForUpdate('ACME', '1396');
+      });
+      await waitFor(async () => (await sessionsWaitingOn(blockerPid)) >= 1);
+      // This instance's batch locks a booking in its first round trip, then wants those holdings in its second:
+      // waiting there would close a cycle as soon as the other instance wanted that booking.
+      const bookingThenHoldings = counted<unknown>(async (tx) => {
+        await tx.bookingForUpdate('ACME', '2000');
+        return tx.holdingsForUpdate('ACME');
+      });
+      const innocent = counted<unknown>(credit(AT_D2, 1));
+      const opener = store.transaction(async () => undefined);
+      const outOfOrder = store.transaction(bookingThenHoldings.work);
+      // The batch-mate commits in the batch: the batch did not wait out its lock wait and fail as a whole.
+      expect(await store.transaction(innocent.work)).toBe(8000);
+      expect(innocent.runs()).toBe(1);
+      await blocker.query('COMMIT');
+      await Promise.all([opener, holdingsThenBooking]);
+      // The unit that would have waited out of order was deferred, and ran again alone once the holdings were free.
+      await outOfOrder;
+      expect(bookingThenHoldings.runs()).toBe(2);
+    } finally {
+      await blocker.end();
+      await second.close();
+    }
+    expect(await balanceOf(AT_D2)).toBe(8001);
   });
 });
