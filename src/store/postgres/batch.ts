@@ -78,9 +78,9 @@ export type UnitOutcome<T> = { ok: true; value: T } | { ok: false; error: unknow
 export interface BatchOptions {
   /**
    * The longest the batch waits for a row another transaction holds; undefined: up to the statement timeout. A
-   * batch of many sets one (250 ms: an operator's session, a slow transaction, a deadlock with another
-   * instance's batch, which PostgreSQL would find only after a second, holds up its batch-mates that long, then
-   * each runs alone); a unit alone waits as any transaction would.
+   * batch of many sets one (250 ms: an operator's session, a slow transaction or a unit alone holds up its
+   * batch-mates that long, then each runs alone), and waits for no row out of its lock order (invariant 2); a
+   * unit alone waits as any transaction would.
    */
   lockWaitMs?: number;
   /** Told when units were deferred for awaiting something other than their transaction (invariant 1). */

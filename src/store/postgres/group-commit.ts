@@ -26,9 +26,9 @@ const MAX_BATCH = 128;
 export const MAX_WAITING_UNITS = 32 * MAX_BATCH;
 /**
  * The longest a batch of many waits for a row another transaction holds (an operator's session, a slow
- * transaction, a deadlock with another instance's batch, which PostgreSQL would find only after a second): past
- * it the batch fails and each unit runs alone, so one held row holds up its batch-mates this long, not for the
- * statement timeout. Batches hold their rows for a few milliseconds.
+ * transaction, a unit alone, a write of another batch outside the lock order: batch.ts, invariant 2): past it the
+ * batch fails and each unit runs alone, so one held row holds up its batch-mates this long, not for the statement
+ * timeout. Batches hold their rows for a few milliseconds.
  */
 const LOCK_WAIT_MS = 250;
 /** Turns in a row that bring no unit after which the next batch stops waiting for the callers the last one answered. */
