@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import request from 'supertest';
 import { ServiceUnavailableError, StoreTimeoutError } from '../../src/errors';
+import { OPERATIONS as CATALOGUE } from '../../src/operations/catalogue';
 import { buildTestApp, type TestApp } from '../helpers/app';
 import * as client from '../helpers/clients';
 import { FailingStore, HoldingStore } from '../helpers/failing-store';
@@ -33,7 +34,21 @@ const OPERATIONS: ReadonlyArray<readonly [string, (t: TestApp) => request.Test]>
   [`DELETE ${bookingPath()}`, client.cancelBooking],
 ];
 
+/** Every method of every path of the catalogue, as "METHOD /path/:param". */
+const CATALOGUE_ROUTES = CATALOGUE.flatMap((entry) => entry.methods.map((method) => `${method.toUpperCase()} ${entry.path}`));
+
+/** Whether a route of OPERATIONS ("METHOD /v1/token/ACME/key") is the catalogue's route ("METHOD /:version/token/:partnerid/:randomkey"). */
+function isRouteOf(sent: string, catalogued: string): boolean {
+  return new RegExp(`^${catalogued.replace(/:\w+/g, '[^/]+')}$`).test(sent);
+}
+
 describe('transport rules, the same on every operation route', () => {
+  it('the routes these rules are checked on are every method of every path of the catalogue, each once', () => {
+    const sent = OPERATIONS.map(([route]) => route);
+    expect(CATALOGUE_ROUTES.filter((route) => sent.filter((other) => isRouteOf(other, route)).length !== 1)).toEqual([]);
+    expect(sent.filter((route) => !CATALOGUE_ROUTES.some((catalogued) => isRouteOf(route, catalogued)))).toEqual([]);
+  });
+
   let t: TestApp;
   beforeEach(async () => {
     t = await buildTestApp();

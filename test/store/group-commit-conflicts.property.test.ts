@@ -38,7 +38,7 @@ const few = fc.integer({ min: 0, max: 2 });
 const signedAs = fc.option(few, { freq: 3 });
 
 type Op = { signedAs: number | null } & (
-  | { kind: 'withdraw' | 'unload' | 'load' | 'schedule'; token: number; amount: number; fee: number; off: boolean }
+  | { kind: 'withdraw' | 'unload' | 'load' | 'schedule' | 'refund'; token: number; amount: number; fee: number; off: boolean }
   | { kind: 'status'; token: number; status: (typeof STATUSES)[number] }
   | { kind: 'expiry' | 'available'; token: number; day: number }
   | { kind: 'create token'; amount: number; key: number }
@@ -53,7 +53,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   {
     weight: 6,
     arbitrary: fc.record({
-      kind: fc.constantFrom('withdraw' as const, 'unload' as const, 'load' as const, 'schedule' as const),
+      kind: fc.constantFrom('withdraw' as const, 'unload' as const, 'load' as const, 'schedule' as const, 'refund' as const),
       token,
       amount,
       fee: fc.integer({ min: 0, max: 50 }),
@@ -101,6 +101,7 @@ const NOTIFICATIONS = {
   unload: entryNamed('unloaded', 'token notification'),
   load: entryNamed('loaded', 'token notification'),
   schedule: entryNamed('load_schedule', 'token notification'),
+  refund: entryNamed('refund', 'token notification'),
   status: entryNamed('status_change', 'token notification'),
   expiry: entryNamed('expiry_date', 'token notification'),
   available: entryNamed('available_date', 'token notification'),
@@ -111,6 +112,26 @@ const KEYED = {
   'modify booking': entryNamed('modify_booking', 'keyed'),
   'cancel booking': entryNamed('cancel_booking', 'keyed'),
 };
+
+/**
+ * The catalogue's operations that run a service of their own (a dispatch runs one of these) and this property
+ * does not send, each with why: a test below fails when the catalogue gains one that is in neither list.
+ */
+const NOT_SENT: Record<string, string> = {
+  modify_token: 'its answer names a transaction id each store draws for itself; group-commit.property.test.ts sends it',
+  load_token: 'its answer names a transaction id each store draws for itself; group-commit.property.test.ts sends it',
+  unload_token: 'its answer names a transaction id each store draws for itself; group-commit.property.test.ts sends it',
+};
+
+describe('the operations the colliding units run', () => {
+  it('are every operation of the catalogue with a service of its own, but those NOT_SENT says why', () => {
+    const sent = [...Object.values(NOTIFICATIONS), ...Object.values(KEYED)].map((entry) => entry.name);
+    const ofTheirOwn = OPERATIONS.filter((entry) => entry.kind === 'token notification' || entry.kind === 'keyed').map(
+      (entry) => entry.name,
+    );
+    expect([...sent, ...Object.keys(NOT_SENT)].sort()).toEqual([...ofTheirOwn].sort());
+  });
+});
 
 /** One request, validated as its route would: what its unit of work needs besides the store and the account. */
 type Request = { delivery?: DeliveryKey } & (
@@ -222,7 +243,8 @@ let cases = 0;
             case 'withdraw':
             case 'unload':
             case 'load':
-            case 'schedule': {
+            case 'schedule':
+            case 'refund': {
               const target = LEDGER_TOKENS[planned.token];
               transactions += 1;
               const moved = planned.amount;
@@ -243,6 +265,7 @@ let cases = 0;
                 ...(planned.kind === 'unload' && { unload_amount: formatAmount(moved) }),
                 ...(planned.kind === 'load' && { load_amount: formatAmount(moved), fee_amount: formatAmount(planned.fee) }),
                 ...(planned.kind === 'schedule' && { schedule_status: 'credited' }),
+                ...(planned.kind === 'refund' && { refund_amount: formatAmount(moved) }),
               };
               return {
                 notification: NOTIFICATIONS[planned.kind],

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { Response } from 'supertest';
 import { formatAmount } from '../../src/domain/money';
+import { OPERATIONS } from '../../src/operations/catalogue';
 import type { PgStore } from '../../src/store/postgres/pg-store';
 import { buildTestApp, memoryStoreKind, postgresStoreKind, type TestApp } from '../helpers/app';
 import * as client from '../helpers/clients';
@@ -38,6 +39,34 @@ type Op =
   | { kind: 'create token'; amount: number }
   | { kind: 'create booking' }
   | { kind: 'repeat'; earlier: number };
+
+/** The catalogue operation each kind of request runs (through its own path or a dispatch): a test below checks they are all. */
+const OPERATION_OF: Record<Exclude<Op['kind'], 'repeat'>, string> = {
+  withdraw: 'withdraw',
+  unload: 'unloaded',
+  load: 'loaded',
+  schedule: 'load_schedule',
+  refund: 'refund',
+  'load token': 'load_token',
+  'unload token': 'unload_token',
+  'modify token': 'modify_token',
+  status: 'status_change',
+  expiry: 'expiry_date',
+  available: 'available_date',
+  modify: 'modify_booking',
+  cancel: 'cancel_booking',
+  'create token': 'create_token',
+  'create booking': 'create_booking',
+};
+
+describe('the requests of the rounds', () => {
+  it('run every operation of the catalogue with a service of its own (a dispatch runs one of these)', () => {
+    const ofTheirOwn = OPERATIONS.filter((entry) => entry.kind === 'token notification' || entry.kind === 'keyed').map(
+      (entry) => entry.name,
+    );
+    expect([...new Set(Object.values(OPERATION_OF))].sort()).toEqual([...ofTheirOwn].sort());
+  });
+});
 
 const token = fc.integer({ min: 0, max: TOKENS - 1 });
 const amount = fc.oneof(fc.integer({ min: 1, max: 2_000 }), fc.integer({ min: 1, max: 60_000 }));

@@ -72,4 +72,44 @@ const ECHO = statement(
       client.release();
     }
   });
+
+  it('refuses a statement name parsed on the connection for another text, before it sends anything; the connection stays usable', async () => {
+    const client = await pool.connect();
+    try {
+      await roundTrip(client, [{ statement: DIVIDE, values: [5] }]);
+      const impostor = statement('t_divide', 'SELECT 100 / $1::int AS quotient');
+      await expect(roundTrip(client, [{ statement: BEGIN }, { statement: impostor, values: [5] }])).rejects.toThrow(
+        'statement t_divide was parsed on this connection as another text',
+      );
+      // Nothing of the refused round trip reached the database: no transaction is open, and the statement is the first text.
+      await expect(roundTrip(client, [{ statement: statement('t_savepoint', 'SAVEPOINT t') }])).rejects.toThrow(
+        'SAVEPOINT can only be used in transaction blocks',
+      );
+      const [answer] = await roundTrip(client, [{ statement: DIVIDE, values: [5] }]);
+      expect(answer.rows).toEqual([{ quotient: 2 }]);
+    } finally {
+      client.release();
+    }
+  });
+
+  it('converts every value before it writes a byte: a value that cannot be sent fails the round trip, and the connection stays usable', async () => {
+    const client = await pool.connect();
+    try {
+      const unsendable = {
+        toString() {
+          throw new Error('this value cannot be sent');
+        },
+      };
+      await expect(
+        roundTrip(client, [
+          { statement: DIVIDE, values: [5] },
+          { statement: DIVIDE, values: [unsendable] },
+        ]),
+      ).rejects.toThrow('this value cannot be sent');
+      const [answer] = await roundTrip(client, [{ statement: DIVIDE, values: [10] }]);
+      expect(answer.rows).toEqual([{ quotient: 1 }]);
+    } finally {
+      client.release();
+    }
+  }, 20_000);
 });

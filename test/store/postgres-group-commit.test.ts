@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { ConflictError, ServiceUnavailableError, StoreTimeoutError } from '../../src/errors';
+import { MAX_WAITING_UNITS } from '../../src/store/postgres/group-commit';
 import type { PgStore } from '../../src/store/postgres/pg-store';
 import type { StoreTransaction } from '../../src/store/store';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
@@ -38,6 +39,18 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
     },
     runs: () => runs,
   };
+}
+
+/** Sessions waiting on the session `pid`, or on one that waits on it (the database is shared with other tests). */
+async function sessionsWaitingOn(pid: number): Promise<number> {
+  const { rows } = await sql(
+    `WITH RECURSIVE waiting (pid) AS (
+       SELECT pid FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))
+       UNION SELECT a.pid FROM pg_stat_activity a JOIN waiting w ON w.pid = ANY (pg_blocking_pids(a.pid)))
+     SELECT count(*) FROM waiting`,
+    [pid],
+  );
+  return Number(rows[0].count);
 }
 
 (TEST_DATABASE_URL ? describe : describe.skip)('PostgreSQL group commit', () => {
@@ -256,19 +269,7 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
       await blocker.query('BEGIN');
       await blocker.query("SELECT * FROM account_holdings WHERE source_id = 'ACME' FOR UPDATE");
       const blockerPid = (await blocker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
-      // Sessions waiting on the blocker, or on one that waits on it (the database is shared with other tests).
-      const lockWaits = async () =>
-        Number(
-          (
-            await sql(
-              `WITH RECURSIVE waiting (pid) AS (
-                 SELECT pid FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))
-                 UNION SELECT a.pid FROM pg_stat_activity a JOIN waiting w ON w.pid = ANY (pg_blocking_pids(a.pid)))
-               SELECT count(*) FROM waiting`,
-              [blockerPid],
-            )
-          ).rows[0].count,
-        );
+      const lockWaits = () => sessionsWaitingOn(blockerPid);
       const holdingsFirst = counted<unknown>(async (tx) => Promise.all([tx.holdingsForUpdate('ACME'), tx.tokenForUpdate('ACME', ACTIVE)]));
       const tokenFirst = counted<unknown>(async (tx) => Promise.all([tx.tokenForUpdate('ACME', ACTIVE), tx.holdingsForUpdate('ACME')]));
       const first = one.transaction(holdingsFirst.work);
@@ -345,5 +346,139 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
       await blocker.end();
     }
     expect([await balanceOf(ACTIVE), await balanceOf(AT_D2), await balanceOf(FREEZED)]).toEqual([100001, 8001, 5001]);
+  });
+
+  it("a throw of its own outside a batch (here the batch-size observer) fails that batch's units, and the next batch still runs", async () => {
+    let observed = 0;
+    const observing = await openEmptyPgStore({
+      observeBatch: () => {
+        observed += 1;
+        if (observed === 1) throw new Error('the observer broke');
+      },
+    });
+    try {
+      await observing.loadSeed(fixtureSeed());
+      await expect(observing.transaction(credit(ACTIVE, 1))).rejects.toThrow('the observer broke');
+      expect(await observing.transaction(credit(ACTIVE, 1))).toBe(100000);
+    } finally {
+      await observing.close();
+    }
+    expect(await balanceOf(ACTIVE)).toBe(100001);
+  });
+
+  it('refuses a unit with 503 at once when MAX_WAITING_UNITS already wait, and runs every unit queued before it', async () => {
+    // All queued in one turn: the first starts a batch at once, the next MAX_WAITING_UNITS wait, the last finds no room.
+    const settled = await Promise.allSettled(Array.from({ length: MAX_WAITING_UNITS + 2 }, () => store.transaction(async () => 'ran')));
+    const refused = settled.flatMap((outcome, i) => (outcome.status === 'rejected' ? [[i, outcome.reason] as const] : []));
+    expect(refused).toEqual([[MAX_WAITING_UNITS + 1, expect.any(ServiceUnavailableError)]]);
+  });
+
+  it('runs the units of a refused batch alone one less at a time than the pool holds, so the next batch keeps a connection', async () => {
+    const small = await openEmptyPgStore({ poolSize: 2 });
+    try {
+      await small.loadSeed(fixtureSeed());
+      // Past the balance's CHECK constraint: the batch is refused, and each unit runs again alone.
+      let aloneNow = 0;
+      let mostAloneAtOnce = 0;
+      const units = Array.from({ length: 10 }, (_, i) => counted(credit(i === 0 ? ACTIVE : AT_D2, i === 0 ? 1e13 : 1)));
+      const alone = units.map(({ work, runs }) => async (tx: StoreTransaction) => {
+        if (runs() >= 1) {
+          aloneNow += 1;
+          mostAloneAtOnce = Math.max(mostAloneAtOnce, aloneNow);
+        }
+        return work(tx);
+      });
+      const opener = small.transaction(async () => undefined);
+      const settled = await Promise.allSettled(
+        alone.map((work, i) =>
+          small.transaction(work).finally(() => {
+            if (units[i].runs() > 1) aloneNow -= 1;
+          }),
+        ),
+      );
+      await opener;
+      expect(settled.map((outcome) => outcome.status)).toEqual(['rejected', ...Array<string>(9).fill('fulfilled')]);
+      expect(units.map((unit) => unit.runs())).toEqual(Array<number>(10).fill(2));
+      expect(mostAloneAtOnce).toBe(1);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('stops a unit waiting on an in-batch lock when its batch fails: it does not run on against the failed batch, only again alone', async () => {
+    const blocker = new Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${workerSchema()}` });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query("SELECT * FROM account_holdings WHERE source_id = 'ACME' FOR UPDATE");
+      // The first unit locks the token, then waits on the holdings the blocker holds, past the batch's lock wait.
+      const locking = counted<unknown>(async (tx) => {
+        await tx.tokenForUpdate('ACME', ACTIVE);
+        return tx.holdingsForUpdate('ACME');
+      });
+      // The second waits on the first's in-batch lock of the token, which the batch has already read.
+      let pastItsRead = 0;
+      const waiting = counted<unknown>(async (tx) => {
+        const token = await tx.tokenForUpdate('ACME', ACTIVE);
+        pastItsRead += 1;
+        if (!token) throw new Error('no token');
+        await tx.saveToken({ ...token, balance: token.balance + 1 });
+        return token.balance;
+      });
+      const opener = store.transaction(async () => undefined);
+      const first = store.transaction(locking.work);
+      const second = store.transaction(waiting.work);
+      // The batch gave up on the holdings after its lock wait: both units run again, alone.
+      await waitFor(async () => locking.runs() === 2 && waiting.runs() === 2);
+      await blocker.query('COMMIT');
+      await Promise.all([opener, first]);
+      expect(await second).toBe(100000);
+      expect([locking.runs(), waiting.runs(), pastItsRead]).toEqual([2, 2, 1]);
+    } finally {
+      await blocker.end();
+    }
+    expect(await balanceOf(ACTIVE)).toBe(100001);
+  });
+
+  it('never waits for a row in a later round trip that comes before one its batch already locked: two instances cannot deadlock across round trips', async () => {
+    // Another instance running each unit alone, on the same schema (opening it empties the tables: the seed again).
+    const second = await openEmptyPgStore({ poolSize: 2, groupCommit: false });
+    await second.loadSeed(fixtureSeed());
+    const [booking] = fixtureSeed().bookings;
+    await second.transaction((tx) => tx.createBooking({ ...booking, bookingId: '2000' }));
+    const blocker = new Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${workerSchema()}` });
+    await blocker.connect();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query("SELECT * FROM bookings WHERE source_id = 'ACME' AND booking_id = '1396' FOR UPDATE");
+      const blockerPid = (await blocker.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      // The other instance locks the account's holdings, then waits for a booking (here held by the blocker).
+      const holdingsThenBooking = second.transaction(async (tx) => {
+        await tx.holdingsForUpdate('ACME');
+        return tx.bookingForUpdate('ACME', '1396');
+      });
+      await waitFor(async () => (await sessionsWaitingOn(blockerPid)) >= 1);
+      // This instance's batch locks a booking in its first round trip, then wants those holdings in its second:
+      // waiting there would close a cycle as soon as the other instance wanted that booking.
+      const bookingThenHoldings = counted<unknown>(async (tx) => {
+        await tx.bookingForUpdate('ACME', '2000');
+        return tx.holdingsForUpdate('ACME');
+      });
+      const innocent = counted<unknown>(credit(AT_D2, 1));
+      const opener = store.transaction(async () => undefined);
+      const outOfOrder = store.transaction(bookingThenHoldings.work);
+      // The batch-mate commits in the batch: the batch did not wait out its lock wait and fail as a whole.
+      expect(await store.transaction(innocent.work)).toBe(8000);
+      expect(innocent.runs()).toBe(1);
+      await blocker.query('COMMIT');
+      await Promise.all([opener, holdingsThenBooking]);
+      // The unit that would have waited out of order was deferred, and ran again alone once the holdings were free.
+      await outOfOrder;
+      expect(bookingThenHoldings.runs()).toBe(2);
+    } finally {
+      await blocker.end();
+      await second.close();
+    }
+    expect(await balanceOf(AT_D2)).toBe(8001);
   });
 });

@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import request from 'supertest';
 import { createApp } from '../../src/app';
 import { createHttpServer } from '../../src/process/http-server';
@@ -9,6 +10,7 @@ import { FIXED_NOW, testConfig } from '../helpers/app';
 import { BOOKING, fixtureSeed, TOKENS } from '../helpers/fixtures';
 import { withdrawal } from '../helpers/payloads';
 import { openEmptyPgStore, sql, TEST_DATABASE_URL, warnIfNoDatabase, workerSchema } from '../helpers/postgres';
+import { waitFor } from '../helpers/wait';
 
 warnIfNoDatabase();
 
@@ -271,5 +273,37 @@ function appOn(store: PgStore) {
     expect(loads.filter((r) => r.status === 200 && r.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
     expect((await first.findToken(TOKENS.active.token_id))?.balance).toBe(100500);
     expect((await sql("SELECT count(*)::int AS n FROM ledger WHERE transaction_id = '55555555555555555555'")).rows[0].n).toBe(1);
+  });
+
+  it("a token another instance creates while the seed loads is counted in the holdings, not lost to the seed's recount", async () => {
+    // As a batch of the first instance commits a token: the row inserted and the holdings counted, not yet committed.
+    const creating = new Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${workerSchema()}` });
+    await creating.connect();
+    try {
+      await creating.query('BEGIN');
+      await creating.query(
+        `INSERT INTO tokens SELECT (jsonb_populate_record(NULL::tokens, to_jsonb(t) || '{"token_id": "1000000000000999"}')).*
+           FROM tokens t WHERE token_id = $1`,
+        [TOKENS.active.token_id],
+      );
+      await creating.query("UPDATE account_holdings SET tokens = tokens + 1 WHERE source_id = 'ACME'");
+      const creatingPid = (await creating.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+      const seeding = second.loadSeed(fixtureSeed());
+      await waitFor(
+        async () =>
+          Number(
+            (await sql('SELECT count(*) FROM pg_stat_activity WHERE $1 = ANY (pg_blocking_pids(pid))', [creatingPid])).rows[0].count,
+          ) >= 1,
+      );
+      await creating.query('COMMIT');
+      await seeding;
+    } finally {
+      await creating.end();
+    }
+    const counted = await sql(
+      "SELECT h.tokens::int AS held, (SELECT count(*)::int FROM tokens WHERE source_id = 'ACME') AS rows FROM account_holdings h WHERE source_id = 'ACME'",
+    );
+    const acmeTokens = Object.values(TOKENS).filter((token) => token.source_id === 'ACME').length + 1;
+    expect(counted.rows).toEqual([{ held: acmeTokens, rows: acmeTokens }]);
   });
 });

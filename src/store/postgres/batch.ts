@@ -11,9 +11,15 @@
  *    means the units left wait on one another's locks (they give up and run alone, QUIET_TURNS), or on something
  *    else, which would hold up the batch for ever: past MAX_QUIET_TURNS every unit still running is deferred,
  *    and logged.
- * 2. The key order of the reads is the lock order between instances: a round trip's reads go in READS' order,
- *    and each locking read locks its rows in key order (table-statements.ts), so batches cannot deadlock on
- *    the rows they lock.
+ * 2. Lock order: rows are ordered by kind (READS' order: tokens, holdings, bookings) and, within a kind, by key
+ *    (byte order, compareKeys). A batch of many waits only for a row after every row it has locked: a round
+ *    trip's reads go in READS' order, each locking read locks its rows in key order (table-statements.ts), and
+ *    a row before one the batch locked in an earlier round trip (a signed unit reaches its token a round trip
+ *    late; a booking's unit wants its holdings after the booking) is locked only if no other transaction holds
+ *    it (SKIP LOCKED): when one does, the unit that wanted it is deferred and runs alone. So batches cannot wait
+ *    on each other in a cycle over the rows they read. A unit alone waits as any transaction (PostgreSQL finds a
+ *    deadlock it is part of, and it runs again); the commit's writes may still wait (holdings counted without
+ *    being read, a key another transaction is inserting), which the batch's lock wait bounds.
  * 3. A row created and saved in one batch stays an insert, of the row as it ends up (staged-writes.ts).
  * 4. Only a unit that succeeded reaches the batch's writes; outcomes go out after COMMIT (group-commit.ts).
  */
@@ -21,11 +27,22 @@ import { strict as assert } from 'node:assert';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { PoolClient } from 'pg';
 import type { StoreTransaction } from '../store';
-import { BatchLocks, lockKey } from './batch-locks';
+import { BatchLocks, lockKey, type LockKey } from './batch-locks';
 import { roundTrip, type StatementResult } from './connection';
 import { plus, StagedWrites } from './staged-writes';
 import { BEGIN, COMMIT, combined, statement, type Call } from './statements';
-import { byKey, readCall, READ_KINDS, WRITTEN, writeCalls, type ItemOf, type ReadKind } from './table-statements';
+import {
+  byKey,
+  columnsOf,
+  compareKeys,
+  lockingReadOf,
+  readCall,
+  READ_KINDS,
+  WRITTEN,
+  writeCalls,
+  type ItemOf,
+  type ReadKind,
+} from './table-statements';
 import { UnitView, type UnitsBatch } from './unit-view';
 
 /** Turns with nothing to fetch after which the units waiting on in-batch locks give up (they wait on each other). */
@@ -61,9 +78,9 @@ export type UnitOutcome<T> = { ok: true; value: T } | { ok: false; error: unknow
 export interface BatchOptions {
   /**
    * The longest the batch waits for a row another transaction holds; undefined: up to the statement timeout. A
-   * batch of many sets one (250 ms: an operator's session, a slow transaction, a deadlock with another
-   * instance's batch, which PostgreSQL would find only after a second, holds up its batch-mates that long, then
-   * each runs alone); a unit alone waits as any transaction would.
+   * batch of many sets one (250 ms: an operator's session, a slow transaction or a unit alone holds up its
+   * batch-mates that long, then each runs alone), and waits for no row out of its lock order (invariant 2); a
+   * unit alone waits as any transaction would.
    */
   lockWaitMs?: number;
   /** Told when units were deferred for awaiting something other than their transaction (invariant 1). */
@@ -71,6 +88,23 @@ export interface BatchOptions {
 }
 
 type RowsByKind = { [Kind in ReadKind]: Map<string, ItemOf<Kind> | null> };
+
+/** Keys of one kind a round trip reads (key -> the key's parts); outOfOrder: before a row the batch has locked, so read only if free. */
+interface ReadPart {
+  kind: ReadKind;
+  keys: Map<string, string[]>;
+  outOfOrder: boolean;
+}
+
+/** Where a row stands in the lock order (invariant 2): its kind's place in READS, then its key's parts. */
+interface LockPosition {
+  kind: number;
+  keyParts: string[];
+}
+
+function isAfter(a: LockPosition, b: LockPosition): boolean {
+  return a.kind !== b.kind ? a.kind > b.kind : compareKeys(a.keyParts, b.keyParts) > 0;
+}
 
 /** A unit in the batch, and how its outcome is settled: by its work, or by the batch deferring it. */
 interface RunningUnit {
@@ -90,6 +124,12 @@ export class Batch implements UnitsBatch {
   private readonly waiters: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
   private readonly deferred = new Set<UnitView>();
   private begun = false;
+  /** Set when a round trip failed: the batch is over, and no unit may go on against it (BatchAborted). */
+  private aborted = false;
+  /** The last row in the lock order the batch has asked to lock in order (invariant 2). */
+  private lockedUpTo: LockPosition | undefined;
+  /** Rows the last round trip found held elsewhere and out of the batch's lock order: the unit that wanted each is deferred. */
+  private readonly skipped = new Set<LockKey>();
 
   constructor(
     private readonly client: PoolClient,
@@ -152,8 +192,8 @@ export class Batch implements UnitsBatch {
   private async runUnit<T>(view: UnitView, work: (tx: StoreTransaction) => Promise<T>): Promise<UnitOutcome<T>> {
     try {
       const value = await work(view);
-      if (this.deferred.has(view)) return { deferred: true };
-      this.merge(view.staged);
+      if (this.deferred.has(view) || this.aborted) return { deferred: true };
+      this.merge(view);
       return { ok: true, value };
     } catch (error) {
       if (this.deferred.has(view) || error instanceof UnitDeferred) return { deferred: true };
@@ -164,23 +204,34 @@ export class Batch implements UnitsBatch {
   }
 
   async read<Kind extends ReadKind>(view: UnitView, kind: Kind, key: string, keyParts: string[]): Promise<ItemOf<Kind> | null> {
+    if (this.aborted) throw new BatchAborted();
     if (this.deferred.has(view)) throw new UnitDeferred();
     const waiting = this.locks.acquire(view, lockKey(kind, key));
-    if (waiting && !(await waiting)) throw new UnitDeferred();
+    if (waiting) {
+      const granted = await waiting;
+      // A unit granted the lock as a failed batch's units let theirs go would otherwise run on against rows it read.
+      if (this.aborted) throw new BatchAborted();
+      if (!granted) throw new UnitDeferred();
+    }
     const rows = this.rows[kind];
     if (!rows.has(key)) await this.want(kind, key, keyParts);
+    if (this.skipped.delete(lockKey(kind, key))) {
+      this.deferred.add(view);
+      throw new UnitDeferred();
+    }
     return rows.get(key) as ItemOf<Kind> | null;
   }
 
   /** Asks for a row in the next round trip; resolves once it is in `rows`. */
   private want(kind: ReadKind, key: string, keyParts: string[]): Promise<void> {
+    assert(!this.aborted, 'no read is asked of a failed batch');
     let ofKind = this.wanted.get(kind);
     if (!ofKind) this.wanted.set(kind, (ofKind = new Map()));
     ofKind.set(key, keyParts);
     return new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 
-  /** One round trip with every read asked for (BEGIN before the first), in READS' order (invariant 2); then wakes the units that asked. */
+  /** One round trip with every read asked for (BEGIN before the first), in READS' order and lock order (invariant 2); then wakes the units that asked. */
   private async fetch(): Promise<void> {
     const wanted = READ_KINDS.flatMap((kind) => {
       const keys = this.wanted.get(kind);
@@ -189,24 +240,83 @@ export class Batch implements UnitsBatch {
     assert.equal(wanted.length, this.wanted.size, 'every read asked for is of a kind READS sends');
     this.wanted.clear();
     const waiters = this.waiters.splice(0);
+    const parts = this.inLockOrder(wanted);
     let results: StatementResult[];
     try {
-      results = await this.send(wanted.map(([kind, keys]) => readCall(kind, [...keys.values()])));
+      results = await this.send(parts.flatMap((part) => this.callsOf(part)));
     } catch (error) {
+      this.aborted = true;
       for (const waiter of waiters) waiter.reject(new BatchAborted());
+      // Units waiting on an in-batch lock stop too (read throws BatchAborted), rather than wait for ever.
+      this.locks.abandonWaiting();
       throw error;
     }
-    wanted.forEach(([kind, keys], i) => {
+    let next = 0;
+    for (const { kind, keys, outOfOrder } of parts) {
       const rows = this.rows[kind] as Map<string, unknown>;
-      const found = byKey(kind, results[i].rows);
-      for (const key of keys.keys()) if (!rows.has(key)) rows.set(key, found.get(key) ?? null);
-    });
-    // Holdings read for the first time: plus what the batch's succeeded units added to them before (see merge).
-    for (const sourceId of wanted.find(([kind]) => kind === 'holdings')?.[1].keys() ?? []) {
-      const added = this.writes.holdings.get(sourceId);
-      if (added) this.rows.holdings.set(sourceId, { sourceId, ...plus(this.rows.holdings.get(sourceId), added) });
+      const found = byKey(kind, results[next].rows);
+      // Out of order, the second read finds the rows whether held or not: one it found that the first did not lock is held elsewhere.
+      const existing = outOfOrder ? byKey(kind, results[next + 1].rows) : found;
+      next += outOfOrder ? 2 : 1;
+      for (const key of keys.keys()) {
+        if (rows.has(key)) continue;
+        if (found.has(key) || !existing.has(key)) rows.set(key, found.get(key) ?? null);
+        else this.skipped.add(lockKey(kind, key));
+      }
+      // Holdings read for the first time: plus what the batch's succeeded units added to them before (see merge).
+      if (kind !== 'holdings') continue;
+      for (const sourceId of keys.keys()) {
+        const added = this.writes.holdings.get(sourceId);
+        if (added && this.rows.holdings.has(sourceId)) {
+          this.rows.holdings.set(sourceId, { sourceId, ...plus(this.rows.holdings.get(sourceId), added) });
+        }
+      }
     }
     for (const waiter of waiters) waiter.resolve();
+  }
+
+  /**
+   * The round trip's reads, each locking kind's keys split at the last row the batch locked (invariant 2): those
+   * after it are locked in order, waiting as need be; those before it only if free. A unit alone (no lock wait)
+   * waits for every row, as any transaction would.
+   */
+  private inLockOrder(wanted: ReadonlyArray<readonly [ReadKind, Map<string, string[]>]>): ReadPart[] {
+    if (this.options.lockWaitMs === undefined) return wanted.map(([kind, keys]) => ({ kind, keys, outOfOrder: false }));
+    const parts: ReadPart[] = [];
+    let last = this.lockedUpTo;
+    for (const [kind, keys] of wanted) {
+      if (!lockingReadOf(kind)) {
+        parts.push({ kind, keys, outOfOrder: false });
+        continue;
+      }
+      const inOrder = new Map<string, string[]>();
+      const outOfOrder = new Map<string, string[]>();
+      for (const [key, keyParts] of keys) {
+        const position = { kind: READ_KINDS.indexOf(kind), keyParts };
+        if (this.lockedUpTo && !isAfter(position, this.lockedUpTo)) {
+          outOfOrder.set(key, keyParts);
+        } else {
+          inOrder.set(key, keyParts);
+          if (!last || isAfter(position, last)) last = position;
+        }
+      }
+      if (inOrder.size > 0) parts.push({ kind, keys: inOrder, outOfOrder: false });
+      if (outOfOrder.size > 0) parts.push({ kind, keys: outOfOrder, outOfOrder: true });
+    }
+    this.lockedUpTo = last;
+    return parts;
+  }
+
+  /** A part's reads: as READS reads its kind; out of lock order, locked only if free, then found without a lock. */
+  private callsOf({ kind, keys, outOfOrder }: ReadPart): Call[] {
+    const keyParts = [...keys.values()];
+    const locking = lockingReadOf(kind);
+    if (!outOfOrder || !locking) return [readCall(kind, keyParts)];
+    const values = columnsOf(keyParts);
+    return [
+      { statement: locking.ifFree, values },
+      { statement: locking.find, values },
+    ];
   }
 
   private async send(calls: Call[]): Promise<StatementResult[]> {
@@ -220,7 +330,9 @@ export class Batch implements UnitsBatch {
   }
 
   /** A succeeded unit's writes become the batch's (invariant 4): its later units read them, and COMMIT writes them. */
-  private merge(staged: StagedWrites): void {
+  private merge(view: UnitView): void {
+    assert(!this.aborted && !this.deferred.has(view), 'only a unit of a live batch that was not deferred reaches its writes');
+    const { staged } = view;
     this.writes.takeIn(staged);
     for (const kind of WRITTEN) {
       const rows = this.rows[kind] as Map<string, unknown>;

@@ -28,8 +28,20 @@ function arrayElement(value: unknown): string {
   return text.includes('"') || text.includes('\\') ? `"${text.replace(/[\\"]/g, '\\$&')}"` : `"${text}"`;
 }
 
-/** The names of the statements each connection has parsed, so they are parsed once per connection. */
-const parsedOn = new WeakMap<Connection, Set<string>>();
+/**
+ * The statements each connection has parsed, name to text, so each is parsed once per connection; a name is
+ * refused for another text, as node-postgres refuses it (its prepared statement would run the first text).
+ */
+const parsedOn = new WeakMap<Connection, Map<string, string>>();
+
+/** A call as it is written to the connection: every value already converted, and whether its statement is parsed first. */
+interface PreparedCall {
+  parse: boolean;
+  name: string;
+  text: string;
+  values: Array<string | Buffer | null>;
+  describe: boolean;
+}
 
 /**
  * Connections behind a transaction-mode pooler (contract section 12), with what each transaction must set: the
@@ -75,8 +87,8 @@ class RoundTrip implements Submittable {
   private parsers: Parser[] = [];
   private rows: Array<Record<string, unknown>> = [];
   /** Statements whose Parse was sent in this round trip, in order, until PostgreSQL confirms each. */
-  private readonly parsing: string[] = [];
-  private parsed = new Set<string>();
+  private readonly parsing: Array<[name: string, text: string]> = [];
+  private parsed = new Map<string, string>();
   private connection: Connection | undefined;
   private done = false;
 
@@ -89,38 +101,64 @@ class RoundTrip implements Submittable {
   }
 
   private readonly onParseComplete = () => {
-    const name = this.parsing.shift();
-    if (name !== undefined) this.parsed.add(name);
+    const parsed = this.parsing.shift();
+    if (parsed !== undefined) this.parsed.set(...parsed);
   };
 
-  submit(connection: Connection): void {
+  /**
+   * Every call as it will be written, checked and converted before the first byte is: a value that cannot be
+   * converted, or a name parsed for another text, then fails the round trip with nothing sent, rather than leave
+   * statements on the connection without their Sync (the connection would wait for ever).
+   */
+  private prepare(unnamed: boolean): PreparedCall[] {
+    const parsingNow = new Map<string, string>();
+    return this.calls.map(({ statement, values = [] }) => {
+      const converted = values.map(toParameter);
+      const describe = statement.tag === 'SELECT';
+      // The unnamed statement lasts until the next Parse: each is parsed right before its Bind.
+      if (unnamed) return { parse: true, name: '', text: statement.text, values: converted, describe };
+      const known = this.parsed.get(statement.name) ?? parsingNow.get(statement.name);
+      if (known !== undefined && known !== statement.text) {
+        throw new Error(`statement ${statement.name} was parsed on this connection as another text`);
+      }
+      if (known === undefined) parsingNow.set(statement.name, statement.text);
+      return { parse: known === undefined, name: statement.name, text: statement.text, values: converted, describe };
+    });
+  }
+
+  /** Writes the round trip; an error returned instead (nothing written) is handed to handleError by the driver. */
+  submit(connection: Connection): Error | undefined {
     this.connection = connection;
     const unnamed = sessionless.has(connection);
     let parsed = parsedOn.get(connection);
-    if (!parsed) parsedOn.set(connection, (parsed = new Set()));
+    if (!parsed) parsedOn.set(connection, (parsed = new Map()));
     this.parsed = parsed;
+    let prepared: PreparedCall[];
+    try {
+      prepared = this.prepare(unnamed);
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
     connection.on('parseComplete', this.onParseComplete);
     // Each message is a write of its own; corked, they leave in one (one system call).
     connection.stream.cork();
     try {
-      for (const { statement, values = [] } of this.calls) {
-        if (unnamed) {
-          // The unnamed statement lasts until the next Parse: each is parsed right before its Bind.
-          connection.parse({ name: '', text: statement.text, types: [] }, true);
-        } else if (!parsed.has(statement.name) && !this.parsing.includes(statement.name)) {
-          connection.parse({ name: statement.name, text: statement.text, types: [] }, true);
-          this.parsing.push(statement.name);
+      for (const { parse, name, text, values, describe } of prepared) {
+        if (parse) {
+          connection.parse({ name, text, types: [] }, true);
+          if (!unnamed) this.parsing.push([name, text]);
         }
-        connection.bind({ statement: unnamed ? '' : statement.name, values: values.map(toParameter) } as never, true);
+        connection.bind({ statement: name, values } as never, true);
         // Only a statement that returns rows is described: the description names and types its columns, and is a
         // message each way for nothing on a write (a part of the receiver's CPU per batch, docs/BENCHMARKS.md).
-        if (statement.tag === 'SELECT') connection.describe({ type: 'P' }, true);
+        if (describe) connection.describe({ type: 'P' }, true);
         connection.execute({}, true);
       }
       connection.sync();
     } finally {
       connection.stream.uncork();
     }
+    return undefined;
   }
 
   handleRowDescription(message: { fields: Array<{ name: string; dataTypeID: number }> }): void {

@@ -19,10 +19,16 @@ const MAX_ATTEMPTS = 3;
 /** The most units in one batch: a larger one holds its rows' locks longer than it saves. */
 const MAX_BATCH = 128;
 /**
+ * The most units that wait, for the next batches or to run alone: past it a unit is refused at once with 503
+ * (ServiceUnavailableError), as an overloaded store answers, rather than queued for longer than its caller waits.
+ * 32 batches of the largest size: at a few milliseconds a batch, the last waits a fraction of a second.
+ */
+export const MAX_WAITING_UNITS = 32 * MAX_BATCH;
+/**
  * The longest a batch of many waits for a row another transaction holds (an operator's session, a slow
- * transaction, a deadlock with another instance's batch, which PostgreSQL would find only after a second): past
- * it the batch fails and each unit runs alone, so one held row holds up its batch-mates this long, not for the
- * statement timeout. Batches hold their rows for a few milliseconds.
+ * transaction, a unit alone, a write of another batch outside the lock order: batch.ts, invariant 2): past it the
+ * batch fails and each unit runs alone, so one held row holds up its batch-mates this long, not for the statement
+ * timeout. Batches hold their rows for a few milliseconds.
  */
 const LOCK_WAIT_MS = 250;
 /** Turns in a row that bring no unit after which the next batch stops waiting for the callers the last one answered. */
@@ -82,6 +88,11 @@ export interface GroupCommitOptions {
 export class GroupCommit {
   private readonly queue: QueuedUnit[] = [];
   private inFlight = false;
+  /** Units to run alone, each in a transaction of its own, at most aloneAtOnce at a time. */
+  private readonly waitingAlone: QueuedUnit[] = [];
+  private runningAlone = 0;
+  /** One connection less than the pool holds (at least one), so the next batch always finds one. */
+  private readonly aloneAtOnce: number;
   private readonly sizes: BatchSizes = { batches: 0, units: 0, largest: 0, bySize: {} };
   private readonly batchOptions: BatchOptions;
 
@@ -90,6 +101,7 @@ export class GroupCommit {
     private readonly storeError: (error: unknown) => unknown,
     private readonly options: GroupCommitOptions = {},
   ) {
+    this.aloneAtOnce = Math.max(1, (pool.options.max ?? 10) - 1);
     this.batchOptions = {
       onStall: (units) =>
         options.logger?.error(
@@ -101,6 +113,7 @@ export class GroupCommit {
 
   run<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     if (this.options.grouped === false) return this.runAlone(work);
+    if (this.queue.length + this.waitingAlone.length >= MAX_WAITING_UNITS) return Promise.reject(new ServiceUnavailableError());
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject, trace: this.options.tracing?.capture() });
       if (!this.inFlight) void this.drain();
@@ -118,22 +131,36 @@ export class GroupCommit {
    */
   private async drain(): Promise<void> {
     this.inFlight = true;
-    while (this.queue.length > 0) {
-      const units = this.queue.splice(0, MAX_BATCH);
-      this.count(units.length);
-      const { tracing } = this.options;
-      if (tracing) {
-        await tracing.inBatchSpan(
-          units.length,
-          units.map((unit) => unit.trace),
-          () => this.runBatch(units),
-        );
-      } else {
-        await this.runBatch(units);
+    try {
+      while (this.queue.length > 0) {
+        const units = this.queue.splice(0, MAX_BATCH);
+        try {
+          await this.runTraced(units);
+          await this.awaitAnsweredCallers(units.length);
+        } catch (error) {
+          // runBatch settles every unit whatever the database does: a throw here is a bug of the store's own (a
+          // throwing observer or tracer, say). The batch's units not yet answered answer 500, and the next batch runs.
+          this.options.logger?.error({ err: error, units: units.length }, 'group commit failed outside a batch');
+          for (const unit of units) unit.reject(error);
+        }
       }
-      await this.awaitAnsweredCallers(units.length);
+    } finally {
+      this.inFlight = false;
     }
-    this.inFlight = false;
+  }
+
+  private async runTraced(units: QueuedUnit[]): Promise<void> {
+    this.count(units.length);
+    const { tracing } = this.options;
+    if (tracing) {
+      await tracing.inBatchSpan(
+        units.length,
+        units.map((unit) => unit.trace),
+        () => this.runBatch(units),
+      );
+    } else {
+      await this.runBatch(units);
+    }
   }
 
   /**
@@ -217,10 +244,21 @@ export class GroupCommit {
 
   /**
    * Each unit in a transaction of its own, on connections of the pool, while the next batches go on: a unit
-   * that waits on a row another transaction holds (up to the statement timeout) holds up no one else.
+   * that waits on a row another transaction holds (up to the statement timeout) holds up no one else. At most
+   * aloneAtOnce at a time: a failed batch of 128 would otherwise ask the pool for 128 connections at once.
    */
   private runEachAlone(units: QueuedUnit[]): void {
-    for (const unit of units) void this.runAlone(unit.work).then(unit.resolve, unit.reject);
+    this.waitingAlone.push(...units);
+    while (this.runningAlone < this.aloneAtOnce && this.waitingAlone.length > 0) {
+      const unit = this.waitingAlone.shift() as QueuedUnit;
+      this.runningAlone += 1;
+      void this.runAlone(unit.work)
+        .then(unit.resolve, unit.reject)
+        .finally(() => {
+          this.runningAlone -= 1;
+          this.runEachAlone([]);
+        });
+    }
   }
 
   /**

@@ -62,17 +62,27 @@ async function insertBookings(client: PoolClient, seed: SeedData): Promise<void>
   for (const bookings of batches(seed.bookings)) await client.query(SEED_BOOKINGS.text, columnsOf(bookings.map(BOOKINGS.values)));
 }
 
-/** Seeded tokens and bookings count toward the quotas: the seed's accounts are counted again. */
+/**
+ * Seeded tokens and bookings count toward the quotas: the seed's accounts are counted again. Each account's row
+ * is locked before it is counted, in a statement of its own: another instance's batch that creates a token adds
+ * to the row under its lock, so the count, taken once the lock is held, sees every such batch that committed,
+ * and one still to commit adds to the count after it. Counted in the statement that takes the lock, the count
+ * would be of the moment before the wait, and the recount would overwrite a token committed meanwhile.
+ */
 async function countHoldings(client: PoolClient, seed: SeedData): Promise<void> {
   for (const accounts of batches(seed.accounts)) {
+    const sourceIds = accounts.map((a) => a.sourceId);
+    await client.query('INSERT INTO account_holdings (source_id) SELECT unnest($1::text[]) ON CONFLICT DO NOTHING', [sourceIds]);
     await client.query(
-      `INSERT INTO account_holdings (source_id, tokens, bookings)
-       SELECT a.source_id, coalesce(t.n, 0), coalesce(b.n, 0)
-         FROM unnest($1::text[]) AS a (source_id)
-         LEFT JOIN (SELECT source_id, count(*) AS n FROM tokens WHERE source_id = ANY($1::text[]) GROUP BY source_id) t USING (source_id)
-         LEFT JOIN (SELECT source_id, count(*) AS n FROM bookings WHERE source_id = ANY($1::text[]) GROUP BY source_id) b USING (source_id)
-       ON CONFLICT (source_id) DO UPDATE SET tokens = EXCLUDED.tokens, bookings = EXCLUDED.bookings`,
-      [accounts.map((a) => a.sourceId)],
+      'SELECT source_id FROM account_holdings WHERE source_id = ANY($1::text[]) ORDER BY source_id COLLATE "C" FOR UPDATE',
+      [sourceIds],
+    );
+    await client.query(
+      `UPDATE account_holdings h
+          SET tokens = (SELECT count(*) FROM tokens t WHERE t.source_id = h.source_id),
+              bookings = (SELECT count(*) FROM bookings b WHERE b.source_id = h.source_id)
+        WHERE h.source_id = ANY($1::text[])`,
+      [sourceIds],
     );
   }
 }

@@ -10,13 +10,13 @@ const SWEEP = {
   commit: COMMIT,
   // Keyed by schema too: instances on one schema are one deployment; another schema's sweep is not a rival.
   lock: statement('sweep_lock', 'SELECT pg_try_advisory_xact_lock($1, hashtext(current_schema())) AS locked'),
-  // The counts of the accounts whose keys go, locked first and in source_id order as a batch locks them
+  // The counts of the accounts whose keys go, locked first and in source_id byte order as a batch locks them
   // (table-statements.ts), so the sweep and a batch cannot deadlock on them.
   lockHoldings: statement(
     'sweep_lock_holdings',
     `SELECT 1 FROM account_holdings
       WHERE source_id IN (SELECT source_id FROM keyed_requests WHERE created_at < $1 UNION SELECT source_id FROM deliveries WHERE received_at < $1)
-      ORDER BY source_id FOR UPDATE`,
+      ORDER BY source_id COLLATE "C" FOR UPDATE`,
   ),
   // Each deletes its rows and takes them off their accounts' kept keys (migrations/012) in one statement.
   keyedRequests: statement(

@@ -18,20 +18,46 @@ function unnestOf(columns: ReadonlyArray<[string, ColumnType]>): string {
 }
 
 /**
+ * How a read locks its rows: not at all; in key order, waiting for each (`FOR UPDATE`); or only those no other
+ * transaction holds, without waiting (`FOR UPDATE SKIP LOCKED`: a batch's rows out of its lock order, batch.ts).
+ */
+type Locking = 'none' | 'inOrder' | 'ifFree';
+
+/**
  * The rows of many keys, each key's columns in an array of its own. Each key is looked up on its own (OFFSET 0
  * keeps the planner from turning the lookups into one join): as a join, a table that was empty when the
- * statement was planned was read whole for every batch, 1.8 of a batch's 2.9 ms (docs/BENCHMARKS.md). Locked
- * rows are locked in key order, so two batches (of this instance or another) lock shared rows in one order.
+ * statement was planned was read whole for every batch, 1.8 of a batch's 2.9 ms (docs/BENCHMARKS.md). Rows
+ * locked in order are locked in key order by byte (COLLATE "C", as compareKeys orders them), so two batches (of
+ * this instance or another) lock shared rows in one order.
  */
-function lookup(name: string, table: Table<unknown>, locked: boolean): Statement {
+function lookup(name: string, table: Table<unknown>, locking: Locking): Statement {
   const { key } = table;
   const keys = `unnest(${key.map((_, i) => `$${i + 1}::text[]`).join(', ')}) AS k (${key.join(', ')})`;
   const match = key.map((column) => `${column} = k.${column}`).join(' AND ');
-  const lock = locked ? ` ORDER BY ${key.map((column) => `r.${column}`).join(', ')} FOR UPDATE` : '';
+  const lock = {
+    none: '',
+    inOrder: ` ORDER BY ${key.map((column) => `r.${column} COLLATE "C"`).join(', ')} FOR UPDATE`,
+    ifFree: ' FOR UPDATE SKIP LOCKED',
+  }[locking];
   return statement(
     name,
     `SELECT r.* FROM ${keys}, LATERAL (SELECT ${selectList(table)} FROM ${table.name} WHERE ${match} OFFSET 0) AS r${lock}`,
   );
+}
+
+/** Two keys' parts (each key's columns in order) in the order PostgreSQL sorts them under COLLATE "C": by code point. */
+export function compareKeys(a: readonly string[], b: readonly string[]): number {
+  for (let part = 0; part < Math.min(a.length, b.length); part += 1) {
+    const [x, y] = [a[part], b[part]];
+    if (x === y) continue;
+    for (let i = 0; i < Math.min(x.length, y.length); i += 1) {
+      const [cx, cy] = [x.codePointAt(i) as number, y.codePointAt(i) as number];
+      if (cx !== cy) return cx - cy;
+      if (cx > 0xffff) i += 1;
+    }
+    return x.length - y.length;
+  }
+  return a.length - b.length;
 }
 
 /** New rows; `ifNew` leaves rows that exist as they are (the seed's). */
@@ -81,18 +107,38 @@ const TOKEN_IDS: Table<string> = {
   keyOf: (tokenId) => tokenId,
 };
 
+/** A kind of read that locks its rows: in order, or only if free; and the same read without a lock, to tell a held row from none. */
+interface LockingRead {
+  inOrder: Statement;
+  ifFree: Statement;
+  find: Statement;
+}
+
+function lockingRead(name: string, table: Table<unknown>): LockingRead {
+  return {
+    inOrder: lookup(`batch_lock_${name}`, table, 'inOrder'),
+    ifFree: lookup(`batch_lock_${name}_if_free`, table, 'ifFree'),
+    find: lookup(`batch_find_${name}`, table, 'none'),
+  };
+}
+
 /**
- * What a batch reads, by kind, in the order a round trip sends them: the order two batches lock rows in, so
- * batches that both lock tokens and holdings, say, lock them in one order and cannot deadlock on them.
+ * What a batch reads, by kind, in the order a round trip sends them: the lock order of kinds. Within one round
+ * trip, batches that both lock tokens and holdings, say, lock them in one order; across round trips a batch
+ * keeps to it by never waiting for a row before one it holds (batch.ts, invariant 2).
  */
+const LOCKING_TOKENS = lockingRead('tokens', TOKENS);
+const LOCKING_HOLDINGS = lockingRead('holdings', HOLDINGS);
+const LOCKING_BOOKINGS = lockingRead('bookings', BOOKINGS);
+
 export const READS = {
-  tokens: { table: TOKENS, statement: lookup('batch_lock_tokens', TOKENS, true) },
-  tokenIds: { table: TOKEN_IDS, statement: lookup('batch_find_token_ids', TOKEN_IDS, false) },
-  ledger: { table: LEDGER, statement: lookup('batch_find_ledger_entries', LEDGER, false) },
-  holdings: { table: HOLDINGS, statement: lookup('batch_lock_holdings', HOLDINGS, true) },
-  bookings: { table: BOOKINGS, statement: lookup('batch_lock_bookings', BOOKINGS, true) },
-  keyedRequests: { table: KEYED_REQUESTS, statement: lookup('batch_find_keyed_requests', KEYED_REQUESTS, false) },
-  deliveries: { table: DELIVERIES, statement: lookup('batch_find_deliveries', DELIVERIES, false) },
+  tokens: { table: TOKENS, statement: LOCKING_TOKENS.inOrder, locking: LOCKING_TOKENS },
+  tokenIds: { table: TOKEN_IDS, statement: lookup('batch_find_token_ids', TOKEN_IDS, 'none') },
+  ledger: { table: LEDGER, statement: lookup('batch_find_ledger_entries', LEDGER, 'none') },
+  holdings: { table: HOLDINGS, statement: LOCKING_HOLDINGS.inOrder, locking: LOCKING_HOLDINGS },
+  bookings: { table: BOOKINGS, statement: LOCKING_BOOKINGS.inOrder, locking: LOCKING_BOOKINGS },
+  keyedRequests: { table: KEYED_REQUESTS, statement: lookup('batch_find_keyed_requests', KEYED_REQUESTS, 'none') },
+  deliveries: { table: DELIVERIES, statement: lookup('batch_find_deliveries', DELIVERIES, 'none') },
 };
 
 export type ReadKind = keyof typeof READS;
@@ -129,6 +175,12 @@ export function columnsOf(rows: unknown[][]): unknown[][] {
 /** A read of these keys (each the key columns' values, in order). */
 export function readCall(kind: ReadKind, keys: string[][]): Call {
   return { statement: READS[kind].statement, values: columnsOf(keys) };
+}
+
+/** The kinds of read that lock their rows, and how they read a row out of lock order. */
+export function lockingReadOf(kind: ReadKind): LockingRead | undefined {
+  const read = READS[kind];
+  return 'locking' in read ? read.locking : undefined;
 }
 
 /** A read's rows as records, under the keys the batch files them by. */
