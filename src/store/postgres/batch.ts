@@ -23,10 +23,10 @@ import type { PoolClient } from 'pg';
 import type { StoreTransaction } from '../store';
 import { BatchLocks, lockKey } from './batch-locks';
 import { roundTrip, type StatementResult } from './connection';
-import { plus, StagedWrites } from './staged-writes';
+import { plus, StagedWrites } from '../unit/staged-writes';
 import { BEGIN, COMMIT, combined, statement, type Call } from './statements';
 import { byKey, readCall, READ_KINDS, WRITTEN, writeCalls, type ItemOf, type ReadKind } from './table-statements';
-import { UnitView, type UnitsBatch } from './unit-view';
+import { UnitView, type UnitsBatch } from '../unit/unit-of-work';
 
 /** Turns with nothing to fetch after which the units waiting on in-batch locks give up (they wait on each other). */
 const QUIET_TURNS = 3;

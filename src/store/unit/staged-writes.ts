@@ -4,7 +4,7 @@
  */
 import { strict as assert } from 'node:assert';
 import type { Holdings } from '../store';
-import { WRITTEN, type ItemOf, type Writes, type WrittenKind } from './table-statements';
+import { WRITTEN, type ItemOf, type Writes, type WrittenKind } from '../postgres/table-statements';
 
 type ByKind = { -readonly [Kind in WrittenKind]: Map<string, ItemOf<Kind>> };
 

@@ -9,8 +9,8 @@ import type { Token } from '../../domain/tokens';
 import { accountKey, copy } from '../records';
 import type { Delivery, Holdings, KeyedRequest, StoreTransaction } from '../store';
 import { plus, StagedWrites } from './staged-writes';
-import type { ItemOf, ReadKind, WrittenKind } from './table-statements';
-import { BOOKINGS, DELIVERIES, KEYED_REQUESTS, LEDGER, TOKENS } from './tables';
+import type { ItemOf, ReadKind, WrittenKind } from '../postgres/table-statements';
+import { BOOKINGS, DELIVERIES, KEYED_REQUESTS, LEDGER, TOKENS } from '../postgres/tables';
 
 /** What a unit asks of its batch. */
 export interface UnitsBatch {
