@@ -203,7 +203,7 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
       expect(await tx.findDelivery('ACME', 'msg_1')).toBeUndefined();
       await tx.recordKeyedRequest({ sourceId: 'ACME', key: 'k-1', fingerprint: 'f', response: '{"a":1}', createdAt: now });
       await tx.recordDelivery({ sourceId: 'ACME', webhookId: 'msg_1', bodyDigest: DIGEST, response: '{"b":2}', receivedAt: now });
-      const [token] = await tx.lockTokenAndFindLedgerEntry(ACTIVE, 'ACME', '00000000000000000001');
+      const [token] = await tx.lockTokenAndFindLedgerEntry('ACME', ACTIVE, '00000000000000000001');
       await tx.recordLedgerEntry({
         kind: 'withdrawal',
         transactionId: '00000000000000000001',
@@ -219,7 +219,7 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
     const find: Work = async (tx) => [
       await tx.findKeyedRequest('ACME', 'k-1'),
       await tx.findDelivery('ACME', 'msg_1'),
-      (await tx.lockTokenAndFindLedgerEntry(AT_D2, 'ACME', '00000000000000000001'))[1],
+      (await tx.lockTokenAndFindLedgerEntry('ACME', AT_D2, '00000000000000000001'))[1],
     ];
     const settled = await inOneBatch([record, find]);
     expect(settled[0]).toEqual({ status: 'fulfilled', value: undefined });

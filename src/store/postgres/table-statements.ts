@@ -3,6 +3,8 @@
  * many units ask, and its writes, each for any number of rows through unnest; the seed's inserts; the store's
  * reads outside a unit of work.
  */
+import { WRITTEN, type WrittenKind } from '../unit/kinds';
+import type { StagedWrites } from '../unit/staged-writes';
 import { statement, type Call, type Statement } from './statements';
 import { BOOKINGS, DELIVERIES, HOLDINGS, KEYED_REQUESTS, LEDGER, TOKENS, type ColumnType, type Row, type Table } from './tables';
 
@@ -100,10 +102,6 @@ export const READ_KINDS = Object.keys(READS) as ReadKind[];
 /** The record a kind of read gives. */
 export type ItemOf<Kind extends ReadKind> = (typeof READS)[Kind]['table'] extends Table<infer Item> ? Item : never;
 
-/** The tables a unit of work creates and saves rows of, in the order a batch's writes go; holdings are added to. */
-export const WRITTEN = ['tokens', 'ledger', 'bookings', 'keyedRequests', 'deliveries'] as const;
-export type WrittenKind = (typeof WRITTEN)[number];
-
 const WRITES: Record<WrittenKind, { insert: Statement; update?: { statement: Statement; values: (item: never) => unknown[] } }> = {
   tokens: {
     insert: insert('batch_create_tokens', TOKENS),
@@ -142,15 +140,8 @@ export function byKey<Kind extends ReadKind>(kind: Kind, rows: Row[]): Map<strin
   );
 }
 
-/** What a batch writes: per table the rows it creates and those it saves, by key, and what it adds to each account's holdings. */
-export interface Writes {
-  readonly created: { readonly [Kind in WrittenKind]: Map<string, ItemOf<Kind>> };
-  readonly saved: { readonly [Kind in WrittenKind]: Map<string, ItemOf<Kind>> };
-  readonly holdings: Map<string, { tokens: number; bookings: number; keys: number }>;
-}
-
 /** The batch's writes as calls, one per table and kind of write that has rows. */
-export function writeCalls(writes: Writes): Call[] {
+export function writeCalls(writes: StagedWrites): Call[] {
   const calls: Call[] = [];
   const add = (write: Statement, rows: unknown[][]) => {
     if (rows.length > 0) calls.push({ statement: write, values: columnsOf(rows) });
