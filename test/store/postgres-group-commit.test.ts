@@ -2,6 +2,8 @@ import { Client } from 'pg';
 import { ConflictError, ServiceUnavailableError, StoreTimeoutError } from '../../src/errors';
 import type { PgStore } from '../../src/store/postgres/pg-store';
 import type { StoreTransaction } from '../../src/store/store';
+import { accountKey } from '../../src/store/records';
+import type { UnitOfWork } from '../../src/store/unit/unit-of-work';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
 import { openEmptyPgStore, sql, TEST_DATABASE_URL, warnIfNoDatabase, workerSchema } from '../helpers/postgres';
 import { waitFor } from '../helpers/wait';
@@ -166,9 +168,11 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
   });
 
   it('runs a batch that lost a race on a unique key again, then each unit alone, so only the unit at fault fails', async () => {
-    // The unit inserts a token id another account holds without asking first: the unique key refuses it at COMMIT.
+    // The unit stages a token id another account holds past the unit's own check, as when another instance created it
+    // after the batch read it: the unique key refuses it at COMMIT.
     const clash = counted<unknown>(async (tx) => {
-      await tx.createToken({ tokenId: TOKENS.others.token_id, sourceId: 'ACME', destinationId: 'D1', status: 'active', balance: 0 });
+      const token = { tokenId: TOKENS.others.token_id, sourceId: 'ACME', destinationId: 'D1', status: 'active' as const, balance: 0 };
+      (tx as UnitOfWork).staged.create('tokens', accountKey('ACME', token.tokenId), token);
     });
     const innocent = counted<unknown>(credit(AT_D2, 1));
     const settled = await inOneBatch([clash.work, innocent.work]);
@@ -182,9 +186,30 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
     ]);
   });
 
+  it("fails the whole batch when a unit's writes break an invariant as the batch takes them in: no unit's writes commit", async () => {
+    // Both units stage one request key past the unit's rules (which would find it); the second also credits a token,
+    // a kind the batch takes in before request keys.
+    const key = { sourceId: 'ACME', key: 'k-twice', fingerprint: 'f', response: '{}', createdAt: new Date('2026-01-01T00:00:00.000Z') };
+    const stageKey = (tx: StoreTransaction) => (tx as UnitOfWork).staged.create('keyedRequests', accountKey('ACME', key.key), key);
+    const settled = await inOneBatch<unknown>([
+      async (tx) => stageKey(tx),
+      async (tx) => {
+        await credit(ACTIVE, 1)(tx);
+        stageKey(tx);
+      },
+    ]);
+    expect(settled.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    expect(await balanceOf(ACTIVE)).toBe(100000);
+    expect((await sql("SELECT key FROM keyed_requests WHERE key = 'k-twice'")).rows).toEqual([]);
+  });
+
   it("runs each unit alone when the database refuses a batch's statement for another reason, so one bad unit cannot fail the others", async () => {
-    // Past the balance's CHECK constraint: the database refuses the batch's writes.
-    const overflowing = counted(credit(ACTIVE, 1e13));
+    // Past the balance's CHECK constraint, staged past the unit's rules (which refuse it first): the database refuses the batch's writes.
+    const overflowing = counted(async (tx) => {
+      const token = (await tx.tokenForUpdate('ACME', ACTIVE))!;
+      (tx as UnitOfWork).staged.save('tokens', accountKey('ACME', ACTIVE), { ...token, balance: token.balance + 1e13 });
+      return token.balance;
+    });
     const innocent = counted<unknown>(credit(AT_D2, 1));
     const settled = await inOneBatch([overflowing.work, innocent.work]);
     expect(settled[0]).toEqual({ status: 'rejected', reason: expect.objectContaining({ code: '23514' }) });
