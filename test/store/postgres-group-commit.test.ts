@@ -203,6 +203,24 @@ function counted<T>(work: Work<T>): { work: Work<T>; runs: () => number } {
     expect((await sql("SELECT key FROM keyed_requests WHERE key = 'k-twice'")).rows).toEqual([]);
   });
 
+  it('checks every write of a batch by its row count: holdings added to an account with no row of them fail that unit, not vanish', async () => {
+    await sql("DELETE FROM account_holdings WHERE source_id = 'OTHER'");
+    const recordKey: Work = async (tx) => {
+      const key = {
+        sourceId: 'OTHER',
+        key: 'k-uncounted',
+        fingerprint: 'f',
+        response: '{}',
+        createdAt: new Date('2026-01-01T00:00:00.000Z'),
+      };
+      if (!(await tx.findKeyedRequest('OTHER', key.key))) await tx.recordKeyedRequest(key);
+    };
+    const settled = await inOneBatch<unknown>([recordKey, credit(AT_D2, 1)]);
+    expect(settled[0]).toEqual({ status: 'rejected', reason: expect.objectContaining({ code: 'P0004' }) });
+    expect(settled[1]).toEqual({ status: 'fulfilled', value: 8000 });
+    expect((await sql("SELECT key FROM keyed_requests WHERE key = 'k-uncounted'")).rows).toEqual([]);
+  });
+
   it("runs each unit alone when the database refuses a batch's statement for another reason, so one bad unit cannot fail the others", async () => {
     // Past the balance's CHECK constraint, staged past the unit's rules (which refuse it first): the database refuses the batch's writes.
     const overflowing = counted(async (tx) => {

@@ -28,7 +28,7 @@ import { roundTrip, type StatementResult } from './connection';
 import { WRITTEN, type ReadKind, type ReadRecords } from '../unit/kinds';
 import { plus, StagedWrites } from '../unit/staged-writes';
 import { UnitOfWork, type UnitRows } from '../unit/unit-of-work';
-import { BEGIN, COMMIT, combined, statement, type Call } from './statements';
+import { BEGIN, checkedWrites, COMMIT, statement, type Call } from './statements';
 import { byKey, readCall, READ_KINDS, writeCalls } from './table-statements';
 
 /** Turns with nothing to fetch after which the units waiting on in-batch locks give up (they wait on each other). */
@@ -253,11 +253,14 @@ export class Batch implements UnitRows {
     }
   }
 
-  /** Every write of the batch as one statement, and COMMIT, in one round trip; nothing when the batch neither read nor wrote. */
+  /**
+   * Every write of the batch as one statement that checks each write's row count, and COMMIT, in one round trip;
+   * nothing when the batch neither read nor wrote.
+   */
   private async commit(): Promise<void> {
     const writes = writeCalls(this.writes);
     if (!this.begun && writes.length === 0) return;
-    await this.send([...(writes.length > 0 ? [combined(writes)] : []), { statement: COMMIT }]);
+    await this.send([...(writes.length > 0 ? [checkedWrites(writes)] : []), { statement: COMMIT }]);
   }
 
   /** True when the database holds a transaction for this batch that must be rolled back. */
