@@ -3,7 +3,7 @@
  * many units ask, and its writes, each for any number of rows through unnest; the seed's inserts; the store's
  * reads outside a unit of work.
  */
-import { WRITTEN, type WrittenKind } from '../unit/kinds';
+import { WRITTEN, type ReadKind, type ReadRecords, type WrittenKind } from '../unit/kinds';
 import type { StagedWrites } from '../unit/staged-writes';
 import { statement, type Call, type Statement } from './statements';
 import { BOOKINGS, DELIVERIES, HOLDINGS, KEYED_REQUESTS, LEDGER, TOKENS, type ColumnType, type Row, type Table } from './tables';
@@ -95,12 +95,9 @@ export const READS = {
   bookings: { table: BOOKINGS, statement: lookup('batch_lock_bookings', BOOKINGS, true) },
   keyedRequests: { table: KEYED_REQUESTS, statement: lookup('batch_find_keyed_requests', KEYED_REQUESTS, false) },
   deliveries: { table: DELIVERIES, statement: lookup('batch_find_deliveries', DELIVERIES, false) },
-};
+} satisfies { [Kind in ReadKind]: { table: Table<ReadRecords[Kind]>; statement: Statement } };
 
-export type ReadKind = keyof typeof READS;
 export const READ_KINDS = Object.keys(READS) as ReadKind[];
-/** The record a kind of read gives. */
-export type ItemOf<Kind extends ReadKind> = (typeof READS)[Kind]['table'] extends Table<infer Item> ? Item : never;
 
 const WRITES: Record<WrittenKind, { insert: Statement; update?: { statement: Statement; values: (item: never) => unknown[] } }> = {
   tokens: {
@@ -130,8 +127,8 @@ export function readCall(kind: ReadKind, keys: string[][]): Call {
 }
 
 /** A read's rows as records, under the keys the batch files them by. */
-export function byKey<Kind extends ReadKind>(kind: Kind, rows: Row[]): Map<string, ItemOf<Kind>> {
-  const { table } = READS[kind] as unknown as { table: Table<ItemOf<Kind>> };
+export function byKey<Kind extends ReadKind>(kind: Kind, rows: Row[]): Map<string, ReadRecords[Kind]> {
+  const { table } = READS[kind] as unknown as { table: Table<ReadRecords[Kind]> };
   return new Map(
     rows.map((row) => {
       const item = table.fromRow(row);

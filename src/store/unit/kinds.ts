@@ -20,9 +20,7 @@ export interface WrittenRecords {
   deliveries: Delivery;
 }
 
-/** The kinds a unit writes, in the order a store applies them (a ledger row after the token it names). */
-export const WRITTEN = ['tokens', 'ledger', 'bookings', 'keyedRequests', 'deliveries'] as const;
-export type WrittenKind = (typeof WRITTEN)[number];
+export type WrittenKind = keyof WrittenRecords;
 
 /** What a unit reads, by kind: the written kinds, whether a token id is taken in any account, and holdings. */
 export interface ReadRecords extends WrittenRecords {
@@ -31,7 +29,10 @@ export interface ReadRecords extends WrittenRecords {
 }
 export type ReadKind = keyof ReadRecords;
 
-/** A record's key within its account (accountKey() of its key's parts), as units and stores file it. */
+/**
+ * A record's key within its account (accountKey() of its key's parts), as units and stores file it; by kind, in
+ * the order a store applies a unit's writes (a ledger row after the token it names).
+ */
 export const KEY_OF: { readonly [Kind in WrittenKind]: (record: WrittenRecords[Kind]) => string } = {
   tokens: (t) => accountKey(t.sourceId, t.tokenId),
   ledger: (e) => accountKey(e.sourceId, e.transactionId),
@@ -39,3 +40,6 @@ export const KEY_OF: { readonly [Kind in WrittenKind]: (record: WrittenRecords[K
   keyedRequests: (r) => accountKey(r.sourceId, r.key),
   deliveries: (d) => accountKey(d.sourceId, d.webhookId),
 };
+
+/** The kinds a unit writes, in the order a store applies them. */
+export const WRITTEN = Object.keys(KEY_OF) as WrittenKind[];
