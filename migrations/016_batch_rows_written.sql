@@ -1,6 +1,6 @@
 -- A batch's writes check their row counts in the statement that makes them, before its COMMIT in the same round
--- trip (src/store/postgres/statements.ts, checkedWrites): a save that matched no row, or holdings added to an
--- account that has no row of them, fails the transaction instead of vanishing as an UPDATE of 0 rows.
+-- trip (src/store/postgres/statements.ts, checkedWrites): a save that matched no row fails the transaction
+-- instead of vanishing as an UPDATE of 0 rows.
 CREATE FUNCTION batch_rows_written(meant bigint[], written bigint[]) RETURNS boolean
 LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN

@@ -1,4 +1,5 @@
 import type { Booking } from '../domain/bookings';
+import type { Token } from '../domain/tokens';
 import { ServiceUnavailableError } from '../errors';
 import type { Logger } from '../process/logger';
 import { addHoldings, forgetOlderThan } from './memory-records';
@@ -47,6 +48,8 @@ class MemoryUnitRows implements UnitRows {
    */
   private lookedUpTokenId: string | undefined = undefined;
   private lookedUpRow: number | undefined = undefined;
+  /** That row's token as read: the unit reads it again to check its writes, and the tables do not change under it. */
+  private lookedUpToken: Token | undefined = undefined;
 
   constructor(
     private readonly tables: MemoryTables,
@@ -58,8 +61,16 @@ class MemoryUnitRows implements UnitRows {
     if (tokenId !== this.lookedUpTokenId) {
       this.lookedUpTokenId = tokenId;
       this.lookedUpRow = this.tables.tokens.rowOf(tokenId);
+      this.lookedUpToken = undefined;
     }
     return this.lookedUpRow;
+  }
+
+  /** The token in the table, whatever its account; read once while the unit keeps to one token. */
+  private storedToken(tokenId: string): Token | undefined {
+    const row = this.tableRowOf(tokenId);
+    if (row !== undefined) this.lookedUpToken ??= this.tables.tokens.read(row);
+    return this.lookedUpToken;
   }
 
   async read<Kind extends ReadKind>(_unit: UnitOfWork, kind: Kind, key: string, keyParts: string[]): Promise<ReadRecords[Kind] | null> {
@@ -70,8 +81,7 @@ class MemoryUnitRows implements UnitRows {
     const { tables } = this;
     switch (kind) {
       case 'tokens': {
-        const row = this.tableRowOf(second);
-        const token = row === undefined ? undefined : tables.tokens.read(row);
+        const token = this.storedToken(second);
         return token?.sourceId === first ? token : undefined;
       }
       case 'tokenIds':

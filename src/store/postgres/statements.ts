@@ -28,32 +28,37 @@ const checkedStatements = new Map<string, Statement>();
 /** The longest statement name PostgreSQL keeps whole (NAMEDATALEN - 1). */
 const MAX_STATEMENT_NAME = 63;
 
+/** A write, and the rows it must write when its row count is checked. */
+export interface WriteCall extends Call {
+  rowsMeant: number | undefined;
+}
+
 /**
- * Several writes as one statement that checks each one's row count: each write a data-modifying WITH part
- * returning a row per row written (parameters renumbered), and the main statement has batch_rows_written
- * (migration 016) compare the counts with the rows each write sends (its first array's length: one row a key),
- * raising an error, which fails the transaction before its COMMIT, when they differ. One statement for all of a
- * batch's writes: each statement costs the database a message cycle and the driver a result. PostgreSQL runs the
- * parts as one, with one snapshot; the writes of a batch touch distinct rows (a row created and saved in one batch
- * is one insert), so none needs another's.
+ * Several writes as one statement that checks the row counts of those that say how many rows they mean: each
+ * write a data-modifying WITH part (parameters renumbered), a checked one returning a row per row written, and the
+ * main statement has batch_rows_written (migration 016) compare the counts with the rows meant, raising an error,
+ * which fails the transaction before its COMMIT, when they differ. One statement for all of a batch's writes: each
+ * statement costs the database a message cycle and the driver a result. PostgreSQL runs the parts as one, with one
+ * snapshot; the writes of a batch touch distinct rows (a row created and saved in one batch is one insert), so
+ * none needs another's.
  */
-export function checkedWrites(writes: readonly Call[]): Call {
+export function checkedWrites(writes: readonly WriteCall[]): Call {
   const joined = writes.map((write) => write.statement.name).join('+');
   let checkedStatement = checkedStatements.get(joined);
   if (!checkedStatement) {
     // PostgreSQL cuts a statement name past 63 bytes, and two cut alike would be one statement to it.
     const name = joined.length <= MAX_STATEMENT_NAME ? joined : `checked_${createHash('sha256').update(joined).digest('hex').slice(0, 32)}`;
     let offset = 0;
-    const parts = writes.map(({ statement: { text }, values = [] }, i) => {
+    const parts = writes.map(({ statement: { text }, values = [], rowsMeant }, i) => {
       const renumbered = text.replace(/\$(\d+)/g, (_match, n: string) => `$${Number(n) + offset}`);
       offset += values.length;
-      return `w${i} AS (${renumbered} RETURNING 1)`;
+      return `w${i} AS (${renumbered}${rowsMeant === undefined ? '' : ' RETURNING 1'})`;
     });
-    const written = writes.map((_, i) => `(SELECT count(*) FROM w${i})`).join(', ');
-    const text = `WITH ${parts.join(', ')} SELECT batch_rows_written($${offset + 1}::bigint[], ARRAY[${written}]) AS checked`;
+    const written = writes.flatMap(({ rowsMeant }, i) => (rowsMeant === undefined ? [] : [`(SELECT count(*) FROM w${i})`]));
+    const text = `WITH ${parts.join(', ')} SELECT batch_rows_written($${offset + 1}::bigint[], ARRAY[${written.join(', ')}]::bigint[]) AS checked`;
     checkedStatement = { name, text, tag: 'SELECT' };
     checkedStatements.set(joined, checkedStatement);
   }
-  const meant = writes.map(({ values = [] }) => (values[0] as unknown[]).length);
+  const meant = writes.flatMap(({ rowsMeant }) => (rowsMeant === undefined ? [] : [rowsMeant]));
   return { statement: checkedStatement, values: [...writes.flatMap((write) => write.values ?? []), meant] };
 }

@@ -5,7 +5,7 @@
  */
 import { WRITTEN, type ReadKind, type ReadRecords, type WrittenKind } from '../unit/kinds';
 import type { StagedWrites } from '../unit/staged-writes';
-import { statement, type Call, type Statement } from './statements';
+import { statement, type Call, type Statement, type WriteCall } from './statements';
 import { BOOKINGS, DELIVERIES, HOLDINGS, KEYED_REQUESTS, LEDGER, TOKENS, type ColumnType, type Row, type Table } from './tables';
 
 /** The columns of a table as its records are made from them. */
@@ -137,28 +137,35 @@ export function byKey<Kind extends ReadKind>(kind: Kind, rows: Row[]): Map<strin
   );
 }
 
-/** The batch's writes as calls, one per table and kind of write that has rows. */
-export function writeCalls(writes: StagedWrites): Call[] {
-  const calls: Call[] = [];
-  const add = (write: Statement, rows: unknown[][]) => {
-    if (rows.length > 0) calls.push({ statement: write, values: columnsOf(rows) });
+/**
+ * The batch's writes as calls, one per table and kind of write that has rows: each of a unit's records writes one
+ * row, which its statement's row count checks (checkedWrites); the holdings added are not checked, as a record of
+ * an account with no row of them (one the seed never set) is kept, uncounted.
+ */
+export function writeCalls(writes: StagedWrites): WriteCall[] {
+  const calls: WriteCall[] = [];
+  const add = (write: Statement, rows: unknown[][], checked: boolean) => {
+    if (rows.length > 0) calls.push({ statement: write, values: columnsOf(rows), rowsMeant: checked ? rows.length : undefined });
   };
   for (const kind of WRITTEN) {
     const { table } = READS[kind] as { table: Table<unknown> };
     add(
       WRITES[kind].insert,
       [...writes.created[kind].values()].map((item) => table.values(item)),
+      true,
     );
     const { update: save } = WRITES[kind];
     if (save)
       add(
         save.statement,
         [...writes.saved[kind].values()].map((item) => save.values(item as never)),
+        true,
       );
   }
   add(
     ADD_HOLDINGS,
     [...writes.holdings].map(([sourceId, added]) => addedHoldings({ sourceId, ...added })),
+    false,
   );
   return calls;
 }
