@@ -108,7 +108,7 @@ async function moveMoney(
 ): Promise<Outcome<TokenMovement>> {
   requirePartner(partnerId, account);
   let transactionId = randomTransactionId();
-  const [locked, drawnTaken] = await tx.lockTokenAndFindLedgerEntry(body.token_id, account.sourceId, transactionId);
+  const [locked, drawnTaken] = await tx.lockTokenAndFindLedgerEntry(account.sourceId, body.token_id, transactionId);
   const token = requireCallerToken(locked, account, body.destination_id);
   const fingerprint = fingerprintOf(`${kind}_token`, body.token_id, body.destination_id, body.amount, Object.entries(body.details));
   const replay = await keys.underRandomKey({ sourceId: account.sourceId, key, fingerprint });
@@ -117,7 +117,7 @@ async function moveMoney(
     if (draw === MAX_DRAWS) throw new Error(`no free transaction_id in ${MAX_DRAWS} draws`);
     transactionId = randomTransactionId();
     // The token's lock is already this unit's: only the ledger key is looked up again.
-    taken = (await tx.lockTokenAndFindLedgerEntry(body.token_id, account.sourceId, transactionId))[1] !== undefined;
+    taken = (await tx.lockTokenAndFindLedgerEntry(account.sourceId, body.token_id, transactionId))[1] !== undefined;
   }
   const balance = balanceAfter(token);
   const changed = withDetails(token, body.details);

@@ -61,7 +61,7 @@ async function applyLedgerRequest(
   balanceAfter: (token: Token) => MinorUnits,
 ): Promise<Outcome> {
   requireDestination(account, request.destinationId);
-  const [locked, recorded] = await tx.lockTokenAndFindLedgerEntry(request.tokenId, account.sourceId, request.transactionId);
+  const [locked, recorded] = await tx.lockTokenAndFindLedgerEntry(account.sourceId, request.tokenId, request.transactionId);
   const token = requireCallerToken(locked, account, request.destinationId);
   const replay = ledgerReplay(recorded, (entry) => sameRequest(entry, request));
   if (replay) return replay;

@@ -18,11 +18,6 @@ function splitTransactionId(transactionId: string): [number, number] | undefined
   return [high, low];
 }
 
-/** True when the ledger can hold a row under this transaction id (20 digits, as the database's check says). */
-export function isLedgerTransactionId(transactionId: string): boolean {
-  return splitTransactionId(transactionId) !== undefined;
-}
-
 function joinTransactionId(high: number, low: number): string {
   return String(high).padStart(10, '0') + String(low).padStart(10, '0');
 }
@@ -42,7 +37,7 @@ export interface LedgerRow extends Omit<LedgerEntry, 'tokenId'> {
 const KIND_CODES = new Map<LedgerKind, number>(LEDGER_KINDS.map((kind, code) => [kind, code]));
 
 /** The column's code of a kind; anything else is refused rather than stored as another kind. */
-export function ledgerKindCode(kind: LedgerKind): number {
+function ledgerKindCode(kind: LedgerKind): number {
   const code = KIND_CODES.get(kind);
   if (code === undefined) throw new Error(`ledger kind ${kind} is not one of ${LEDGER_KINDS.join(', ')}`);
   return code;

@@ -1,14 +1,16 @@
 import type { Booking } from '../domain/bookings';
-import type { LedgerEntry } from '../domain/ledger';
 import type { Token } from '../domain/tokens';
 import { ServiceUnavailableError } from '../errors';
 import type { Logger } from '../process/logger';
 import { addHoldings, forgetOlderThan } from './memory-records';
 import { accountKey, copy } from './records';
 import { heapLimitBytes, heapShareGauge, usedHeapBytes } from './memory-heap';
-import { isLedgerTransactionId, ledgerKindCode, MemoryLedger } from './memory-ledger';
-import { MemoryTokenTable, statusCode } from './memory-tokens';
+import { MemoryLedger } from './memory-ledger';
+import { MemoryTokenTable } from './memory-tokens';
 import type { Account, Delivery, Holdings, KeyedRequest, SeedData, Store, StoreTransaction } from './store';
+import type { ReadKind, ReadRecords, WrittenKind } from './unit/kinds';
+import type { StagedWrites } from './unit/staged-writes';
+import { UnitOfWork, type UnitRows } from './unit/unit-of-work';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /**
@@ -31,30 +33,23 @@ interface MemoryTables {
   holdings: Map<string, Holdings>;
 }
 
-interface StagedWrites {
-  tokens: Map<string, Token>;
-  ledger: Map<string, LedgerEntry>;
-  bookings: Map<string, Booking>;
-  keyedRequests: Map<string, KeyedRequest>;
-  deliveries: Map<string, Delivery>;
-  /** What the unit created, per account. */
-  holdings: Map<string, Holdings>;
-}
-
 /** The tables that keep whole records in a Map by key. */
 type RecordTable = 'bookings' | 'keyedRequests' | 'deliveries';
-type RowOf<Table extends RecordTable> = MemoryTables[Table] extends Map<string, infer Row> ? Row : never;
 
-/** An unlocked read of the ledger, as the store's tables hold it. */
-function storedLedgerEntry(tables: MemoryTables, sourceId: string, transactionId: string): LedgerEntry | undefined {
-  const row = tables.ledger.find(sourceId, transactionId);
-  return row < 0 ? undefined : tables.ledger.read(row, (tokenRow) => tables.tokens.idOf(tokenRow));
-}
-
-/** Reads through staged writes; nothing reaches the tables until commit. */
-class MemoryTransaction implements StoreTransaction {
-  /** Made on a unit's first write to each table: most units write to one or two. */
-  private readonly staged: Partial<StagedWrites> = {};
+/**
+ * The rows a unit of work reads (unit/unit-of-work.ts), straight from the tables: units run one at a time, so a
+ * unit holds every row it reads until it ends. One a unit: it remembers the token it last looked up.
+ */
+class MemoryUnitRows implements UnitRows {
+  /**
+   * The row of the token this unit last looked up in the table. A unit works on one token and asks for it two to
+   * four times, each a probe of the index of every token (as a Map, 2% of a withdrawal's CPU, docs/BENCHMARKS.md, issue 22).
+   * Rows never move, and no other unit runs until this one is applied, so the answer holds for the whole unit.
+   */
+  private lookedUpTokenId: string | undefined = undefined;
+  private lookedUpRow: number | undefined = undefined;
+  /** That row's token as read: the unit reads it again to check its writes, and the tables do not change under it. */
+  private lookedUpToken: Token | undefined = undefined;
 
   constructor(
     private readonly tables: MemoryTables,
@@ -62,19 +57,55 @@ class MemoryTransaction implements StoreTransaction {
     private readonly refuseWhenFull: (limit: number) => void,
   ) {}
 
-  async holdingsForUpdate(sourceId: string, now?: Date): Promise<Holdings> {
-    if (now) this.forgetExpired(now);
-    const stored = this.tables.holdings.get(sourceId);
-    const created = this.staged.holdings?.get(sourceId);
-    return {
-      tokens: (stored?.tokens ?? 0) + (created?.tokens ?? 0),
-      bookings: (stored?.bookings ?? 0) + (created?.bookings ?? 0),
-      keys: (stored?.keys ?? 0) + (created?.keys ?? 0),
-    };
+  private tableRowOf(tokenId: string): number | undefined {
+    if (tokenId !== this.lookedUpTokenId) {
+      this.lookedUpTokenId = tokenId;
+      this.lookedUpRow = this.tables.tokens.rowOf(tokenId);
+      this.lookedUpToken = undefined;
+    }
+    return this.lookedUpRow;
+  }
+
+  /** The token in the table, whatever its account; read once while the unit keeps to one token. */
+  private storedToken(tokenId: string): Token | undefined {
+    const row = this.tableRowOf(tokenId);
+    if (row !== undefined) this.lookedUpToken ??= this.tables.tokens.read(row);
+    return this.lookedUpToken;
+  }
+
+  async read<Kind extends ReadKind>(_unit: UnitOfWork, kind: Kind, key: string, keyParts: string[]): Promise<ReadRecords[Kind] | null> {
+    return (this.row(kind, key, keyParts) ?? null) as ReadRecords[Kind] | null;
+  }
+
+  private row(kind: ReadKind, key: string, [first, second]: string[]): ReadRecords[ReadKind] | undefined {
+    const { tables } = this;
+    switch (kind) {
+      case 'tokens': {
+        const token = this.storedToken(second);
+        return token?.sourceId === first ? token : undefined;
+      }
+      case 'tokenIds':
+        return this.tableRowOf(first) === undefined ? undefined : first;
+      case 'ledger': {
+        const row = tables.ledger.find(first, second);
+        return row < 0 ? undefined : tables.ledger.read(row, (tokenRow) => tables.tokens.idOf(tokenRow));
+      }
+      case 'holdings': {
+        const held = tables.holdings.get(first);
+        return held && { sourceId: first, ...held };
+      }
+      default:
+        return tables[kind as RecordTable].get(key);
+    }
+  }
+
+  /** Contract section 11: past 85% of the heap nothing new is created; a ledger row, small, until 95%. */
+  admit(kind: WrittenKind): void {
+    this.refuseWhenFull(kind === 'ledger' ? LEDGER_LIMIT : CREATE_LIMIT);
   }
 
   /** Forgets the request keys and deliveries past their retention at `now`: no unit runs beside this one. */
-  private forgetExpired(now: Date): void {
+  forgetExpired(now: Date): void {
     const { keyedRequests, deliveries, holdings } = this.tables;
     const cutoffMs = now.getTime() - this.retentionMs;
     forgetOlderThan(keyedRequests, cutoffMs, (kept) => kept.createdAt, holdings);
@@ -82,177 +113,30 @@ class MemoryTransaction implements StoreTransaction {
   }
 
   /**
-   * The row of the token this unit last looked up in the table. A unit works on one token and asks for it two to
-   * four times, each a probe of the index of every token (as a Map, 2% of a withdrawal's CPU, docs/BENCHMARKS.md, issue 22).
-   * Rows never move, and no other unit runs until this one commits, so the answer holds for the whole unit.
+   * Applies a unit's writes in one synchronous step, so no other unit sees half of them. Every write passed the
+   * unit's rules when it was staged, so applying cannot stop halfway.
    */
-  private lookedUpTokenId: string | undefined = undefined;
-  private lookedUpRow: number | undefined = undefined;
-
-  private tableRowOf(tokenId: string): number | undefined {
-    if (tokenId !== this.lookedUpTokenId) {
-      this.lookedUpTokenId = tokenId;
-      this.lookedUpRow = this.tables.tokens.rowOf(tokenId);
-    }
-    return this.lookedUpRow;
-  }
-
-  private storedToken(tokenId: string): Token | undefined {
-    const row = this.tableRowOf(tokenId);
-    return row === undefined ? undefined : this.tables.tokens.read(row);
-  }
-
-  async tokenForUpdate(sourceId: string, tokenId: string) {
-    const staged = this.staged.tokens?.get(tokenId);
-    const token = staged ? copy(staged) : this.storedToken(tokenId);
-    return token?.sourceId === sourceId ? token : undefined;
-  }
-
-  async isTokenIdTaken(tokenId: string) {
-    return this.holdsToken(tokenId);
-  }
-
-  private ledgerEntry(sourceId: string, transactionId: string): LedgerEntry | undefined {
-    const staged = this.staged.ledger?.get(accountKey(sourceId, transactionId));
-    return staged ? copy(staged) : storedLedgerEntry(this.tables, sourceId, transactionId);
-  }
-
-  async lockTokenAndFindLedgerEntry(
-    tokenId: string,
-    sourceId: string,
-    transactionId: string,
-  ): Promise<[Token | undefined, LedgerEntry | undefined]> {
-    return [await this.tokenForUpdate(sourceId, tokenId), this.ledgerEntry(sourceId, transactionId)];
-  }
-
-  private holdsToken(tokenId: string): boolean {
-    return this.staged.tokens?.has(tokenId) === true || this.tableRowOf(tokenId) !== undefined;
-  }
-
-  async createToken(token: Token) {
-    // As the database's primary key.
-    if (this.holdsToken(token.tokenId)) throw new Error(`token ${token.tokenId} is already in the store`);
-    this.refuseWhenFull(CREATE_LIMIT);
-    await this.stageToken(token);
-    addHoldings((this.staged.holdings ??= new Map()), token.sourceId, 'tokens');
-  }
-
-  async saveToken(token: Token) {
-    if (!this.holdsToken(token.tokenId)) throw new Error(`token ${token.tokenId} is not in the store`);
-    await this.stageToken(token);
-  }
-
-  private async stageToken(token: Token) {
-    // Checked here, so that commit cannot fail halfway through a unit's writes.
-    statusCode(token.status);
-    if (token.availableDay !== undefined && token.expiryDay !== undefined && token.expiryDay < token.availableDay) {
-      throw new Error(`token ${token.tokenId} would expire before it is available`);
-    }
-    (this.staged.tokens ??= new Map()).set(token.tokenId, copy(token));
-  }
-
-  async recordLedgerEntry(entry: LedgerEntry) {
-    // Checked here, like the ones below, so that commit cannot fail after it applied the unit's token writes.
-    if (!isLedgerTransactionId(entry.transactionId)) throw new Error(`transaction_id ${entry.transactionId} is not 20 digits`);
-    ledgerKindCode(entry.kind);
-    const key = accountKey(entry.sourceId, entry.transactionId);
-    if (this.staged.ledger?.has(key) || this.tables.ledger.find(entry.sourceId, entry.transactionId) >= 0) {
-      throw new Error(`transaction_id ${entry.transactionId} of ${entry.sourceId} is already in the ledger`);
-    }
-    // As the database's foreign key: a ledger row belongs to a token the store holds.
-    if (!this.holdsToken(entry.tokenId)) throw new Error(`token ${entry.tokenId} is not in the store`);
-    this.refuseWhenFull(LEDGER_LIMIT);
-    (this.staged.ledger ??= new Map()).set(key, copy(entry));
-  }
-
-  async bookingForUpdate(sourceId: string, bookingId: string) {
-    return this.readRow('bookings', accountKey(sourceId, bookingId));
-  }
-
-  async createBooking(booking: Booking) {
-    const key = accountKey(booking.sourceId, booking.bookingId);
-    // As the database's primary key.
-    if (this.holds('bookings', key)) throw new Error(`booking ${booking.bookingId} of ${booking.sourceId} is already in the store`);
-    this.refuseWhenFull(CREATE_LIMIT);
-    this.stageRow('bookings', key, booking);
-    addHoldings((this.staged.holdings ??= new Map()), booking.sourceId, 'bookings');
-  }
-
-  async saveBooking(booking: Booking) {
-    const key = accountKey(booking.sourceId, booking.bookingId);
-    if (!this.holds('bookings', key)) throw new Error(`booking ${booking.bookingId} of ${booking.sourceId} is not in the store`);
-    this.stageRow('bookings', key, booking);
-  }
-
-  async findKeyedRequest(sourceId: string, key: string) {
-    return this.readRow('keyedRequests', accountKey(sourceId, key));
-  }
-
-  async recordKeyedRequest(request: KeyedRequest) {
-    const key = accountKey(request.sourceId, request.key);
-    if (this.holds('keyedRequests', key)) throw new Error(`key ${request.key} of ${request.sourceId} is already recorded`);
-    this.refuseWhenFull(CREATE_LIMIT);
-    this.stageRow('keyedRequests', key, request);
-    addHoldings((this.staged.holdings ??= new Map()), request.sourceId, 'keys');
-  }
-
-  async findDelivery(sourceId: string, webhookId: string) {
-    return this.readRow('deliveries', accountKey(sourceId, webhookId));
-  }
-
-  async recordDelivery(delivery: Delivery) {
-    const key = accountKey(delivery.sourceId, delivery.webhookId);
-    if (this.holds('deliveries', key)) throw new Error(`delivery ${delivery.webhookId} is already recorded`);
-    this.refuseWhenFull(CREATE_LIMIT);
-    this.stageRow('deliveries', key, delivery);
-    addHoldings((this.staged.holdings ??= new Map()), delivery.sourceId, 'keys');
-  }
-
-  /** Whether the unit or the table holds the key: what a database's primary key would refuse to insert again. */
-  private holds(table: RecordTable, key: string): boolean {
-    return this.staged[table]?.has(key) === true || this.tables[table].has(key);
-  }
-
-  /** A copy of the row as the unit sees it: its own writes first, then the table. */
-  private readRow<Table extends RecordTable>(table: Table, key: string): RowOf<Table> | undefined {
-    const row = (this.staged[table]?.get(key) ?? this.tables[table].get(key)) as RowOf<Table> | undefined;
-    return row && copy(row);
-  }
-
-  private stageRow<Table extends RecordTable>(table: Table, key: string, row: RowOf<Table>): void {
-    ((this.staged[table] ??= new Map()) as Map<string, RowOf<Table>>).set(key, copy(row));
-  }
-
-  /**
-   * Applies every staged write in one synchronous step, so no other unit sees half of them. Every write was
-   * checked when it was staged (saveToken, recordLedgerEntry), so applying cannot stop halfway.
-   */
-  commit(): void {
+  apply(staged: StagedWrites): void {
     const { tokens, ledger, bookings, keyedRequests, deliveries, holdings } = this.tables;
-    const {
-      tokens: stagedTokens = [],
-      ledger: entries = [],
-      bookings: stagedBookings = [],
-      keyedRequests: requests = [],
-      deliveries: stagedDeliveries = [],
-      holdings: created = [],
-    } = this.staged;
-    for (const [, token] of stagedTokens) tokens.put(token);
-    for (const [, entry] of entries) {
+    const { created, saved } = staged;
+    for (const token of created.tokens.values()) tokens.put(token);
+    for (const token of saved.tokens.values()) tokens.put(token);
+    for (const entry of created.ledger.values()) {
       // A token this unit created had no row when it was looked up: it has one now.
       ledger.append({ ...entry, tokenRow: (this.tableRowOf(entry.tokenId) ?? tokens.rowOf(entry.tokenId)) as number });
     }
-    for (const [key, booking] of stagedBookings) bookings.set(key, booking);
-    for (const [sourceId, made] of created) {
+    for (const [key, booking] of created.bookings) bookings.set(key, booking);
+    for (const [key, booking] of saved.bookings) bookings.set(key, booking);
+    for (const [sourceId, made] of staged.holdings) {
       addHoldings(holdings, sourceId, 'tokens', made.tokens);
       addHoldings(holdings, sourceId, 'bookings', made.bookings);
       addHoldings(holdings, sourceId, 'keys', made.keys);
     }
-    for (const [key, request] of requests) {
+    for (const [key, request] of created.keyedRequests) {
       keyedRequests.set(key, request);
       forgetOlderThan(keyedRequests, request.createdAt.getTime() - this.retentionMs, (kept) => kept.createdAt, holdings);
     }
-    for (const [key, delivery] of stagedDeliveries) {
+    for (const [key, delivery] of created.deliveries) {
       deliveries.set(key, delivery);
       forgetOlderThan(deliveries, delivery.receivedAt.getTime() - this.retentionMs, (kept) => kept.receivedAt, holdings);
     }
@@ -346,9 +230,10 @@ export class MemoryStore implements Store {
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     const run = this.queue.then(async () => {
       this.assertOpen();
-      const tx = new MemoryTransaction(this.tables, this.retentionMs, this.refuseWhenFull);
-      const result = await work(tx);
-      tx.commit();
+      const rows = new MemoryUnitRows(this.tables, this.retentionMs, this.refuseWhenFull);
+      const unit = new UnitOfWork(rows);
+      const result = await work(unit);
+      rows.apply(unit.staged);
       return result;
     });
     this.queue = run.catch(() => undefined);

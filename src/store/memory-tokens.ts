@@ -8,7 +8,7 @@ const NO_DAY = -2_147_483_648;
 const STATUS_CODES = new Map<TokenStatus, number>(TOKEN_STATUSES.map((status, code) => [status, code]));
 
 /** The column's code of a status; anything else is refused rather than stored as another status. */
-export function statusCode(status: TokenStatus): number {
+function statusCode(status: TokenStatus): number {
   const code = STATUS_CODES.get(status);
   if (code === undefined) throw new Error(`token status ${status} is not one of ${TOKEN_STATUSES.join(', ')}`);
   return code;

@@ -52,7 +52,7 @@ export interface Holdings {
 
 export interface SeedData {
   accounts: Account[];
-  /** Any iterable, read once per loadSeed: a large seed's tokens are made one at a time (seed-transfer.ts). */
+  /** Any iterable, read once per loadSeed: a large seed's tokens are made one at a time (seed/transfer.ts). */
   tokens: Iterable<Token>;
   bookings: Booking[];
 }
@@ -71,12 +71,12 @@ export interface StoreTransaction {
   /** Whether any account holds a token with this id: for drawing a new one, never for a caller's lookup. */
   isTokenIdTaken(tokenId: string): Promise<boolean>;
   /**
-   * tokenForUpdate within sourceId, then, once the lock is held, the ledger row keyed by the account and its
+   * tokenForUpdate within sourceId (the account first, as every call here), then, once the lock is held, the ledger row keyed by the account and its
    * transaction id (across every kind): one step, so a store can save a round trip.
    */
   lockTokenAndFindLedgerEntry(
-    tokenId: string,
     sourceId: string,
+    tokenId: string,
     transactionId: string,
   ): Promise<[Token | undefined, LedgerEntry | undefined]>;
   /**

@@ -3,6 +3,8 @@ import { ConflictError, ServiceUnavailableError, StoreTimeoutError } from '../..
 import { MAX_WAITING_UNITS } from '../../src/store/postgres/group-commit';
 import type { PgStore } from '../../src/store/postgres/pg-store';
 import type { StoreTransaction } from '../../src/store/store';
+import { accountKey } from '../../src/store/records';
+import type { UnitOfWork } from '../../src/store/unit/unit-of-work';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
 import { openEmptyPgStore, sql, TEST_DATABASE_URL, warnIfNoDatabase, workerSchema } from '../helpers/postgres';
 import { waitFor } from '../helpers/wait';
@@ -179,9 +181,11 @@ async function sessionsWaitingOn(pid: number): Promise<number> {
   });
 
   it('runs a batch that lost a race on a unique key again, then each unit alone, so only the unit at fault fails', async () => {
-    // The unit inserts a token id another account holds without asking first: the unique key refuses it at COMMIT.
+    // The unit stages a token id another account holds past the unit's own check, as when another instance created it
+    // after the batch read it: the unique key refuses it at COMMIT.
     const clash = counted<unknown>(async (tx) => {
-      await tx.createToken({ tokenId: TOKENS.others.token_id, sourceId: 'ACME', destinationId: 'D1', status: 'active', balance: 0 });
+      const token = { tokenId: TOKENS.others.token_id, sourceId: 'ACME', destinationId: 'D1', status: 'active' as const, balance: 0 };
+      (tx as UnitOfWork).staged.create('tokens', accountKey('ACME', token.tokenId), token);
     });
     const innocent = counted<unknown>(credit(AT_D2, 1));
     const settled = await inOneBatch([clash.work, innocent.work]);
@@ -195,9 +199,42 @@ async function sessionsWaitingOn(pid: number): Promise<number> {
     ]);
   });
 
+  it("fails the whole batch when a unit's writes break an invariant as the batch takes them in: no unit's writes commit", async () => {
+    // Both units stage one request key past the unit's rules (which would find it); the second also credits a token,
+    // a kind the batch takes in before request keys.
+    const key = { sourceId: 'ACME', key: 'k-twice', fingerprint: 'f', response: '{}', createdAt: new Date('2026-01-01T00:00:00.000Z') };
+    const stageKey = (tx: StoreTransaction) => (tx as UnitOfWork).staged.create('keyedRequests', accountKey('ACME', key.key), key);
+    const settled = await inOneBatch<unknown>([
+      async (tx) => stageKey(tx),
+      async (tx) => {
+        await credit(ACTIVE, 1)(tx);
+        stageKey(tx);
+      },
+    ]);
+    expect(settled.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
+    expect(await balanceOf(ACTIVE)).toBe(100000);
+    expect((await sql("SELECT key FROM keyed_requests WHERE key = 'k-twice'")).rows).toEqual([]);
+  });
+
+  it('checks every write of a batch by its row count: a save that matches no row fails that unit alone, rather than vanish', async () => {
+    // A save staged past the unit's rules (which find no such token first), as of a row gone since it was read.
+    const savesNothing: Work = async (tx) => {
+      const token = { ...(await tx.tokenForUpdate('ACME', ACTIVE))!, tokenId: '999' };
+      (tx as UnitOfWork).staged.save('tokens', accountKey('ACME', '999'), token);
+    };
+    const settled = await inOneBatch<unknown>([savesNothing, credit(AT_D2, 1)]);
+    expect(settled[0]).toEqual({ status: 'rejected', reason: expect.objectContaining({ code: 'P0004' }) });
+    expect(settled[1]).toEqual({ status: 'fulfilled', value: 8000 });
+    expect(await balanceOf(AT_D2)).toBe(8001);
+  });
+
   it("runs each unit alone when the database refuses a batch's statement for another reason, so one bad unit cannot fail the others", async () => {
-    // Past the balance's CHECK constraint: the database refuses the batch's writes.
-    const overflowing = counted(credit(ACTIVE, 1e13));
+    // Past the balance's CHECK constraint, staged past the unit's rules (which refuse it first): the database refuses the batch's writes.
+    const overflowing = counted(async (tx) => {
+      const token = (await tx.tokenForUpdate('ACME', ACTIVE))!;
+      (tx as UnitOfWork).staged.save('tokens', accountKey('ACME', ACTIVE), { ...token, balance: token.balance + 1e13 });
+      return token.balance;
+    });
     const innocent = counted<unknown>(credit(AT_D2, 1));
     const settled = await inOneBatch([overflowing.work, innocent.work]);
     expect(settled[0]).toEqual({ status: 'rejected', reason: expect.objectContaining({ code: '23514' }) });
@@ -216,7 +253,7 @@ async function sessionsWaitingOn(pid: number): Promise<number> {
       expect(await tx.findDelivery('ACME', 'msg_1')).toBeUndefined();
       await tx.recordKeyedRequest({ sourceId: 'ACME', key: 'k-1', fingerprint: 'f', response: '{"a":1}', createdAt: now });
       await tx.recordDelivery({ sourceId: 'ACME', webhookId: 'msg_1', bodyDigest: DIGEST, response: '{"b":2}', receivedAt: now });
-      const [token] = await tx.lockTokenAndFindLedgerEntry(ACTIVE, 'ACME', '00000000000000000001');
+      const [token] = await tx.lockTokenAndFindLedgerEntry('ACME', ACTIVE, '00000000000000000001');
       await tx.recordLedgerEntry({
         kind: 'withdrawal',
         transactionId: '00000000000000000001',
@@ -232,7 +269,7 @@ async function sessionsWaitingOn(pid: number): Promise<number> {
     const find: Work = async (tx) => [
       await tx.findKeyedRequest('ACME', 'k-1'),
       await tx.findDelivery('ACME', 'msg_1'),
-      (await tx.lockTokenAndFindLedgerEntry(AT_D2, 'ACME', '00000000000000000001'))[1],
+      (await tx.lockTokenAndFindLedgerEntry('ACME', AT_D2, '00000000000000000001'))[1],
     ];
     const settled = await inOneBatch([record, find]);
     expect(settled[0]).toEqual({ status: 'fulfilled', value: undefined });

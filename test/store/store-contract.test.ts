@@ -287,7 +287,7 @@ describe.each(kinds.map((kind) => [kind.name, kind] as const))('Store contract: 
     await store.transaction((tx) => tx.saveToken(changed));
     expect(await store.findToken(seeded.tokenId)).toEqual(changed);
     expect(await store.transaction((tx) => tx.tokenForUpdate('ACME', seeded.tokenId))).toEqual(changed);
-    expect(await store.transaction((tx) => tx.lockTokenAndFindLedgerEntry(seeded.tokenId, 'ACME', '00000000000000000099'))).toEqual([
+    expect(await store.transaction((tx) => tx.lockTokenAndFindLedgerEntry('ACME', seeded.tokenId, '00000000000000000099'))).toEqual([
       changed,
       undefined,
     ]);
@@ -346,7 +346,7 @@ describe.each(kinds.map((kind) => [kind.name, kind] as const))('Store contract: 
 
   it("looks a token up within the caller's account: another account's token is not found, locked or read", async () => {
     const [token, entry] = await store.transaction((tx) =>
-      tx.lockTokenAndFindLedgerEntry(TOKENS.active.token_id, 'OTHER', '00000000000000000001'),
+      tx.lockTokenAndFindLedgerEntry('OTHER', TOKENS.active.token_id, '00000000000000000001'),
     );
     expect(token).toBeUndefined();
     expect(entry).toBeUndefined();

@@ -2,7 +2,7 @@
  * The in-batch locks (batch.ts): a unit holds every row it read and every key it looked up until it ends, so units
  * of one batch on the same row apply one after the other, each seeing the ones before, as transactions would.
  */
-import type { ReadKind } from './table-statements';
+import type { ReadKind } from '../unit/kinds';
 
 /** A lock's name: a kind of read and a row's key within it, as the batch files the row. */
 export type LockKey = `${ReadKind}:${string}`;

@@ -1,6 +1,6 @@
 /**
  * One batch: units of work run as one transaction on one connection (see group-commit.ts). Every unit runs the
- * services' own rules against its view of the batch (unit-view.ts); the reads the units ask for are gathered
+ * services' own rules in a unit of work (unit/unit-of-work.ts) that reads through the batch; the reads the units ask for are gathered
  * into round trips the whole batch shares; a unit's writes are staged on it and become the batch's only when it
  * succeeds; then every write of the batch goes as one statement, with COMMIT, in the last round trip. A unit that
  * runs alone is a batch of one.
@@ -20,8 +20,10 @@
  *    on each other in a cycle over the rows they read. A unit alone waits as any transaction (PostgreSQL finds a
  *    deadlock it is part of, and it runs again); the commit's writes may still wait (holdings counted without
  *    being read, a key another transaction is inserting), which the batch's lock wait bounds.
- * 3. A row created and saved in one batch stays an insert, of the row as it ends up (staged-writes.ts).
+ * 3. A row created and saved in one batch stays an insert, of the row as it ends up (unit/staged-writes.ts).
  * 4. Only a unit that succeeded reaches the batch's writes; outcomes go out after COMMIT (group-commit.ts).
+ * 5. An invariant that fails while a succeeded unit's writes are taken in fails the whole batch (nothing commits),
+ *    never that unit alone after part of its writes became the batch's.
  */
 import { strict as assert } from 'node:assert';
 import { setImmediate as nextTurn } from 'node:timers/promises';
@@ -29,21 +31,11 @@ import type { PoolClient } from 'pg';
 import type { StoreTransaction } from '../store';
 import { BatchLocks, lockKey, type LockKey } from './batch-locks';
 import { roundTrip, type StatementResult } from './connection';
-import { plus, StagedWrites } from './staged-writes';
-import { BEGIN, COMMIT, combined, statement, type Call } from './statements';
-import {
-  byKey,
-  columnsOf,
-  compareKeys,
-  lockingReadOf,
-  readCall,
-  READ_KINDS,
-  WRITTEN,
-  writeCalls,
-  type ItemOf,
-  type ReadKind,
-} from './table-statements';
-import { UnitView, type UnitsBatch } from './unit-view';
+import { WRITTEN, type ReadKind, type ReadRecords } from '../unit/kinds';
+import { plus, StagedWrites } from '../unit/staged-writes';
+import { UnitOfWork, type UnitRows } from '../unit/unit-of-work';
+import { BEGIN, checkedWrites, COMMIT, statement, type Call } from './statements';
+import { byKey, columnsOf, compareKeys, lockingReadOf, readCall, READ_KINDS, writeCalls } from './table-statements';
 
 /** Turns with nothing to fetch after which the units waiting on in-batch locks give up (they wait on each other). */
 const QUIET_TURNS = 3;
@@ -87,7 +79,7 @@ export interface BatchOptions {
   onStall?: (units: number) => void;
 }
 
-type RowsByKind = { [Kind in ReadKind]: Map<string, ItemOf<Kind> | null> };
+type RowsByKind = { [Kind in ReadKind]: Map<string, ReadRecords[Kind] | null> };
 
 /** Keys of one kind a round trip reads (key -> the key's parts); outOfOrder: before a row the batch has locked, so read only if free. */
 interface ReadPart {
@@ -108,21 +100,23 @@ function isAfter(a: LockPosition, b: LockPosition): boolean {
 
 /** A unit in the batch, and how its outcome is settled: by its work, or by the batch deferring it. */
 interface RunningUnit {
-  view: UnitView;
+  view: UnitOfWork;
   settle: (outcome: UnitOutcome<unknown>) => void;
   settled: boolean;
 }
 
-export class Batch implements UnitsBatch {
+export class Batch implements UnitRows {
   /** Rows read or written by the batch's units that succeeded, by kind and key; null: read, and there is no such row. */
   private readonly rows = Object.fromEntries(READ_KINDS.map((kind) => [kind, new Map()])) as unknown as RowsByKind;
   private readonly writes = new StagedWrites();
-  private readonly locks = new BatchLocks<UnitView>();
+  private readonly locks = new BatchLocks<UnitOfWork>();
   /** Reads asked for since the last round trip: kind, then key, then the key's parts. */
   private readonly wanted = new Map<ReadKind, Map<string, string[]>>();
   /** Units waiting for the next round trip's rows. */
   private readonly waiters: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
-  private readonly deferred = new Set<UnitView>();
+  private readonly deferred = new Set<UnitOfWork>();
+  /** Why the batch fails as a whole (invariant 5): thrown once every unit has settled, so nothing commits. */
+  private failure: { error: unknown } | undefined;
   private begun = false;
   /** Set when a round trip failed: the batch is over, and no unit may go on against it (BatchAborted). */
   private aborted = false;
@@ -146,7 +140,7 @@ export class Batch implements UnitsBatch {
           // them in the old generation), and through them every batch's promises, rows and requests outlived each
           // scavenge until a full collection (docs/BENCHMARKS.md, "What survives a scavenge").
           const unit: RunningUnit = {
-            view: new UnitView(this),
+            view: new UnitOfWork(this),
             settled: false,
             settle: (outcome) => {
               unit.settled = true;
@@ -154,7 +148,10 @@ export class Batch implements UnitsBatch {
             },
           };
           units.push(unit);
-          void this.runUnit(unit.view, work).then(unit.settle);
+          void this.runUnit(unit.view, work).then(unit.settle, (error: unknown) => {
+            this.failure ??= { error };
+            unit.settle({ ok: false, error });
+          });
         }),
     );
     let quietTurns = 0;
@@ -178,6 +175,7 @@ export class Batch implements UnitsBatch {
       }
     }
     const settled = await Promise.all(outcomes);
+    if (this.failure) throw this.failure.error;
     await this.commit();
     return settled;
   }
@@ -189,21 +187,28 @@ export class Batch implements UnitsBatch {
     unit.settle({ deferred: true });
   }
 
-  private async runUnit<T>(view: UnitView, work: (tx: StoreTransaction) => Promise<T>): Promise<UnitOutcome<T>> {
+  /** The unit's outcome; rejects, failing the batch, when its writes cannot be taken in (invariant 5). */
+  private async runUnit<T>(view: UnitOfWork, work: (tx: StoreTransaction) => Promise<T>): Promise<UnitOutcome<T>> {
+    let value: T;
     try {
-      const value = await work(view);
+      value = await work(view);
+    } catch (error) {
+      this.locks.release(view);
+      if (this.deferred.has(view) || error instanceof UnitDeferred) return { deferred: true };
+      return { ok: false, error };
+    }
+    // Taken in before its locks pass on, so the unit waiting next reads its writes; outside the catch above, so a
+    // failed invariant is the batch's, not this unit's refusal.
+    try {
       if (this.deferred.has(view) || this.aborted) return { deferred: true };
       this.merge(view);
       return { ok: true, value };
-    } catch (error) {
-      if (this.deferred.has(view) || error instanceof UnitDeferred) return { deferred: true };
-      return { ok: false, error };
     } finally {
       this.locks.release(view);
     }
   }
 
-  async read<Kind extends ReadKind>(view: UnitView, kind: Kind, key: string, keyParts: string[]): Promise<ItemOf<Kind> | null> {
+  async read<Kind extends ReadKind>(view: UnitOfWork, kind: Kind, key: string, keyParts: string[]): Promise<ReadRecords[Kind] | null> {
     if (this.aborted) throw new BatchAborted();
     if (this.deferred.has(view)) throw new UnitDeferred();
     const waiting = this.locks.acquire(view, lockKey(kind, key));
@@ -219,7 +224,7 @@ export class Batch implements UnitsBatch {
       this.deferred.add(view);
       throw new UnitDeferred();
     }
-    return rows.get(key) as ItemOf<Kind> | null;
+    return rows.get(key) as ReadRecords[Kind] | null;
   }
 
   /** Asks for a row in the next round trip; resolves once it is in `rows`. */
@@ -330,7 +335,7 @@ export class Batch implements UnitsBatch {
   }
 
   /** A succeeded unit's writes become the batch's (invariant 4): its later units read them, and COMMIT writes them. */
-  private merge(view: UnitView): void {
+  private merge(view: UnitOfWork): void {
     assert(!this.aborted && !this.deferred.has(view), 'only a unit of a live batch that was not deferred reaches its writes');
     const { staged } = view;
     this.writes.takeIn(staged);
@@ -349,11 +354,14 @@ export class Batch implements UnitsBatch {
     }
   }
 
-  /** Every write of the batch as one statement, and COMMIT, in one round trip; nothing when the batch neither read nor wrote. */
+  /**
+   * Every write of the batch as one statement that checks each write's row count, and COMMIT, in one round trip;
+   * nothing when the batch neither read nor wrote.
+   */
   private async commit(): Promise<void> {
     const writes = writeCalls(this.writes);
     if (!this.begun && writes.length === 0) return;
-    await this.send([...(writes.length > 0 ? [combined(writes)] : []), { statement: COMMIT }]);
+    await this.send([...(writes.length > 0 ? [checkedWrites(writes)] : []), { statement: COMMIT }]);
   }
 
   /** True when the database holds a transaction for this batch that must be rolled back. */

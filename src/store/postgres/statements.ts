@@ -1,4 +1,4 @@
-/** Statements as the store sends them: by name, with their values bound; and several writes as one. */
+/** Statements as the store sends them: by name, with their values bound; and several writes as one, their row counts checked. */
 import { createHash } from 'node:crypto';
 
 /** A statement sent by name, so PostgreSQL parses and plans it once per connection. */
@@ -23,37 +23,42 @@ export interface Call {
 export const BEGIN = statement('begin', 'BEGIN');
 export const COMMIT = statement('commit', 'COMMIT');
 
-/** Combined statements by the names of their parts, each made (and named) once per process. */
-const combinedStatements = new Map<string, Statement>();
+/** Checked statements by the names of their parts, each made (and named) once per process. */
+const checkedStatements = new Map<string, Statement>();
 /** The longest statement name PostgreSQL keeps whole (NAMEDATALEN - 1). */
 const MAX_STATEMENT_NAME = 63;
 
+/** A write, and the rows it must write when its row count is checked. */
+export interface WriteCall extends Call {
+  rowsMeant: number | undefined;
+}
+
 /**
- * Several writes as one statement (the first ones as data-modifying WITH parts, the last as the main statement,
- * their parameters renumbered), so a round trip carries one statement for all of a batch's writes: each statement
- * costs the database a message cycle and the driver a result. PostgreSQL runs the parts as one, with one
+ * Several writes as one statement that checks the row counts of those that say how many rows they mean: each
+ * write a data-modifying WITH part (parameters renumbered), a checked one returning a row per row written, and the
+ * main statement has batch_rows_written (migration 016) compare the counts with the rows meant, raising an error,
+ * which fails the transaction before its COMMIT, when they differ. One statement for all of a batch's writes: each
+ * statement costs the database a message cycle and the driver a result. PostgreSQL runs the parts as one, with one
  * snapshot; the writes of a batch touch distinct rows (a row created and saved in one batch is one insert), so
  * none needs another's.
  */
-export function combined(writes: readonly Call[]): Call {
-  if (writes.length === 1) return writes[0];
+export function checkedWrites(writes: readonly WriteCall[]): Call {
   const joined = writes.map((write) => write.statement.name).join('+');
-  let combinedStatement = combinedStatements.get(joined);
-  if (!combinedStatement) {
+  let checkedStatement = checkedStatements.get(joined);
+  if (!checkedStatement) {
     // PostgreSQL cuts a statement name past 63 bytes, and two cut alike would be one statement to it.
-    const name =
-      joined.length <= MAX_STATEMENT_NAME ? joined : `combined_${createHash('sha256').update(joined).digest('hex').slice(0, 32)}`;
+    const name = joined.length <= MAX_STATEMENT_NAME ? joined : `checked_${createHash('sha256').update(joined).digest('hex').slice(0, 32)}`;
     let offset = 0;
-    const parts = writes.map(({ statement: { text }, values = [] }) => {
+    const parts = writes.map(({ statement: { text }, values = [], rowsMeant }, i) => {
       const renumbered = text.replace(/\$(\d+)/g, (_match, n: string) => `$${Number(n) + offset}`);
       offset += values.length;
-      return renumbered;
+      return `w${i} AS (${renumbered}${rowsMeant === undefined ? '' : ' RETURNING 1'})`;
     });
-    const last = parts.pop() as string;
-    // PostgreSQL answers with the main statement's command tag.
-    const text = `WITH ${parts.map((part, i) => `w${i} AS (${part})`).join(', ')} ${last}`;
-    combinedStatement = { name, text, tag: writes[writes.length - 1].statement.tag };
-    combinedStatements.set(joined, combinedStatement);
+    const written = writes.flatMap(({ rowsMeant }, i) => (rowsMeant === undefined ? [] : [`(SELECT count(*) FROM w${i})`]));
+    const text = `WITH ${parts.join(', ')} SELECT batch_rows_written($${offset + 1}::bigint[], ARRAY[${written.join(', ')}]::bigint[]) AS checked`;
+    checkedStatement = { name, text, tag: 'SELECT' };
+    checkedStatements.set(joined, checkedStatement);
   }
-  return { statement: combinedStatement, values: writes.flatMap((write) => write.values ?? []) };
+  const meant = writes.flatMap(({ rowsMeant }) => (rowsMeant === undefined ? [] : [rowsMeant]));
+  return { statement: checkedStatement, values: [...writes.flatMap((write) => write.values ?? []), meant] };
 }

@@ -3,7 +3,9 @@
  * many units ask, and its writes, each for any number of rows through unnest; the seed's inserts; the store's
  * reads outside a unit of work.
  */
-import { statement, type Call, type Statement } from './statements';
+import { WRITTEN, type ReadKind, type ReadRecords, type WrittenKind } from '../unit/kinds';
+import type { StagedWrites } from '../unit/staged-writes';
+import { statement, type Call, type Statement, type WriteCall } from './statements';
 import { BOOKINGS, DELIVERIES, HOLDINGS, KEYED_REQUESTS, LEDGER, TOKENS, type ColumnType, type Row, type Table } from './tables';
 
 /** The columns of a table as its records are made from them. */
@@ -139,16 +141,9 @@ export const READS = {
   bookings: { table: BOOKINGS, statement: LOCKING_BOOKINGS.inOrder, locking: LOCKING_BOOKINGS },
   keyedRequests: { table: KEYED_REQUESTS, statement: lookup('batch_find_keyed_requests', KEYED_REQUESTS, 'none') },
   deliveries: { table: DELIVERIES, statement: lookup('batch_find_deliveries', DELIVERIES, 'none') },
-};
+} satisfies { [Kind in ReadKind]: { table: Table<ReadRecords[Kind]>; statement: Statement; locking?: LockingRead } };
 
-export type ReadKind = keyof typeof READS;
 export const READ_KINDS = Object.keys(READS) as ReadKind[];
-/** The record a kind of read gives. */
-export type ItemOf<Kind extends ReadKind> = (typeof READS)[Kind]['table'] extends Table<infer Item> ? Item : never;
-
-/** The tables a unit of work creates and saves rows of, in the order a batch's writes go; holdings are added to. */
-export const WRITTEN = ['tokens', 'ledger', 'bookings', 'keyedRequests', 'deliveries'] as const;
-export type WrittenKind = (typeof WRITTEN)[number];
 
 const WRITES: Record<WrittenKind, { insert: Statement; update?: { statement: Statement; values: (item: never) => unknown[] } }> = {
   tokens: {
@@ -184,8 +179,8 @@ export function lockingReadOf(kind: ReadKind): LockingRead | undefined {
 }
 
 /** A read's rows as records, under the keys the batch files them by. */
-export function byKey<Kind extends ReadKind>(kind: Kind, rows: Row[]): Map<string, ItemOf<Kind>> {
-  const { table } = READS[kind] as unknown as { table: Table<ItemOf<Kind>> };
+export function byKey<Kind extends ReadKind>(kind: Kind, rows: Row[]): Map<string, ReadRecords[Kind]> {
+  const { table } = READS[kind] as unknown as { table: Table<ReadRecords[Kind]> };
   return new Map(
     rows.map((row) => {
       const item = table.fromRow(row);
@@ -194,35 +189,35 @@ export function byKey<Kind extends ReadKind>(kind: Kind, rows: Row[]): Map<strin
   );
 }
 
-/** What a batch writes: per table the rows it creates and those it saves, by key, and what it adds to each account's holdings. */
-export interface Writes {
-  readonly created: { readonly [Kind in WrittenKind]: Map<string, ItemOf<Kind>> };
-  readonly saved: { readonly [Kind in WrittenKind]: Map<string, ItemOf<Kind>> };
-  readonly holdings: Map<string, { tokens: number; bookings: number; keys: number }>;
-}
-
-/** The batch's writes as calls, one per table and kind of write that has rows. */
-export function writeCalls(writes: Writes): Call[] {
-  const calls: Call[] = [];
-  const add = (write: Statement, rows: unknown[][]) => {
-    if (rows.length > 0) calls.push({ statement: write, values: columnsOf(rows) });
+/**
+ * The batch's writes as calls, one per table and kind of write that has rows: each of a unit's records writes one
+ * row, which its statement's row count checks (checkedWrites); the holdings added are not checked, as a record of
+ * an account with no row of them (one the seed never set) is kept, uncounted.
+ */
+export function writeCalls(writes: StagedWrites): WriteCall[] {
+  const calls: WriteCall[] = [];
+  const add = (write: Statement, rows: unknown[][], checked: boolean) => {
+    if (rows.length > 0) calls.push({ statement: write, values: columnsOf(rows), rowsMeant: checked ? rows.length : undefined });
   };
   for (const kind of WRITTEN) {
     const { table } = READS[kind] as { table: Table<unknown> };
     add(
       WRITES[kind].insert,
       [...writes.created[kind].values()].map((item) => table.values(item)),
+      true,
     );
     const { update: save } = WRITES[kind];
     if (save)
       add(
         save.statement,
         [...writes.saved[kind].values()].map((item) => save.values(item as never)),
+        true,
       );
   }
   add(
     ADD_HOLDINGS,
     [...writes.holdings].map(([sourceId, added]) => addedHoldings({ sourceId, ...added })),
+    false,
   );
   return calls;
 }

@@ -2,13 +2,14 @@
  * One descriptor per table that units of work read and write: its columns (and how each travels), its key, what
  * a save changes, and how a row becomes a record and a record its values. Every statement that reads or writes
  * these rows is made from them (table-statements.ts), so a new kind of record is one descriptor here plus its
- * store calls (unit-view.ts).
+ * store calls (unit/unit-of-work.ts).
  */
 import { BOOKING_FIELDS, type Booking, type BookingFields, type BookingStatus } from '../../domain/bookings';
 import type { LedgerEntry, LedgerKind } from '../../domain/ledger';
 import type { Token, TokenStatus } from '../../domain/tokens';
 import { accountKey } from '../records';
-import type { Delivery, Holdings, KeyedRequest } from '../store';
+import type { Delivery, KeyedRequest } from '../store';
+import type { AccountHoldings } from '../unit/kinds';
 
 /** How a column's values travel: the array type unnest takes them in, and, when the column is not the value itself, how it is read and written. */
 export interface ColumnType {
@@ -185,8 +186,6 @@ export const DELIVERIES: Table<Delivery> = {
 };
 
 /** An account's counts (migrations/011, 012), by the account; a save adds to them (see table-statements.ts). */
-export type AccountHoldings = Holdings & { sourceId: string };
-
 export const HOLDINGS: Table<AccountHoldings> = {
   name: 'account_holdings',
   columns: { source_id: TEXT, tokens: BIGINT, bookings: BIGINT, keys: BIGINT },

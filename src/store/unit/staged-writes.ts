@@ -1,12 +1,12 @@
 /**
- * Writes staged before they reach the database: a unit's, until it ends (merged into its batch's only when it
- * succeeds), and the batch's, until COMMIT (table-statements.ts makes them statements).
+ * Writes staged before a store applies them: a unit's, until it ends, and on PostgreSQL its batch's, until COMMIT
+ * (a unit's are taken in only when it succeeds). Every write here passed the unit's rules (unit-of-work.ts).
  */
 import { strict as assert } from 'node:assert';
 import type { Holdings } from '../store';
-import { WRITTEN, type ItemOf, type Writes, type WrittenKind } from './table-statements';
+import { WRITTEN, type WrittenKind, type WrittenRecords } from './kinds';
 
-type ByKind = { -readonly [Kind in WrittenKind]: Map<string, ItemOf<Kind>> };
+type ByKind = { -readonly [Kind in WrittenKind]: Map<string, WrittenRecords[Kind]> };
 
 /** Every kind's map, empty and shared until the first write of that kind (most units write one or two kinds). */
 const NONE = new Map<string, never>();
@@ -30,28 +30,32 @@ export function plus(held: Holdings | null | undefined, added: Holdings | undefi
   };
 }
 
-export class StagedWrites implements Writes {
+export class StagedWrites {
   readonly created = byKind();
   readonly saved = byKind();
   /** What is added to each account's holdings, by source_id. */
   readonly holdings = new Map<string, Holdings>();
 
   /** The row as these writes leave it; undefined when they do not write it. */
-  own<Kind extends WrittenKind>(kind: Kind, key: string): ItemOf<Kind> | undefined {
+  own<Kind extends WrittenKind>(kind: Kind, key: string): WrittenRecords[Kind] | undefined {
     return this.saved[kind].get(key) ?? this.created[kind].get(key);
   }
 
   /** A new row: each is created once (a database's unique key refuses a second). */
-  create<Kind extends WrittenKind>(kind: Kind, key: string, item: ItemOf<Kind>): void {
-    assert.ok(!this.created[kind].has(key) && !this.saved[kind].has(key), `${kind} ${JSON.stringify(key)} created twice`);
+  create<Kind extends WrittenKind>(kind: Kind, key: string, item: WrittenRecords[Kind]): void {
+    this.assertNew(kind, key);
     writable(this.created, kind).set(key, item);
+  }
+
+  private assertNew(kind: WrittenKind, key: string): void {
+    assert.ok(!this.created[kind].has(key) && !this.saved[kind].has(key), `${kind} ${JSON.stringify(key)} created twice`);
   }
 
   /**
    * A row saved. Invariant: a row created earlier in the same writes stays an insert, of the row as it ends up:
    * an insert and an update of one row cannot share a statement, whose parts see one snapshot.
    */
-  save<Kind extends WrittenKind>(kind: Kind, key: string, item: ItemOf<Kind>): void {
+  save<Kind extends WrittenKind>(kind: Kind, key: string, item: WrittenRecords[Kind]): void {
     if (this.created[kind].has(key)) this.created[kind].set(key, item);
     else writable(this.saved, kind).set(key, item);
   }
@@ -60,10 +64,15 @@ export class StagedWrites implements Writes {
     this.holdings.set(sourceId, plus(this.holdings.get(sourceId), added));
   }
 
-  /** Another's writes after these, as if they had been made here: a succeeded unit's into its batch's. */
+  /**
+   * Another's writes after these, as if they had been made here: a succeeded unit's into its batch's. All or
+   * nothing: every creation is checked new before any write is taken in, so a failed invariant leaves these as
+   * they were (and fails the batch, batch.ts).
+   */
   takeIn(other: StagedWrites): void {
+    for (const kind of WRITTEN) for (const key of other.created[kind].keys()) this.assertNew(kind, key);
     for (const kind of WRITTEN) {
-      for (const [key, item] of other.created[kind]) this.create(kind, key, item as never);
+      for (const [key, item] of other.created[kind]) writable(this.created, kind).set(key, item as never);
       for (const [key, item] of other.saved[kind]) this.save(kind, key, item as never);
     }
     for (const [sourceId, added] of other.holdings) this.add(sourceId, added);
