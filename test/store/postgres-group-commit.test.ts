@@ -414,10 +414,16 @@ async function sessionsWaitingOn(pid: number): Promise<number> {
     const small = await openEmptyPgStore({ poolSize: 2 });
     try {
       await small.loadSeed(fixtureSeed());
-      // Past the balance's CHECK constraint: the batch is refused, and each unit runs again alone.
+      // Past the balance's CHECK constraint, staged past the unit's rules (which refuse it first): the batch is
+      // refused, and each unit runs again alone.
       let aloneNow = 0;
       let mostAloneAtOnce = 0;
-      const units = Array.from({ length: 10 }, (_, i) => counted(credit(i === 0 ? ACTIVE : AT_D2, i === 0 ? 1e13 : 1)));
+      const overflowing: Work<number> = async (tx) => {
+        const token = (await tx.tokenForUpdate('ACME', ACTIVE))!;
+        (tx as UnitOfWork).staged.save('tokens', accountKey('ACME', ACTIVE), { ...token, balance: token.balance + 1e13 });
+        return token.balance;
+      };
+      const units = Array.from({ length: 10 }, (_, i) => counted(i === 0 ? overflowing : credit(AT_D2, 1)));
       const alone = units.map(({ work, runs }) => async (tx: StoreTransaction) => {
         if (runs() >= 1) {
           aloneNow += 1;
