@@ -195,13 +195,13 @@ function moneyMove(body: z.output<z.ZodObject<typeof moneyMoveFields>>, amount: 
 export const loadTokenSchema = z
   .looseObject({ ...moneyMoveFields, token_event: eventName('load'), load_amount: positiveAmount })
   .superRefine((body, ctx) => refuseForeignFields(body, ctx, LOAD_FOREIGN_FIELDS))
-  .meta({ not: anyForeignField(LOAD_FOREIGN_FIELDS) })
+  .meta({ not: anyForeignField(LOAD_FOREIGN_FIELDS), additionalProperties: undefined })
   .transform((body) => moneyMove(body, body.load_amount));
 
 export const unloadTokenSchema = z
   .looseObject({ ...moneyMoveFields, token_event: eventName('unload'), unload_amount: positiveAmount })
   .superRefine((body, ctx) => refuseForeignFields(body, ctx, UNLOAD_FOREIGN_FIELDS))
-  .meta({ not: anyForeignField(UNLOAD_FOREIGN_FIELDS) })
+  .meta({ not: anyForeignField(UNLOAD_FOREIGN_FIELDS), additionalProperties: undefined })
   .transform((body) => moneyMove(body, body.unload_amount));
 
 export type MoneyMoveRequest = z.output<typeof loadTokenSchema>;
