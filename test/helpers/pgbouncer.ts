@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import { PgStore, type PgStoreOptions } from '../../src/store/postgres/pg-store'
 import type { StoreKind } from './app';
 import { TEST_DATABASE_URL } from './postgres';
 import { systemTool } from './system-tools';
+import { freePort } from './throwaway-cluster';
 
 /**
  * PgBouncer in transaction mode as a process of the test (its own configuration, a free port), in front of a
@@ -26,14 +27,6 @@ export function warnIfNoPgBouncer(): void {
   process.stderr.write(
     `${expect.getState().testPath ?? 'a suite'}: PgBouncer runs SKIPPED, ${TEST_DATABASE_URL ? 'pgbouncer is not installed (apt-get install pgbouncer; .ci/run does)' : 'TEST_DATABASE_URL is not set'}\n`,
   );
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 /** Runs SQL on the test database's server, in `database` (default: the test database itself). */

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { captured } from './capture';
 
@@ -83,4 +84,14 @@ export async function startServer(env: Record<string, string> = {}, command = SE
     });
   });
   return { ...started, port, metricsPort };
+}
+
+/** A failed start's problems: stderr holds JSON lines only, each at level fatal (60), one per problem. */
+export function startProblems(stderr: string): string[] {
+  const lines = stderr
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+  for (const line of lines) expect(line).toEqual({ level: 60, time: expect.any(String), instance: hostname(), msg: expect.any(String) });
+  return lines.map((line) => line.msg);
 }

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runServer, startServer } from '../helpers/server-process';
+import { runServer, startProblems, startServer } from '../helpers/server-process';
 import { DEMO_WITHDRAWAL, get, inFlight, refuses, startSlowRequest } from '../helpers/slow-request';
 import { waitFor } from '../helpers/wait';
 import http from 'node:http';
@@ -18,16 +18,6 @@ function onNewConnection(port: number, urlPath: string): Promise<number | 'refus
       })
       .on('error', (error: NodeJS.ErrnoException) => (error.code === 'ECONNREFUSED' ? resolve('refused') : reject(error)));
   });
-}
-
-/** A failed start's problems: stderr holds JSON lines only, each at level fatal (60), one per problem. */
-function startProblems(stderr: string): string[] {
-  const lines = stderr
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
-  for (const line of lines) expect(line).toEqual({ level: 60, time: expect.any(String), instance: hostname(), msg: expect.any(String) });
-  return lines.map((line) => line.msg);
 }
 
 describe('the server process', () => {

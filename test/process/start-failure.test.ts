@@ -1,35 +1,14 @@
-import { once } from 'node:events';
-import { createServer } from 'node:net';
-import { hostname } from 'node:os';
 import { HAS_PGBOUNCER, startPooler, warnIfNoPgBouncer, type Pooler } from '../helpers/pgbouncer';
-import { runServer } from '../helpers/server-process';
+import { runServer, startProblems } from '../helpers/server-process';
+import { freePort } from '../helpers/throwaway-cluster';
 
 warnIfNoPgBouncer();
 
 const MIGRATE_FROM_SOURCE = [process.execPath, '--import', 'tsx', 'src/cli/migrate.ts'];
 
-/** A failed start's problems: stderr holds JSON lines only, each at level fatal (60), one per problem. */
-function startProblems(stderr: string): string[] {
-  const lines = stderr
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
-  for (const line of lines) expect(line).toEqual({ level: 60, time: expect.any(String), instance: hostname(), msg: expect.any(String) });
-  return lines.map((line) => line.msg);
-}
-
-/** A port nothing listens on: one the kernel gave and took back. */
-async function refusingPort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
 describe('a start that fails for want of its database', () => {
   it('the migrate CLI says so as the server does: a JSON line naming DATABASE_URL and what the connection met', async () => {
-    const port = await refusingPort();
+    const port = await freePort();
     const { code, stderr } = await runServer({ DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/receiver` }, MIGRATE_FROM_SOURCE)
       .exited;
     expect({ code, problems: startProblems(stderr) }).toEqual({
