@@ -256,7 +256,7 @@ export const OPERATION_DOCS = {
     operationId: 'modifyToken',
     summary: 'Modify Token',
     description:
-      "Changes the fields the body carries, at least one of token_status, available_date, expiry_date, token_name, token_reference, customer_name, booking_reference, check_in, check_out, room_count. token_status is active or freezed only: disputed and deleted are the platform's (Status Change). The token must be the caller's and at destination_id (428); a deleted token cannot be modified (409). The rules hold on the token as it would be after the change: expiry_date not before available_date, check_out not before check_in (400). email_token and email_settings are accepted and applied to nothing (the service sends no e-mail), but they are part of the request its {randomkey} stands for: a retry that changes them is a 422. A money field (load_amount, unload_amount, balance, token_balance) is a 400: Modify Token moves no money. Answered with the token after the change; a body that changes nothing is a 200 that changes nothing. Also served as PATCH on the token path with token_event modify.",
+      "Changes the fields the body carries, at least one of token_status, available_date, expiry_date, token_name, token_reference, customer_name, booking_reference, check_in, check_out, room_count. token_status is active or freezed only: disputed and deleted are the platform's (Status Change). The token must be the caller's and at destination_id (428); a deleted token cannot be modified (409). The rules hold on the token as it would be after the change: expiry_date not before available_date, check_out not before check_in (400). email_token and email_settings are accepted and applied to nothing (the service sends no e-mail), but they are part of the request its {randomkey} stands for: a retry that changes them is a 422. A money field (load_amount, unload_amount, amount, balance, token_balance, founding_balance, refund_amount, fee_amount, withdrawn_amount) is a 400 naming it: Modify Token moves no money. Answered with the token after the change; a body that changes nothing is a 200 that changes nothing. Also served as PATCH on the token path with token_event modify.",
     examples: {
       modifyToken: {
         ...DEMO_TOKEN_CHANGE,
@@ -274,7 +274,7 @@ export const OPERATION_DOCS = {
     operationId: 'loadToken',
     summary: 'Load Token',
     description:
-      "The partner adds money to its token: the balance goes up by load_amount. destination_id is optional; when sent it must be the token's (428). A deleted token, or one outside its available and expiry dates, cannot be loaded (409); a balance over 9999999999.99 is a 422. check_in, check_out and room_count, when sent, are stored on the token. The service makes the ledger row's 20-digit transaction_id, in the account's one key space of ledger rows; a retry under the same {randomkey} gets the same answer and the same transaction_id: money moves once. Also served as PATCH on the token path with token_event load.",
+      "The partner adds money to its token: the balance goes up by load_amount. destination_id is optional; when sent it must be the token's (428). A deleted token, or one outside its available and expiry dates, cannot be loaded (409); a balance over 9999999999.99 is a 422. check_in, check_out and room_count, when sent, are stored on the token. Any other money field (unload_amount, amount, balance, token_balance, founding_balance, refund_amount, fee_amount, withdrawn_amount) is a 400 naming it: no stated balance is checked, so it is refused rather than ignored. The service makes the ledger row's 20-digit transaction_id, in the account's one key space of ledger rows; a retry under the same {randomkey} gets the same answer and the same transaction_id: money moves once. Also served as PATCH on the token path with token_event load.",
     examples: { loadToken: { ...DEMO_TOKEN_CHANGE, token_event: 'load', load_amount: '60.00', destination_id: 'ID001' } },
     randomkey: 'openapi-load-token-01',
     answerExample: {
@@ -287,7 +287,7 @@ export const OPERATION_DOCS = {
     operationId: 'unloadToken',
     summary: 'Unload Token',
     description:
-      'The partner takes money back from its token: the balance goes down by unload_amount, which must not exceed it (422). Allowed unless the token is deleted (409): a frozen, disputed or expired token can be unloaded. destination_id, check_in, check_out and room_count as in Load Token, and the transaction_id too. Also served as PATCH on the token path with token_event unload.',
+      'The partner takes money back from its token: the balance goes down by unload_amount, which must not exceed it (422). Allowed unless the token is deleted (409): a frozen, disputed or expired token can be unloaded. destination_id, check_in, check_out and room_count as in Load Token, and the transaction_id too. Any other money field (load_amount, amount, balance, token_balance, founding_balance, refund_amount, fee_amount, withdrawn_amount) is a 400 naming it: no stated balance is checked, so it is refused rather than ignored. Also served as PATCH on the token path with token_event unload.',
     examples: { unloadToken: { ...DEMO_TOKEN_CHANGE, token_event: 'unload', unload_amount: '25.00' } },
     randomkey: 'openapi-unload-token-01',
     answerExample: {

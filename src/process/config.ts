@@ -1,4 +1,4 @@
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import bytes from 'bytes';
 import dotenv from 'dotenv';
 import type { Webhook } from 'standardwebhooks';
@@ -18,6 +18,15 @@ const PROXY_RANGE_NAMES: ReadonlySet<string> = new Set(['loopback', 'linklocal',
  * fit (10.0.0.0/8; IPv6's unique local fc00::/7).
  */
 const WIDEST_PREFIX: Record<number, number> = { 4: 8, 6: 7 };
+/**
+ * IPv4 written in IPv6 (::ffff:0:0/96): Express's proxy-addr matches an IPv4 peer against an IPv6 subnet only when the
+ * subnet's address is in this range and its prefix is 96 or more, so ::ffff:0:0/96 trusts all of IPv4 and a prefix
+ * P there trusts an IPv4 /(P - 96). It matches no IPv4 peer against IPv4-compatible ::/96 or 6to4 2002::/16.
+ */
+const IPV4_MAPPED = new BlockList();
+IPV4_MAPPED.addSubnet('::ffff:0:0', 96, 'ipv6');
+const IPV4_MAPPED_PREFIX = 96;
+
 /** More proxies in a row than this is no deployment: a count past the real chain lets clients name their address. */
 const MAX_PROXY_HOPS = 10;
 
@@ -27,10 +36,10 @@ function isProxyAddress(entry: string): boolean {
   const [address, prefix, ...rest] = entry.split('/');
   const version = isIP(address);
   if (version === 0 || rest.length > 0) return false;
-  return (
-    prefix === undefined ||
-    (/^\d{1,3}$/.test(prefix) && Number(prefix) >= WIDEST_PREFIX[version] && Number(prefix) <= (version === 4 ? 32 : 128))
-  );
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > (version === 4 ? 32 : 128)) return false;
+  if (version === 6 && IPV4_MAPPED.check(address, 'ipv6')) return Number(prefix) - IPV4_MAPPED_PREFIX >= WIDEST_PREFIX[4];
+  return Number(prefix) >= WIDEST_PREFIX[version];
 }
 
 /** One message for any value out of the range, a sign or a fraction included: `-5` is not "not a whole number". */
@@ -140,7 +149,7 @@ const environmentSchema = z.object({
         message:
           value === 'true'
             ? 'true is refused: it lets any client choose its address for the rate limits; set the number of proxies in front of the service, or their addresses or subnets'
-            : `must be a number of proxies (0 to ${MAX_PROXY_HOPS}), or addresses and subnets of your proxies (IPv4 /8 or narrower, IPv6 /7 or narrower) separated by commas (loopback, linklocal and uniquelocal name their ranges)`,
+            : `must be a number of proxies (0 to ${MAX_PROXY_HOPS}), or addresses and subnets of your proxies (IPv4 /8 or narrower, IPv6 /7 or narrower, IPv4-mapped ::ffff:a.b.c.d /104 or narrower) separated by commas (loopback, linklocal and uniquelocal name their ranges)`,
       });
       return z.NEVER;
     })

@@ -36,7 +36,9 @@ export function healthRouter(store: Store, isStopping: () => boolean): Router {
   router
     .route('/readyz')
     .get(async (_req, res) => {
-      if (isStopping() || !(await isReady())) throw new ServiceUnavailableError();
+      // A stop is expected (contract section 8): its 503 carries the drain's reason, logged below error level.
+      if (isStopping()) throw new ServiceUnavailableError('shutting_down');
+      if (!(await isReady())) throw new ServiceUnavailableError();
       sendJson(res, 200, '{"status":"ready"}');
     })
     .all(methodNotAllowed(['GET', 'HEAD']));

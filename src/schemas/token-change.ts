@@ -77,16 +77,47 @@ const IGNORED_EMAIL_FIELD = {
  */
 type ForeignFields = Readonly<Record<string, string>>;
 
-const MODIFY_MONEY_MESSAGE =
-  'is a money field: Modify Token moves no money; Load Token and Unload Token do, with load_amount or unload_amount';
-const MODIFY_FOREIGN_FIELDS: ForeignFields = {
-  load_amount: MODIFY_MONEY_MESSAGE,
-  unload_amount: MODIFY_MONEY_MESSAGE,
-  balance: MODIFY_MONEY_MESSAGE,
-  token_balance: MODIFY_MONEY_MESSAGE,
-};
-const LOAD_FOREIGN_FIELDS: ForeignFields = { unload_amount: "is Unload Token's amount: Load Token takes load_amount" };
-const UNLOAD_FOREIGN_FIELDS: ForeignFields = { load_amount: "is Load Token's amount: Unload Token takes unload_amount" };
+/** The money fields a token body could carry: each operation's amount, the answers' amounts and balances, the other ledger rows' amounts. */
+const TOKEN_MONEY_FIELDS = [
+  'load_amount',
+  'unload_amount',
+  'amount',
+  'balance',
+  'token_balance',
+  'founding_balance',
+  'refund_amount',
+  'fee_amount',
+  'withdrawn_amount',
+] as const;
+type TokenMoneyField = (typeof TOKEN_MONEY_FIELDS)[number];
+
+/** Every money field but `used` refused, each with `message` unless `specific` has one of its own. */
+function moneyFieldsBut(
+  used: TokenMoneyField | undefined,
+  message: string,
+  specific: Partial<Record<TokenMoneyField, string>>,
+): ForeignFields {
+  return Object.fromEntries(TOKEN_MONEY_FIELDS.filter((field) => field !== used).map((field) => [field, specific[field] ?? message]));
+}
+
+/** Set on Create Token and shown with the token, never changed after. */
+const FOUNDING_BALANCE_MESSAGE = "is Create Token's: a token's founding balance is stated once, when the token is created";
+
+const MODIFY_FOREIGN_FIELDS = moneyFieldsBut(
+  undefined,
+  'is a money field: Modify Token moves no money; Load Token and Unload Token do, with load_amount or unload_amount',
+  { founding_balance: FOUNDING_BALANCE_MESSAGE },
+);
+const LOAD_FOREIGN_FIELDS = moneyFieldsBut(
+  'load_amount',
+  'is a money field Load Token does not use: it moves load_amount alone, and its answer states the balance after',
+  { unload_amount: "is Unload Token's amount: Load Token takes load_amount", founding_balance: FOUNDING_BALANCE_MESSAGE },
+);
+const UNLOAD_FOREIGN_FIELDS = moneyFieldsBut(
+  'unload_amount',
+  'is a money field Unload Token does not use: it moves unload_amount alone, and its answer states the balance after',
+  { load_amount: "is Load Token's amount: Unload Token takes unload_amount", founding_balance: FOUNDING_BALANCE_MESSAGE },
+);
 
 function refuseForeignFields(body: object, ctx: z.RefinementCtx, foreign: ForeignFields): void {
   for (const field of Object.keys(body)) {

@@ -6,6 +6,7 @@ import { createLogger } from '../../src/process/logger';
 import { buildTestApp, type TestApp } from '../helpers/app';
 import * as client from '../helpers/clients';
 import { FailingStore } from '../helpers/failing-store';
+import { errorBody } from '../helpers/http';
 import { waitFor } from '../helpers/wait';
 import { ACME, fixtureSeed, OTHER } from '../helpers/fixtures';
 import { bookingChange, statusChange, withdrawal } from '../helpers/payloads';
@@ -80,6 +81,27 @@ describe('request logs', () => {
     const [entry] = logs.entries();
     expect(entry).toMatchObject({ level: 30, res: { statusCode: 503 }, reason: 'shutting_down', msg: 'request failed' });
     expect(Object.keys(entry)).toEqual(['level', 'time', 'req', 'res', 'reason', 'responseTime', 'route', 'msg']);
+  });
+
+  it("logs readiness's 503 while stopping at info as shutting_down, with no err or stack: a stop is expected", async () => {
+    const stopping = await buildTestApp(undefined, { logger: logs.logger, isShuttingDown: () => true });
+    const response = await request(stopping.server).get('/readyz');
+    expect(response.status).toBe(503);
+    expect(response.body).toEqual(errorBody(503, 'Service Unavailable'));
+    const [entry] = logs.entries();
+    expect(entry).toMatchObject({ level: 30, res: { statusCode: 503 }, reason: 'shutting_down', msg: 'request failed' });
+    expect(entry).not.toHaveProperty('err');
+  });
+
+  it("logs readiness's 503 for a store that does not answer at error, as store_unavailable", async () => {
+    const store = new FailingStore();
+    await store.loadSeed(fixtureSeed());
+    store.failure = new ServiceUnavailableError();
+    const failing = await buildTestApp(undefined, { store, logger: logs.logger });
+    await request(failing.server).get('/readyz').expect(503);
+    const [entry] = logs.entries();
+    expect(entry).toMatchObject({ level: 50, res: { statusCode: 503 }, reason: 'store_unavailable', msg: 'request failed' });
+    expect(entry).not.toHaveProperty('err');
   });
 
   it('logs an unreachable store (503) at error, with its reason and no made-up stack', async () => {

@@ -6,6 +6,10 @@ import { bookingChange, loaded, statusChange, tokenLoad, tokenModification, toke
 import { expectRejection, readLedgerEntry, readToken } from '../helpers/state';
 import { dayNumber } from '../../src/domain/calendar-days';
 
+/** The money fields none of the three operations takes (each refuses too the other's amount, or both for Modify Token). */
+const OTHER_MONEY_FIELDS = ['amount', 'balance', 'token_balance', 'refund_amount', 'fee_amount', 'withdrawn_amount'];
+const FOUNDING_BALANCE_MESSAGE = "is Create Token's: a token's founding balance is stated once, when the token is created";
+
 /** Modify Token, Load Token and Unload Token (contract 9.8, 9.9): PATCH on the token path, keyed by {randomkey}. */
 describeOnEveryStore('Token changes', (current) => {
   const tokenOf = (tokenId: string = TOKENS.active.token_id) => readToken(current().store, tokenId);
@@ -87,8 +91,8 @@ describeOnEveryStore('Token changes', (current) => {
       }
     });
 
-    it('400 naming a money field (load_amount, unload_amount, balance, token_balance): Modify Token moves no money, and a 200 would say it did', async () => {
-      for (const field of ['load_amount', 'unload_amount', 'balance', 'token_balance']) {
+    it('400 naming a money field (load_amount, unload_amount, amount, balance, token_balance, refund_amount, fee_amount, withdrawn_amount): Modify Token moves no money, and a 200 would say it did', async () => {
+      for (const field of [...OTHER_MONEY_FIELDS, 'load_amount', 'unload_amount']) {
         await expectRejected(
           tokenModification({ [field]: '50.00' }),
           400,
@@ -100,6 +104,15 @@ describeOnEveryStore('Token changes', (current) => {
           ]),
         );
       }
+      expect(await tokenOf()).toMatchObject({ balance: 100000 });
+    });
+
+    it("400 naming founding_balance: it is Create Token's, stated once when the token is made", async () => {
+      await expectRejected(
+        tokenModification({ founding_balance: '50.00' }),
+        400,
+        errorBody(400, 'Invalid field: founding_balance', [{ field: 'founding_balance', message: FOUNDING_BALANCE_MESSAGE }]),
+      );
       expect(await tokenOf()).toMatchObject({ balance: 100000 });
     });
 
@@ -450,6 +463,33 @@ describeOnEveryStore('Token changes', (current) => {
       );
       expect(await tokenOf()).toMatchObject({ balance: 100000 });
     });
+
+    it.each([
+      ['Load Token', tokenLoad, 'load_amount', 'Load Token'],
+      ['Unload Token', tokenUnload, 'unload_amount', 'Unload Token'],
+    ])(
+      '%s: 400 naming every money field it does not use; the stated balance is not checked, so a 200 would mislead',
+      async (_name, body, amountField, operation) => {
+        for (const field of OTHER_MONEY_FIELDS) {
+          await expectRejected(
+            body({ [amountField]: '1.00', [field]: '7.00' }),
+            400,
+            errorBody(400, `Invalid field: ${field}`, [
+              {
+                field,
+                message: `is a money field ${operation} does not use: it moves ${amountField} alone, and its answer states the balance after`,
+              },
+            ]),
+          );
+        }
+        await expectRejected(
+          body({ [amountField]: '1.00', founding_balance: '7.00' }),
+          400,
+          errorBody(400, 'Invalid field: founding_balance', [{ field: 'founding_balance', message: FOUNDING_BALANCE_MESSAGE }]),
+        );
+        expect(await tokenOf()).toMatchObject({ balance: 100000 });
+      },
+    );
 
     it('a status changed by Status Change and a load by Load Token act on the same token', async () => {
       await client.statusChange(current(), statusChange({ tokes_status: 'disputed' })).expect(200);

@@ -108,6 +108,9 @@ describe('loadConfig', () => {
     ['10.0.0.1', '10.0.0.1'],
     ['10.0.0.0/8, 192.168.1.1', '10.0.0.0/8,192.168.1.1'],
     ['loopback,fd00::/8', 'loopback,fd00::/8'],
+    // An IPv4 /8 as an IPv4-mapped subnet; proxy-addr matches no IPv4 peer against IPv4-compatible ::/96 or 6to4 2002::/16.
+    ['::ffff:10.0.0.0/104', '::ffff:10.0.0.0/104'],
+    ['::/96,2002::/16', '::/96,2002::/16'],
   ])("takes TRUST_PROXY = %p as a hop count or the proxies' addresses and subnets", (value, trustProxy) => {
     expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(trustProxy);
   });
@@ -151,11 +154,16 @@ describe('loadConfig', () => {
     [
       'TRUST_PROXY',
       '0.0.0.0/1,128.0.0.0/1',
-      'TRUST_PROXY must be a number of proxies (0 to 10), or addresses and subnets of your proxies (IPv4 /8 or narrower, IPv6 /7 or narrower)',
+      'TRUST_PROXY must be a number of proxies (0 to 10), or addresses and subnets of your proxies (IPv4 /8 or narrower, IPv6 /7 or narrower, IPv4-mapped ::ffff:a.b.c.d /104 or narrower)',
     ],
     ['TRUST_PROXY', '0.0.0.0/0', 'TRUST_PROXY must be a number of proxies'],
     ['TRUST_PROXY', '::/0', 'TRUST_PROXY must be a number of proxies'],
     ['TRUST_PROXY', '999', 'TRUST_PROXY must be a number of proxies (0 to 10)'],
+    // All of IPv4, or more than an IPv4 /8 of it, as an IPv4-mapped IPv6 subnet: Express's proxy-addr matches IPv4 peers against it.
+    ['TRUST_PROXY', '::ffff:0:0/96', 'TRUST_PROXY must be a number of proxies (0 to 10), or addresses and subnets of your proxies'],
+    ['TRUST_PROXY', '::ffff:0.0.0.0/96', 'TRUST_PROXY must be a number of proxies'],
+    ['TRUST_PROXY', '0:0:0:0:0:FFFF:0a00:0/103', 'TRUST_PROXY must be a number of proxies'],
+    ['TRUST_PROXY', '10.0.0.1,::ffff:10.0.0.0/100', 'TRUST_PROXY must be a number of proxies'],
     ['MAX_CONNECTIONS', 'lots', 'MAX_CONNECTIONS must be a whole number'],
     ['MAX_CONNECTIONS_PER_ADDRESS', '-3', 'MAX_CONNECTIONS_PER_ADDRESS must be a whole number, 0 or more'],
     ['MAX_TOKENS_PER_ACCOUNT', '-1', 'MAX_TOKENS_PER_ACCOUNT must be a whole number'],
