@@ -139,7 +139,9 @@ describe('raw HTTP: wrong Content-Length and malformed requests', () => {
     expect(statusesOf(answer)).toEqual([400]);
     expect(answer).toContain('Connection: close');
     expect(answer).toContain('Content-Type: application/json; charset=utf-8');
-    expect(answer.endsWith('{"success":"false","errors":{"code":"400","message":"Missing Host header: HTTP/1.1 requires one"}}')).toBe(true);
+    expect(answer.endsWith('{"success":"false","errors":{"code":"400","message":"Missing Host header: HTTP/1.1 requires one"}}')).toBe(
+      true,
+    );
     expect(closedByServer).toBe(true);
   });
 
