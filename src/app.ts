@@ -7,7 +7,7 @@ import { errorHandler, notFound } from './middleware/errors';
 import { refuseWhileDraining } from './middleware/draining';
 import { readJsonBody } from './middleware/json-body';
 import { observeRequests } from './middleware/observe';
-import { limitPerAccount, limitPerAddress, type RateLimitCounts } from './middleware/rate-limit';
+import { limitDocumentsPerAddress, limitPerAccount, limitPerAddress, type RateLimitCounts } from './middleware/rate-limit';
 import { beginRequestContext } from './middleware/request-context';
 import { logRequests } from './middleware/request-logger';
 import { verifySignature } from './middleware/signature';
@@ -84,6 +84,9 @@ export function createApp(deps: AppDeps): Express {
 
   // Health, documents and the admin API (metrics are on a listener of their own: createMetricsApp).
   app.use(healthRouter(store, isStopping));
+  // Every request for the documents counts, whatever its method or answer: they are open and large (docs/DECISIONS.md).
+  const documentsLimit = limitDocumentsPerAddress(config.rateLimitDocumentsPerAddressPerMinute, counts);
+  if (documentsLimit.length > 0) app.use(['/openapi.json', '/docs'], ...documentsLimit);
   app.use(openApiRouter());
   app.use(docsRouter());
   if (config.adminToken) app.use(adminRouter({ store, events, adminToken: config.adminToken, limits: perAddress }));

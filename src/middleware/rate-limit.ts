@@ -13,6 +13,7 @@ const WINDOW_MS = 60_000;
 /** Where each limiter puts a request's count (its requestPropertyName): apart, so each one's miss can be told. */
 const ADDRESS_COUNT = 'addressRateLimit';
 const ACCOUNT_COUNT = 'accountRateLimit';
+const DOCUMENTS_COUNT = 'documentsRateLimit';
 
 /** Where the counts live: this process alone, or Redis, shared by every instance. */
 export interface RateLimitCounts {
@@ -94,6 +95,15 @@ function named(name: string, handler: RequestHandler): RequestHandler {
 
 const refuse: RequestHandler = (_req, _res, next) => next(new TooManyRequestsError());
 
+/** A per-address refusal says nothing of its count but Retry-After: it is not an account's budget. */
+function refuseWithRetryAfter(property: string): RequestHandler {
+  return (req, res, next) => {
+    const resetMs = (req as unknown as Record<string, RateLimitInfo | undefined>)[property]?.resetTime?.getTime() ?? Date.now() + WINDOW_MS;
+    res.setHeader('Retry-After', String(Math.max(1, Math.ceil((resetMs - Date.now()) / 1000))));
+    refuse(req, res, next);
+  };
+}
+
 /**
  * What the per-address limit counts: the failures of a client that did not authenticate as an account. An
  * account's own refusals (403 key_limit, 409, 422 ...) count against that account's limit alone (contract
@@ -125,12 +135,7 @@ export function limitPerAddress(perMinute: number, counts: RateLimitCounts): Req
     standardHeaders: false,
     legacyHeaders: false,
     requestPropertyName: ADDRESS_COUNT,
-    handler: (req, res, next) => {
-      const resetMs =
-        (req as unknown as Record<string, RateLimitInfo | undefined>)[ADDRESS_COUNT]?.resetTime?.getTime() ?? Date.now() + WINDOW_MS;
-      res.setHeader('Retry-After', String(Math.max(1, Math.ceil((resetMs - Date.now()) / 1000))));
-      refuse(req, res, next);
-    },
+    handler: refuseWithRetryAfter(ADDRESS_COUNT),
     ...countsIn(counts, 'address'),
   });
   return [named('limitPerAddress', noticingUncounted(limiter, ADDRESS_COUNT, counts))];
@@ -158,4 +163,24 @@ export function limitPerAccount(perMinute: number, counts: RateLimitCounts): Req
     ...countsIn(counts, 'account'),
   });
   return [named('limitPerAccount', noticingUncounted(limiter, ACCOUNT_COUNT, counts))];
+}
+
+/**
+ * Every request for the documents (/openapi.json, /docs and its files) per client address, whatever its answer.
+ * They are open and large (the OpenAPI document is about 240 KB): one address pipelining them on a few hundred
+ * connections had the service write about 900 MB a round and starved every other client, and their 200s never count
+ * toward the failures limitPerAddress counts (docs/DECISIONS.md).
+ */
+export function limitDocumentsPerAddress(perMinute: number, counts: RateLimitCounts): RequestHandler[] {
+  if (perMinute === 0) return [];
+  const limiter = rateLimit({
+    windowMs: WINDOW_MS,
+    limit: perMinute,
+    standardHeaders: false,
+    legacyHeaders: false,
+    requestPropertyName: DOCUMENTS_COUNT,
+    handler: refuseWithRetryAfter(DOCUMENTS_COUNT),
+    ...countsIn(counts, 'documents'),
+  });
+  return [named('limitDocumentsPerAddress', noticingUncounted(limiter, DOCUMENTS_COUNT, counts))];
 }

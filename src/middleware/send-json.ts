@@ -9,9 +9,9 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  * writeHead, no per-header setHeader calls, no content negotiation, no ETag
  * (res.json did all three, which showed in the profile). These answers are
  * never cached. Headers set earlier (the rate limiter's, say) are kept; the
- * ones named here win.
+ * ones named here win. A body sent often (the OpenAPI document) comes already encoded.
  */
-export function sendJson(res: Response, status: number, body: string, headers: Readonly<Record<string, string>> = {}): void {
+export function sendJson(res: Response, status: number, body: string | Buffer, headers: Readonly<Record<string, string>> = {}): void {
   res.writeHead(
     status,
     headerList(res, { 'Content-Type': JSON_CONTENT_TYPE, 'Content-Length': String(Buffer.byteLength(body)), ...headers }),

@@ -43,7 +43,7 @@ const DEPLOYMENT_ADDRESS =
 
 const RATE_LIMITS = `## Rate limits
 
-Each account may make RATE_LIMIT_PER_MINUTE requests a minute (${DEFAULTS.rateLimitPerMinute} unless the operator sets another; 0: no limit), in fixed one-minute windows. Every request that authenticates as the account counts, whatever its answer (applied, replayed, refused by a rule), and whether or not the client waited for it. Requests that fail before they authenticate (a wrong key, a malformed body, an unknown route) count against the client address instead, RATE_LIMIT_PER_ADDRESS_PER_MINUTE a minute (${DEFAULTS.rateLimitPerAddressPerMinute} by default); an address past it gets 429 for every request until its window passes. Answers below 400 never count against an address, so partners behind one address do not lock each other out. Past a limit the answer is 429 with Retry-After (seconds); answers after authentication carry RateLimit and RateLimit-Policy with the account's own budget, whose q is the limit in force.`;
+Each account may make RATE_LIMIT_PER_MINUTE requests a minute (${DEFAULTS.rateLimitPerMinute} unless the operator sets another; 0: no limit), in fixed one-minute windows. Every request that authenticates as the account counts, whatever its answer (applied, replayed, refused by a rule), and whether or not the client waited for it. Requests that fail before they authenticate (a wrong key, a malformed body, an unknown route) count against the client address instead, RATE_LIMIT_PER_ADDRESS_PER_MINUTE a minute (${DEFAULTS.rateLimitPerAddressPerMinute} by default); an address past it gets 429 for every request until its window passes. Answers below 400 never count against an address, so partners behind one address do not lock each other out. Every request for this document, /docs and its scripts and styles counts against the client address too, whatever its answer, RATE_LIMIT_DOCUMENTS_PER_ADDRESS_PER_MINUTE a minute (${DEFAULTS.rateLimitDocumentsPerAddressPerMinute} by default): they are open and large. Past a limit the answer is 429 with Retry-After (seconds); answers after authentication carry RateLimit and RateLimit-Policy with the account's own budget, whose q is the limit in force.`;
 
 /** Answers, described as sent back (zod's output side). */
 function mapValues<Value>(record: Record<string, Value>, map: (value: Value) => Json): Record<string, Json> {
@@ -109,7 +109,8 @@ function plainGet(operationId: string, summary: string, description: string, med
       security: OPEN,
       responses: {
         '200': { description, headers: REQUEST_ID_HEADER, content: { [mediaType]: { schema: { type: schemaType } } } },
-        ...errorResponses([405]),
+        // Past RATE_LIMIT_DOCUMENTS_PER_ADDRESS_PER_MINUTE.
+        ...errorResponses([405, 429]),
       },
     },
   };

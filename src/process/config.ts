@@ -129,6 +129,7 @@ const environmentSchema = z.object({
     }),
   RATE_LIMIT_PER_MINUTE: wholeNumber(0).default(6000),
   RATE_LIMIT_PER_ADDRESS_PER_MINUTE: wholeNumber(0).default(600),
+  RATE_LIMIT_DOCUMENTS_PER_ADDRESS_PER_MINUTE: wholeNumber(0).default(60),
   REDIS_URL: z
     .string()
     .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// connection URL')
@@ -219,6 +220,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Failed requests per client address, counted before the body is read; 0 turns the limit off. */
   rateLimitPerAddressPerMinute: number;
+  /** Every request for the documents (/openapi.json, /docs and its files) per client address; 0 turns the limit off. */
+  rateLimitDocumentsPerAddressPerMinute: number;
   /** Unset: each instance counts its rate limits alone. */
   redis: { url: string; keyPrefix: string } | undefined;
   /** Express's "trust proxy": which hops of X-Forwarded-For name the client. Unset: the peer's address. */
@@ -320,6 +323,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
     bodyLimitBytes: settings.BODY_LIMIT,
     rateLimitPerMinute: settings.RATE_LIMIT_PER_MINUTE,
     rateLimitPerAddressPerMinute: settings.RATE_LIMIT_PER_ADDRESS_PER_MINUTE,
+    rateLimitDocumentsPerAddressPerMinute: settings.RATE_LIMIT_DOCUMENTS_PER_ADDRESS_PER_MINUTE,
     redis: settings.REDIS_URL ? { url: settings.REDIS_URL, keyPrefix: settings.REDIS_KEY_PREFIX } : undefined,
     trustProxy: settings.TRUST_PROXY ?? false,
     shutdownTimeoutMs: settings.SHUTDOWN_TIMEOUT_MS,

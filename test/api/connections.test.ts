@@ -159,6 +159,23 @@ describe('a client that pipelines requests', () => {
     expect(counts.mostHeld).toBe(1);
   });
 
+  it('and never reads is closed by a reset, so the kernel drops the answers it still held for the client', async () => {
+    const { port } = await countingServer(500);
+    // Raw bytes: 100 answers of the document are far more than the two kernels' buffers hold.
+    const socket = await silentClient(port, pipelined('/openapi.json', 100));
+    opened.push(socket);
+    await waitFor(async () => (await openConnections(server as Server)) === 0);
+    // Read only now: after a graceful close the kernel would still deliver the buffered answers, then 'end'.
+    const ending = new Promise<string>((resolve) => {
+      socket.removeAllListeners('error');
+      socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+      socket.on('end', () => resolve('end'));
+      socket.on('data', () => undefined);
+      socket.resume();
+    });
+    expect(await ending).toBe('ECONNRESET');
+  });
+
   /** Reads everything the server sends until it closes the connection. */
   const readAll = (socket: net.Socket) =>
     new Promise<string>((resolve, reject) => {

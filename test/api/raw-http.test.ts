@@ -134,6 +134,18 @@ describe('raw HTTP: wrong Content-Length and malformed requests', () => {
     );
   });
 
+  it('an HTTP/1.1 request without a Host header: a JSON 400 naming it, then the connection closes', async () => {
+    // A path outside the document: like the parser's 400s, this one is transport-level, declared on no operation.
+    const { answer, closedByServer } = await rawExchange(port, 'GET /nothing HTTP/1.1\r\n\r\n');
+    expect(statusesOf(answer)).toEqual([400]);
+    expect(answer).toContain('Connection: close');
+    expect(answer).toContain('Content-Type: application/json; charset=utf-8');
+    expect(answer.endsWith('{"success":"false","errors":{"code":"400","message":"Missing Host header: HTTP/1.1 requires one"}}')).toBe(
+      true,
+    );
+    expect(closedByServer).toBe(true);
+  });
+
   it('headers over the size limit: a JSON 431', async () => {
     const { answer } = await rawExchange(port, `GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(statusesOf(answer)).toEqual([431]);

@@ -40,7 +40,13 @@ export interface TestApp {
  * one on: a suite sends far more requests from one address and account than a minute allows.
  */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({}), rateLimitPerMinute: 0, rateLimitPerAddressPerMinute: 0, ...overrides };
+  return {
+    ...loadConfig({}),
+    rateLimitPerMinute: 0,
+    rateLimitPerAddressPerMinute: 0,
+    rateLimitDocumentsPerAddressPerMinute: 0,
+    ...overrides,
+  };
 }
 
 export interface TestAppOptions extends Partial<Omit<AppDeps, 'config'>> {

@@ -67,6 +67,20 @@ const noChange = () => statusChange({ tokes_status: undefined });
     expect({ status: others.status, body: others.body }).toEqual({ status: 200, body: SUCCESS_BODY });
   });
 
+  it("two instances share an address's documents budget: the third request for them, on either, is a 429", async () => {
+    const keyPrefix = `test:${process.pid}:${Date.now()}:documents:`;
+    const shared = {
+      redis: { sendCommand: redis.sendCommand, keyPrefix, outage: new RedisOutage(capturingLogger()) },
+      config: { rateLimitDocumentsPerAddressPerMinute: 2 },
+    };
+    const [first, second] = [await buildTestApp(undefined, shared), await buildTestApp(undefined, shared)];
+    await request(first.server).get('/docs').expect(200);
+    await request(second.server).get('/docs/init.js').expect(200);
+    const limited = await request(first.server).get('/docs');
+    expect({ status: limited.status, body: limited.body }).toEqual({ status: 429, body: errorBody(429, 'Too Many Requests') });
+    expect(await redis.client.keys(`${keyPrefix}*`)).toEqual([expect.stringMatching(new RegExp(`^${keyPrefix}documents:`))]);
+  });
+
   it('when Redis cannot be reached, requests go through, and the failure is logged and counted', async () => {
     const metrics = new Metrics();
     const unreachable = connectRedis('redis://127.0.0.1:1', capturingLogger());

@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       bodyLimitBytes: 32 * 1024,
       rateLimitPerMinute: 6000,
       rateLimitPerAddressPerMinute: 600,
+      rateLimitDocumentsPerAddressPerMinute: 60,
       production: false,
       redis: undefined,
       trustProxy: false,
