@@ -1,4 +1,4 @@
-import type { Response } from 'supertest';
+import type { Response, Test } from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { describeOnEveryStore } from '../helpers/app';
 import * as client from '../helpers/clients';
@@ -30,7 +30,7 @@ const entry = (transactionId: string, kind: string, amount: string, tokenBalance
 });
 
 /** A change as it is kept, in the contract's shape (section 13.1). */
-const shown = (change: Change) => ({
+const shown = (change: Change): Record<string, unknown> => ({
   id: change.id,
   source_id: change.sourceId,
   seq: change.seq,
@@ -55,7 +55,7 @@ describeOnEveryStore('Changes (contract section 13.1)', (current) => {
   const changesOf = async (sourceId = ACME.source_id) => (await current().store.changesAfter(sourceId, 0, 1000)).map(shown);
   const requestIdOf = (response: Response) => response.headers['x-request-id'] as string;
 
-  const cases: Array<[string, () => Promise<Response>, (requestId: string) => object]> = [
+  const cases: Array<[string, () => Test, (requestId: string) => object]> = [
     [
       'a withdrawal records token.withdrawn with its ledger entry',
       () => client.withdraw(current(), payloads.withdrawal({ transaction_id: '20240121000000000001' })),
