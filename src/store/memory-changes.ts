@@ -10,6 +10,8 @@ import type { Change, NewChange } from './store';
 /** One account's changes: `kept[start..]` hold seq `lastSeq - (kept.length - start) + 1` to `lastSeq`. */
 interface AccountChanges {
   lastSeq: number;
+  /** Dropped for the bound before their retention ended. */
+  dropped: number;
   kept: Change[];
   /** The first kept change's index: dropped changes are skipped, and the array compacted once half of it is dropped. */
   start: number;
@@ -18,7 +20,7 @@ interface AccountChanges {
 export class MemoryChanges {
   private readonly accounts = new Map<string, AccountChanges>();
   /** Changes dropped for the per-account bound before their retention ended: counted and logged. */
-  droppedForRoom = 0;
+  private droppedForRoom = 0;
 
   constructor(
     private readonly retentionMs: number,
@@ -30,7 +32,7 @@ export class MemoryChanges {
   append(change: NewChange): void {
     let account = this.accounts.get(change.sourceId);
     if (!account) {
-      account = { lastSeq: 0, kept: [], start: 0 };
+      account = { lastSeq: 0, dropped: 0, kept: [], start: 0 };
       this.accounts.set(change.sourceId, account);
     }
     account.lastSeq += 1;
@@ -38,13 +40,16 @@ export class MemoryChanges {
     const cutoffMs = change.createdAt.getTime() - this.retentionMs;
     while (account.start < account.kept.length && account.kept[account.start].createdAt.getTime() < cutoffMs) account.start += 1;
     if (account.kept.length - account.start > this.perAccount) {
-      const dropped = account.kept.length - account.start - this.perAccount;
-      account.start += dropped;
-      this.droppedForRoom += dropped;
-      this.logger?.warn(
-        { source_id: change.sourceId, dropped, dropped_total: this.droppedForRoom },
-        "memory store dropped an account's oldest change past MEMORY_CHANGES_PER_ACCOUNT",
-      );
+      account.start += 1;
+      account.dropped += 1;
+      this.droppedForRoom += 1;
+      // Logged at the account's 1st, 10th, 100th ... drop: an account at its bound drops one a request.
+      if (Number.isInteger(Math.log10(account.dropped))) {
+        this.logger?.warn(
+          { source_id: change.sourceId, dropped: account.dropped, dropped_total: this.droppedForRoom },
+          "memory store dropped an account's oldest changes past MEMORY_CHANGES_PER_ACCOUNT",
+        );
+      }
     }
     if (account.start > account.kept.length / 2) {
       account.kept = account.kept.slice(account.start);

@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { BOOKING_FIELDS, type BookingFields } from '../../src/domain/bookings';
 import type { LedgerEntry } from '../../src/domain/ledger';
 import type { TokenStatus } from '../../src/domain/tokens';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../src/process/logger';
 import { MemoryStore } from '../../src/store/memory-store';
 import type { NewChange, Store } from '../../src/store/store';
 import type { Token } from '../../src/domain/tokens';
@@ -462,6 +464,18 @@ describe('MemoryStore changes', () => {
     ]);
     expect((await store.changesAfter('ACME', 3, 10)).map((c) => c.seq)).toEqual([4, 5]);
     expect((await store.changesAfter('OTHER', 0, 10)).map((c) => c.id)).toEqual(['chg_other']);
+  });
+
+  it('logs what it drops for the bound at the 1st, 10th, 100th drop of an account, with the count', async () => {
+    const lines: string[] = [];
+    const logger = createLogger('info', new Writable({ write: (chunk, _encoding, done) => done(void lines.push(String(chunk))) }));
+    const store = new MemoryStore({ changesPerAccount: 2, logger });
+    for (let i = 1; i <= 14; i += 1) await record(store, `chg_${i}`, 'ACME', '2026-01-01T00:00:00.000Z');
+    const drops = lines.map((line) => JSON.parse(line) as { msg: string; dropped: number; dropped_total: number });
+    expect(drops.map(({ msg, dropped, dropped_total: total }) => [msg, dropped, total])).toEqual([
+      ["memory store dropped an account's oldest changes past MEMORY_CHANGES_PER_ACCOUNT", 1, 1],
+      ["memory store dropped an account's oldest changes past MEMORY_CHANGES_PER_ACCOUNT", 10, 10],
+    ]);
   });
 
   it('forgets changes past their retention as the account records newer ones', async () => {
