@@ -101,12 +101,9 @@ class MemoryUnitRows implements UnitRows {
     }
   }
 
-  /**
-   * Contract section 11: past 85% of the heap nothing new is created; a ledger row, small, until 95%, and so a
-   * change, which every operation on an existing token records (a status change would otherwise stop at 85%).
-   */
+  /** Contract section 11: past 85% of the heap nothing new is created; a ledger row, small, until 95%. */
   admit(kind: WrittenKind): void {
-    this.refuseWhenFull(kind === 'ledger' || kind === 'changes' ? LEDGER_LIMIT : CREATE_LIMIT);
+    this.refuseWhenFull(kind === 'ledger' ? LEDGER_LIMIT : CREATE_LIMIT);
   }
 
   /** Forgets the request keys and deliveries past their retention at `now`: no unit runs beside this one. */
