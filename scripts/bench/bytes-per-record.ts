@@ -219,17 +219,21 @@ const MEASURED: ReadonlyArray<readonly [Kind, Filling]> = [
   ...FILLINGS.map((filling) => ['changes', filling] as const),
 ];
 
+/** The kinds named on the command line (`npm run bench:storage -- changes tokens`), or every kind. */
+const ASKED = process.argv.slice(2);
+const measured = MEASURED.filter(([kind]) => ASKED.length === 0 || ASKED.includes(kind));
+
 async function main(): Promise<void> {
   const one = (kind: string) => kind.replace(/s$/, '');
   const line = (store: string, bytes: number, kind: Kind, filling: Filling) =>
     `${store}: ${Math.round(bytes)} bytes per ${one(kind)}${filling === 'usual' ? '' : `, text ${filling}`} (${N} records)\n`;
-  for (const [kind, filling] of MEASURED) process.stdout.write(line('memory store', await memoryBytes(kind, filling), kind, filling));
+  for (const [kind, filling] of measured) process.stdout.write(line('memory store', await memoryBytes(kind, filling), kind, filling));
   const url = process.env.DATABASE_URL;
   if (!url) {
     process.stdout.write('PostgreSQL: SKIPPED (set DATABASE_URL)\n');
     return;
   }
-  for (const [kind, filling] of MEASURED) process.stdout.write(line('PostgreSQL', await postgresBytes(url, kind, filling), kind, filling));
+  for (const [kind, filling] of measured) process.stdout.write(line('PostgreSQL', await postgresBytes(url, kind, filling), kind, filling));
 }
 
 void main();
