@@ -174,6 +174,7 @@ const WRITES: Record<
 function inNumberingOrder(changes: Iterable<NewChange>): NewChange[] {
   return [...changes].sort((a, b) => compareKeys([a.sourceId], [b.sourceId]));
 }
+
 const ADD_HOLDINGS = update('batch_add_holdings', HOLDINGS, true);
 const addedHoldings = savedValues(HOLDINGS);
 
