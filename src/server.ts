@@ -13,14 +13,17 @@ import { DatabaseStartError, exitForStartFailure, startProblemsOf } from './proc
 import { MemoryStore } from './store/memory-store';
 import { PgStore } from './store/postgres/pg-store';
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 /** The database must answer at start: failing fast lets the orchestrator restart the service once it does. */
-async function openDatabase(database: DatabaseConfig, logger: Logger, metrics: Metrics): Promise<PgStore> {
+async function openDatabase(database: DatabaseConfig, changeRetentionMs: number, logger: Logger, metrics: Metrics): Promise<PgStore> {
   try {
     const store = await PgStore.open({
       connectionString: database.url,
       statementTimeoutMs: database.statementTimeoutMs,
       poolSize: database.poolSize,
       connectTimeoutMs: database.connectTimeoutMs,
+      changeRetentionMs,
       logger,
       observeBatch: (units) => metrics.observeBatch(units),
       tracing: tracing?.store,
@@ -44,7 +47,10 @@ async function main(): Promise<void> {
   const seed = await readSeedFileApart(seedFile);
   refusePublishedKeysInProduction(seed, config.seedFile, config.production);
   const metrics = new Metrics({ processMetrics: true });
-  const store = config.database ? await openDatabase(config.database, logger, metrics) : new MemoryStore({ logger });
+  const changeRetentionMs = config.changes.retentionDays * DAY_MS;
+  const store = config.database
+    ? await openDatabase(config.database, changeRetentionMs, logger, metrics)
+    : new MemoryStore({ logger, changeRetentionMs, changesPerAccount: config.changes.memoryPerAccount });
   await store.loadSeed(seed);
   if (seedFile === DEMO_SEED_FILE) logger.warn({ seedFile }, 'serving the demo seed: its keys are public, never use it for real accounts');
   if (!config.database) logger.warn('memory store: nothing survives a restart; set DATABASE_URL for durable state');

@@ -1,6 +1,6 @@
 /**
- * `npm run bench:storage`: the bytes each store keeps per request key, per ledger row and per token, as
- * docs/OPERATIONS.md gives them for sizing MAX_KEYS_PER_ACCOUNT and the quotas. Memory: V8's heap in use after a
+ * `npm run bench:storage`: the bytes each store keeps per request key, per ledger row, per token and per change, as
+ * docs/OPERATIONS.md gives them for sizing MAX_KEYS_PER_ACCOUNT, the quotas and CHANGE_RETENTION_DAYS. Memory: V8's heap in use after a
  * full collection, before and after N records; PostgreSQL (with DATABASE_URL): the tables' total size, indexes and
  * TOAST included, before and after N records, in a schema of its own that it drops afterwards. Each kind is measured
  * as it usually is and at the worst a request can make it (issue 42): every text field at its bound in bytes
@@ -17,7 +17,8 @@ import { TEXT_BYTES_PER_FIELD } from '../../src/domain/text-bytes';
 import { TOKEN_TEXT_FIELDS } from '../../src/domain/tokens';
 import { MemoryStore } from '../../src/store/memory-store';
 import { PgStore } from '../../src/store/postgres/pg-store';
-import type { KeyedRequest, Store } from '../../src/store/store';
+import { ledgerEntryView, tokenView } from '../../src/routes/token-view';
+import type { KeyedRequest, NewChange, Store } from '../../src/store/store';
 
 setFlagsFromString('--expose-gc');
 const collect = runInNewContext('gc') as () => void;
@@ -127,6 +128,26 @@ const ledgerEntry = (i: number): LedgerEntry => ({
   createdAt: NOW,
 });
 
+/**
+ * A change as a request records it (contract section 13.1): usually a withdrawal's, the token after it and its
+ * ledger row; at the bound, a Modify Token's, whose token carries every detail at its bound.
+ */
+const change = (i: number, filling: Filling): NewChange => ({
+  sourceId: ACCOUNT,
+  id: `chg_${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`,
+  type: filling === 'usual' ? 'token.withdrawn' : 'token.modified',
+  createdAt: NOW,
+  body: {
+    token: tokenView({ ...token(i, filling), balance: 99_900 }),
+    ...(filling === 'usual' ? { ledger_entry: ledgerEntryView(ledgerEntry(i)) } : {}),
+    request: {
+      operation: filling === 'usual' ? 'withdraw' : 'modify_token',
+      request_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      ...(filling === 'usual' ? { transaction_id: ledgerEntry(i).transactionId } : { randomkey: keyedRequest(i, filling).key }),
+    },
+  },
+});
+
 const SEED = {
   accounts: [
     { sourceId: ACCOUNT, publicKeyHash: hashKey('pk'), secretKeyHash: hashKey('sk'), destinations: new Set(['D1']), signingSecrets: [] },
@@ -142,13 +163,14 @@ async function write(store: Store, kind: Kind, filling: Filling): Promise<void> 
       for (let i = start; i < Math.min(N, start + 500); i += 1) {
         if (kind === 'keys') await tx.recordKeyedRequest(keyedRequest(i, filling));
         else if (kind === 'ledger rows') await tx.recordLedgerEntry(ledgerEntry(i));
+        else if (kind === 'changes') await tx.recordChange(change(i, filling));
         else await tx.createToken(token(i + 1, filling));
       }
     });
   }
 }
 
-type Kind = 'keys' | 'ledger rows' | 'tokens';
+type Kind = 'keys' | 'ledger rows' | 'tokens' | 'changes';
 
 async function memoryBytes(kind: Kind, filling: Filling): Promise<number> {
   const store = new MemoryStore({ heapShareInUse: () => 0 });
@@ -166,7 +188,7 @@ async function memoryBytes(kind: Kind, filling: Filling): Promise<number> {
   return bytes;
 }
 
-const TABLES = { keys: 'keyed_requests', 'ledger rows': 'ledger', tokens: 'tokens' } as const;
+const TABLES = { keys: 'keyed_requests', 'ledger rows': 'ledger', tokens: 'tokens', changes: 'changes' } as const;
 
 async function postgresBytes(url: string, kind: Kind, filling: Filling): Promise<number> {
   const schema = `bytes_per_record_${process.pid}`;
@@ -194,19 +216,24 @@ const MEASURED: ReadonlyArray<readonly [Kind, Filling]> = [
   ...FILLINGS.map((filling) => ['keys', filling] as const),
   ['ledger rows', 'usual'],
   ...FILLINGS.map((filling) => ['tokens', filling] as const),
+  ...FILLINGS.map((filling) => ['changes', filling] as const),
 ];
+
+/** The kinds named on the command line (`npm run bench:storage -- changes tokens`), or every kind. */
+const ASKED = process.argv.slice(2);
+const measured = MEASURED.filter(([kind]) => ASKED.length === 0 || ASKED.includes(kind));
 
 async function main(): Promise<void> {
   const one = (kind: string) => kind.replace(/s$/, '');
   const line = (store: string, bytes: number, kind: Kind, filling: Filling) =>
     `${store}: ${Math.round(bytes)} bytes per ${one(kind)}${filling === 'usual' ? '' : `, text ${filling}`} (${N} records)\n`;
-  for (const [kind, filling] of MEASURED) process.stdout.write(line('memory store', await memoryBytes(kind, filling), kind, filling));
+  for (const [kind, filling] of measured) process.stdout.write(line('memory store', await memoryBytes(kind, filling), kind, filling));
   const url = process.env.DATABASE_URL;
   if (!url) {
     process.stdout.write('PostgreSQL: SKIPPED (set DATABASE_URL)\n');
     return;
   }
-  for (const [kind, filling] of MEASURED) process.stdout.write(line('PostgreSQL', await postgresBytes(url, kind, filling), kind, filling));
+  for (const [kind, filling] of measured) process.stdout.write(line('PostgreSQL', await postgresBytes(url, kind, filling), kind, filling));
 }
 
 void main();

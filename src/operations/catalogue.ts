@@ -37,7 +37,7 @@ import { createToken } from '../services/token-creation';
 import { changeAvailableDate, changeExpiryDate } from '../services/token-dates';
 import { loadToken, modifyToken, unloadToken } from '../services/token-changes';
 import { load, refund, settleLoadSchedule, unload, withdraw } from '../services/token-ledger';
-import type { Account, StoreTransaction } from '../store/store';
+import type { Account, ChangeType, StoreTransaction } from '../store/store';
 import { OPERATION_DOCS, type KeyedDocs, type NotificationDocs, type OperationText } from './docs';
 
 /** The methods an operation is served on, as Express names its route methods. */
@@ -54,6 +54,8 @@ export interface TokenNotification<Schema extends NotificationSchema = Notificat
   kind: 'token notification';
   /** For metrics and the event log. */
   name: string;
+  /** The type of the change it records when it applies something (contract section 13.1). */
+  change: ChangeType;
   /** Its read_event; its own path is this event's route (ROUTE_OF_EVENT). */
   event: TokenEvent;
   path: string;
@@ -87,6 +89,8 @@ export interface KeyedResults {
 export interface KeyedOperation<Schema extends KeyedSchema = KeyedSchema, AnswerKind extends keyof KeyedResults = keyof KeyedResults> {
   kind: 'keyed';
   name: string;
+  /** The type of the change it records when it applies something (contract section 13.1). */
+  change: ChangeType;
   path: string;
   methods: readonly [Method];
   schema: Schema;
@@ -157,6 +161,7 @@ function tokenChangePath(event: TokenChangeEvent): Pick<KeyedOperation, 'path' |
 export const OPERATIONS: readonly Operation[] = [
   tokenNotification({
     name: 'status_change',
+    change: 'token.status_changed',
     event: TOKEN_EVENTS.statusChanged,
     methods: ['post'],
     schema: statusChangeSchema,
@@ -167,6 +172,7 @@ export const OPERATIONS: readonly Operation[] = [
   }),
   tokenNotification({
     name: 'withdraw',
+    change: 'token.withdrawn',
     event: TOKEN_EVENTS.withdrawn,
     // GET with a JSON body too, as the published code samples send it; HEAD is refused, so only these move money.
     methods: ['get', 'post'],
@@ -183,6 +189,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   tokenNotification({
     name: 'loaded',
+    change: 'token.loaded',
     event: TOKEN_EVENTS.loaded,
     methods: ['post'],
     schema: loadedSchema,
@@ -191,6 +198,7 @@ export const OPERATIONS: readonly Operation[] = [
   }),
   tokenNotification({
     name: 'unloaded',
+    change: 'token.unloaded',
     event: TOKEN_EVENTS.unloaded,
     methods: ['post'],
     schema: unloadedSchema,
@@ -199,6 +207,7 @@ export const OPERATIONS: readonly Operation[] = [
   }),
   tokenNotification({
     name: 'load_schedule',
+    change: 'token.schedule_credited',
     event: TOKEN_EVENTS.loadSchedule,
     methods: ['post'],
     schema: loadScheduleSchema,
@@ -207,6 +216,7 @@ export const OPERATIONS: readonly Operation[] = [
   }),
   tokenNotification({
     name: 'expiry_date',
+    change: 'token.dates_changed',
     event: TOKEN_EVENTS.expiryUpdated,
     methods: ['post'],
     schema: expiryDateSchema,
@@ -215,6 +225,7 @@ export const OPERATIONS: readonly Operation[] = [
   }),
   tokenNotification({
     name: 'available_date',
+    change: 'token.dates_changed',
     event: TOKEN_EVENTS.availableUpdated,
     methods: ['post'],
     schema: availableDateSchema,
@@ -223,6 +234,7 @@ export const OPERATIONS: readonly Operation[] = [
   }),
   tokenNotification({
     name: 'refund',
+    change: 'token.refunded',
     event: TOKEN_EVENTS.refund,
     methods: ['post'],
     schema: refundSchema,
@@ -231,6 +243,7 @@ export const OPERATIONS: readonly Operation[] = [
   }),
   keyedOperation({
     name: 'create_token',
+    change: 'token.created',
     path: TOKEN_PATH,
     methods: ['post'],
     schema: createTokenSchema,
@@ -248,6 +261,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   keyedOperation({
     name: 'modify_token',
+    change: 'token.modified',
     ...tokenChangePath('modify'),
     methods: ['patch'],
     schema: modifyTokenSchema,
@@ -257,6 +271,7 @@ export const OPERATIONS: readonly Operation[] = [
   }),
   keyedOperation({
     name: 'load_token',
+    change: 'token.loaded',
     ...tokenChangePath('load'),
     methods: ['patch'],
     schema: loadTokenSchema,
@@ -266,6 +281,7 @@ export const OPERATIONS: readonly Operation[] = [
   }),
   keyedOperation({
     name: 'unload_token',
+    change: 'token.unloaded',
     ...tokenChangePath('unload'),
     methods: ['patch'],
     schema: unloadTokenSchema,
@@ -275,6 +291,7 @@ export const OPERATIONS: readonly Operation[] = [
   }),
   keyedOperation({
     name: 'create_booking',
+    change: 'booking.created',
     path: BOOKING_PATH,
     methods: ['post'],
     schema: createBookingSchema,
@@ -285,6 +302,7 @@ export const OPERATIONS: readonly Operation[] = [
   }),
   keyedOperation({
     name: 'modify_booking',
+    change: 'booking.modified',
     path: BOOKING_PATH,
     methods: ['patch'],
     schema: bookingChangeSchema,
@@ -295,6 +313,7 @@ export const OPERATIONS: readonly Operation[] = [
   }),
   keyedOperation({
     name: 'cancel_booking',
+    change: 'booking.cancelled',
     path: BOOKING_PATH,
     methods: ['delete'],
     schema: cancelBookingSchema,

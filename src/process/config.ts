@@ -197,6 +197,8 @@ const environmentSchema = z.object({
   MAX_TOKENS_PER_ACCOUNT: wholeNumber(0).default(1_000_000),
   MAX_BOOKINGS_PER_ACCOUNT: wholeNumber(0).default(1_000_000),
   MAX_KEYS_PER_ACCOUNT: wholeNumber(0).default(100_000),
+  CHANGE_RETENTION_DAYS: wholeNumber(1).default(30),
+  MEMORY_CHANGES_PER_ACCOUNT: wholeNumber(1).default(100_000),
   ...traceSamplingSchema.shape,
 });
 
@@ -248,6 +250,11 @@ export interface Config {
   connections: { maxConnections: number; maxConnectionsPerAddress: number; writeTimeout: number };
   /** What one account may hold (MAX_TOKENS_PER_ACCOUNT, MAX_BOOKINGS_PER_ACCOUNT, MAX_KEYS_PER_ACCOUNT); 0 turns a quota off. */
   quotas: { tokensPerAccount: number; bookingsPerAccount: number; keysPerAccount: number };
+  /**
+   * Changes (contract section 13.1): kept CHANGE_RETENTION_DAYS days, and on the memory store at most
+   * MEMORY_CHANGES_PER_ACCOUNT of each account's newest.
+   */
+  changes: { retentionDays: number; memoryPerAccount: number };
 }
 
 export interface WebhookConfig {
@@ -354,6 +361,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
       bookingsPerAccount: settings.MAX_BOOKINGS_PER_ACCOUNT,
       keysPerAccount: settings.MAX_KEYS_PER_ACCOUNT,
     },
+    changes: { retentionDays: settings.CHANGE_RETENTION_DAYS, memoryPerAccount: settings.MEMORY_CHANGES_PER_ACCOUNT },
   });
 }
 

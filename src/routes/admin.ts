@@ -4,14 +4,13 @@ import { NotFoundError, UnauthorizedError } from '../errors';
 import type { EventLog } from '../process/event-log';
 import { methodNotAllowed } from '../middleware/errors';
 import { sendJson } from '../middleware/send-json';
-import { formatAmount } from '../domain/money';
 import { eventQuerySchema } from '../schemas/admin';
 import { text, tokenId } from '../schemas/fields';
 import { parsePayload } from '../schemas/validate';
 import { hashKey, keyMatches } from '../domain/secrets';
 import type { Store } from '../store/store';
 import { bookingView } from './booking-view';
-import { tokenView } from './token-view';
+import { ledgerEntryView, tokenView } from './token-view';
 
 const RECENT_LEDGER_ENTRIES = 10;
 
@@ -59,14 +58,7 @@ export function adminRouter({
         200,
         JSON.stringify({
           ...tokenView(token),
-          last_ledger_entries: entries.map((entry) => ({
-            transaction_id: entry.transactionId,
-            kind: entry.kind,
-            amount: formatAmount(entry.amount),
-            ...(entry.kind === 'load' ? { fee_amount: formatAmount(entry.fee) } : {}),
-            token_balance: formatAmount(entry.tokenBalance),
-            created_at: entry.createdAt.toISOString(),
-          })),
+          last_ledger_entries: entries.map((entry) => ledgerEntryView(entry)),
         }),
       );
     })

@@ -1,10 +1,12 @@
-import { hash } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { requestContext, type RequestContext } from '../middleware/request-context';
 import { sendJson } from '../middleware/send-json';
 import { applyOnce, type Answer, type Applied, type DeliveryKey, type KeysOfUnit, type Replay } from '../services/apply-once';
 import type { Quotas } from '../services/keyed-requests';
-import type { Store, StoreTransaction } from '../store/store';
+import type { ChangeType, Store, StoreTransaction } from '../store/store';
+import { bookingView } from './booking-view';
+import { ledgerEntryView, tokenView } from './token-view';
 
 const SUCCESS = { success: true, message: 'Success' } as const;
 const SUCCESS_BODY = JSON.stringify(SUCCESS);
@@ -27,12 +29,45 @@ function signedDelivery(context: RequestContext): DeliveryKey | undefined {
 }
 
 /**
+ * The request's one change (contract section 13.1), recorded in its unit when the unit wrote anything: a request
+ * that changed nothing (a status or dates set to what the token has) records none. It shows the token, ledger row
+ * or booking as the unit leaves them, and the request by its operation, request id and keys: never an account's
+ * key or secret, which no view here carries.
+ */
+async function recordChange(
+  tx: StoreTransaction,
+  type: ChangeType,
+  context: RequestContext,
+  delivery: DeliveryKey | undefined,
+  keys: KeysOfUnit,
+  now: Date,
+) {
+  const { tokens, ledger, bookings } = tx.written();
+  if (tokens.length === 0 && ledger.length === 0 && bookings.length === 0) return;
+  const { sourceId } = context.account;
+  const body: Record<string, unknown> = {};
+  if (tokens.length > 0) body.token = tokenView(tokens[tokens.length - 1]);
+  if (ledger.length > 0) body.ledger_entry = ledgerEntryView(ledger[ledger.length - 1]);
+  if (bookings.length > 0) body.booking = bookingView(bookings[bookings.length - 1]);
+  const transactionId = (context.input.body as { transaction_id?: unknown }).transaction_id;
+  body.request = {
+    operation: context.operation,
+    request_id: context.requestId,
+    ...(typeof transactionId === 'string' ? { transaction_id: transactionId } : {}),
+    ...(keys.randomKey ? { randomkey: keys.randomKey.key } : {}),
+    ...(delivery ? { webhook_id: delivery.webhookId } : {}),
+  };
+  await tx.recordChange({ sourceId, id: `chg_${randomUUID()}`, type, createdAt: now, body });
+}
+
+/**
  * The last step of every operation's chain: its one service call, in one unit of work, applied once
  * (services/apply-once.ts: a signed request's delivery, a {randomkey}, a ledger key), then the answer rendered from
- * its outcome, whose bytes that unit keeps under the request's keys.
+ * its outcome, whose bytes that unit keeps under the request's keys, with the request's change.
  */
 export function applyInOneUnit<Result>(
   { store, now, quotas }: { store: Store; now: () => Date; quotas: Quotas },
+  change: ChangeType,
   serve: (tx: StoreTransaction, context: RequestContext, keys: KeysOfUnit) => Promise<Replay | Applied<Result>>,
   show?: (result: Result) => object,
 ): RequestHandler {
@@ -40,7 +75,11 @@ export function applyInOneUnit<Result>(
     const context = requestContext(res);
     const delivery = signedDelivery(context);
     const answer = await store.transaction((tx) =>
-      applyOnce(tx, now, delivery, quotas.keysPerAccount, async (keys) => renderAnswer(await serve(tx, context, keys), show)),
+      applyOnce(tx, now, delivery, quotas.keysPerAccount, async (keys) => {
+        const outcome = await serve(tx, context, keys);
+        if (!outcome.replayed) await recordChange(tx, change, context, delivery, keys, now());
+        return renderAnswer(outcome, show);
+      }),
     );
     context.replayed = answer.replayed;
     sendJson(res, 200, answer.body, answer.replayed ? REPLAYED_HEADERS : undefined);

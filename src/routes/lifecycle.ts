@@ -83,7 +83,7 @@ function receivedNotification(entry: TokenNotification, steps: OperationSteps): 
     // A keyless request only where the entry allows it: signed with the account's own secret, or allowed by the operator.
     authenticate('share_public', entry.keyless ? (context) => allowKeylessStatusChange || context.signature.signedByAccount : undefined),
     ...afterAuthentication,
-    applyInOneUnit(steps, (tx, context) =>
+    applyInOneUnit(steps, entry.change, (tx, context) =>
       entry.service(tx, context.input.body as z.output<TokenNotification['schema']>, context.account, now()),
     ),
   ];
@@ -103,6 +103,7 @@ function receivedKeyed(entry: KeyedOperation, steps: OperationSteps): RequestHan
     ...afterAuthentication,
     applyInOneUnit(
       steps,
+      entry.change,
       (tx, context, keys) => {
         const { body, path } = context.input as { body: z.output<KeyedOperation['schema']>; path: z.output<typeof keyedPathSchema> };
         return entry.service(tx, {

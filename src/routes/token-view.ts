@@ -23,6 +23,18 @@ export function tokenView(token: Token): Record<string, string> {
   return view;
 }
 
+/** A ledger row as /admin/tokens lists it, and as a change of money carries it (contract section 13.1). */
+export function ledgerEntryView(entry: LedgerEntry): Record<string, string> {
+  return {
+    transaction_id: entry.transactionId,
+    kind: entry.kind,
+    amount: formatAmount(entry.amount),
+    ...(entry.kind === 'load' ? { fee_amount: formatAmount(entry.fee) } : {}),
+    token_balance: formatAmount(entry.tokenBalance),
+    created_at: entry.createdAt.toISOString(),
+  };
+}
+
 /** Load Token's and Unload Token's answer: the token after the move, and the row filed under the id the service made. */
 export function tokenMovementView({ token, entry }: { token: Token; entry: LedgerEntry }): {
   token: Record<string, string>;

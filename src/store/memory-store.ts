@@ -7,6 +7,7 @@ import { accountKey, copy } from './records';
 import { heapLimitBytes, heapShareGauge, usedHeapBytes } from './memory-heap';
 import { MemoryLedger } from './memory-ledger';
 import { MemoryTokenTable } from './memory-tokens';
+import { MemoryChanges } from './memory-changes';
 import type { Account, Delivery, Holdings, KeyedRequest, SeedData, Store, StoreTransaction } from './store';
 import type { ReadKind, ReadRecords, WrittenKind } from './unit/kinds';
 import type { StagedWrites } from './unit/staged-writes';
@@ -31,6 +32,7 @@ interface MemoryTables {
   deliveries: Map<string, Delivery>;
   /** Tokens, bookings and kept keys per account, for the quotas and the key limit. */
   holdings: Map<string, Holdings>;
+  changes: MemoryChanges;
 }
 
 /** The tables that keep whole records in a Map by key. */
@@ -117,7 +119,7 @@ class MemoryUnitRows implements UnitRows {
    * unit's rules when it was staged, so applying cannot stop halfway.
    */
   apply(staged: StagedWrites): void {
-    const { tokens, ledger, bookings, keyedRequests, deliveries, holdings } = this.tables;
+    const { tokens, ledger, bookings, keyedRequests, deliveries, holdings, changes } = this.tables;
     const { created, saved } = staged;
     for (const token of created.tokens.values()) tokens.put(token);
     for (const token of saved.tokens.values()) tokens.put(token);
@@ -140,6 +142,7 @@ class MemoryUnitRows implements UnitRows {
       deliveries.set(key, delivery);
       forgetOlderThan(deliveries, delivery.receivedAt.getTime() - this.retentionMs, (kept) => kept.receivedAt, holdings);
     }
+    for (const change of created.changes.values()) changes.append(change);
   }
 }
 
@@ -148,6 +151,10 @@ export interface MemoryStoreOptions {
   retentionMs?: number;
   /** The share of memory in use, against which creations (85%) and ledger rows (95%) are refused. Default: the heap's. */
   heapShareInUse?: () => number;
+  /** How long changes are kept (CHANGE_RETENTION_DAYS; default 30 days). */
+  changeRetentionMs?: number;
+  /** The most changes kept per account, the newest (MEMORY_CHANGES_PER_ACCOUNT; default 100000). */
+  changesPerAccount?: number;
   logger?: Logger;
 }
 
@@ -156,14 +163,7 @@ export interface MemoryStoreOptions {
  * makes each operation atomic and makes concurrent duplicates apply once.
  */
 export class MemoryStore implements Store {
-  private readonly tables: MemoryTables = {
-    tokens: new MemoryTokenTable(),
-    ledger: new MemoryLedger(),
-    bookings: new Map(),
-    keyedRequests: new Map(),
-    deliveries: new Map(),
-    holdings: new Map(),
-  };
+  private readonly tables: MemoryTables;
   private readonly accounts = new Map<string, Account>();
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -177,6 +177,15 @@ export class MemoryStore implements Store {
     this.retentionMs = options.retentionMs ?? DAY_MS;
     this.heapShareInUse = options.heapShareInUse ?? heapShareGauge(usedHeapBytes, HEAP_LIMIT_BYTES, CREATE_LIMIT);
     this.logger = options.logger;
+    this.tables = {
+      tokens: new MemoryTokenTable(),
+      ledger: new MemoryLedger(),
+      bookings: new Map(),
+      keyedRequests: new Map(),
+      deliveries: new Map(),
+      holdings: new Map(),
+      changes: new MemoryChanges(options.changeRetentionMs ?? 30 * DAY_MS, options.changesPerAccount ?? 100_000, options.logger),
+    };
   }
 
   /**
@@ -225,6 +234,11 @@ export class MemoryStore implements Store {
     this.assertOpen();
     const booking = this.tables.bookings.get(accountKey(sourceId, bookingId));
     return booking && copy(booking);
+  }
+
+  async changesAfter(sourceId: string, after: number, limit: number) {
+    this.assertOpen();
+    return this.tables.changes.after(sourceId, after, limit);
   }
 
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {

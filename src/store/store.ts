@@ -42,6 +42,42 @@ export interface Delivery {
   receivedAt: Date;
 }
 
+/** What a change says happened (contract section 13.1), one per applied request. */
+export const CHANGE_TYPES = [
+  'token.created',
+  'token.modified',
+  'token.status_changed',
+  'token.dates_changed',
+  'token.withdrawn',
+  'token.loaded',
+  'token.unloaded',
+  'token.refunded',
+  'token.schedule_credited',
+  'booking.created',
+  'booking.modified',
+  'booking.cancelled',
+] as const;
+export type ChangeType = (typeof CHANGE_TYPES)[number];
+
+/**
+ * A change as a unit records it (contract section 13.1): the store numbers it (`seq`) when the unit applies, in
+ * commit order within its account. `body` is what the change shows besides its id, account, seq, type and time
+ * (the token, ledger entry or booking, and the request), with no key or secret.
+ */
+export interface NewChange {
+  sourceId: string;
+  /** Unique across the service and never reused: drawn at random (chg_ and a UUID). */
+  id: string;
+  type: ChangeType;
+  createdAt: Date;
+  body: Record<string, unknown>;
+}
+
+/** A change as the store keeps it: numbered 1, 2, 3 ... per account, without gaps, in commit order. */
+export interface Change extends NewChange {
+  seq: number;
+}
+
 /** What an account holds, as the quotas and the key limit count it (contract section 11). */
 export interface Holdings {
   tokens: number;
@@ -104,6 +140,10 @@ export interface StoreTransaction {
   findDelivery(sourceId: string, webhookId: string): Promise<Delivery | undefined>;
   /** In the unit of the change the delivery applied, so neither is ever kept without the other. */
   recordDelivery(delivery: Delivery): Promise<void>;
+  /** The tokens, ledger rows and bookings this unit has created or saved so far, as it leaves them (copies). */
+  written(): { tokens: Token[]; ledger: LedgerEntry[]; bookings: Booking[] };
+  /** The one change of the request this unit applies, numbered by the store when the unit applies (never before). */
+  recordChange(change: NewChange): Promise<void>;
 }
 
 export interface Store {
@@ -114,6 +154,8 @@ export interface Store {
   /** The token's latest ledger rows, newest first. */
   recentLedgerEntries(tokenId: string, limit: number): Promise<LedgerEntry[]>;
   findBooking(sourceId: string, bookingId: string): Promise<Booking | undefined>;
+  /** The account's kept changes with `seq` above `after`, oldest first, at most `limit`. */
+  changesAfter(sourceId: string, after: number, limit: number): Promise<Change[]>;
   /** Runs `work` atomically: all its writes commit, or (when it throws) none do. */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
   /**

@@ -18,6 +18,8 @@ export const captured = {
   logLines: [] as string[],
   bodies: [] as string[],
   responses: [] as CapturedResponse[],
+  /** Every change the file's requests recorded, as JSON (contract section 13.1: no key or secret in a change). */
+  changes: [] as string[],
   /** Set when the file built a capturing logger or server, or started a server process: its traffic is checked. */
   capturing: false,
 };

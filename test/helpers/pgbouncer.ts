@@ -115,7 +115,7 @@ export async function startPooler(name: string): Promise<Pooler> {
   };
 }
 
-const TABLES = 'accounts, account_holdings, destinations, tokens, ledger, bookings, keyed_requests, deliveries';
+const TABLES = 'accounts, account_holdings, destinations, tokens, ledger, bookings, keyed_requests, deliveries, changes, change_counters';
 
 /** A store through the pooler, as DATABASE_POOLER=transaction opens it. */
 export function openPooledStore(pooler: Pooler, options: Partial<PgStoreOptions> = {}): Promise<PgStore> {

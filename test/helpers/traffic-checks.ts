@@ -19,15 +19,15 @@ const SECRETS = [
 
 /**
  * The checks of all the traffic a test file captured, registered once for the api and process projects
- * (jest.config.js, setupFilesAfterEnv): after every test of the file, no key or secret in any log line or
- * response body, and every response (but OPTIONS and HEAD) is what the OpenAPI document says. A file that
+ * (jest.config.js, setupFilesAfterEnv): after every test of the file, no key or secret in any log line, response
+ * body or change its requests recorded, and every response (but OPTIONS and HEAD) is what the OpenAPI document says. A file that
  * captured nothing (its suites were skipped, or it serves no HTTP) has nothing to check; one that did must
  * have captured some traffic.
  */
 export function checkCapturedTrafficAfterAll(): void {
   afterAll(() => {
     if (!captured.capturing) return;
-    const texts = [...captured.logLines, ...captured.bodies];
+    const texts = [...captured.logLines, ...captured.bodies, ...captured.changes];
     const leaks = texts.filter((text) => SECRETS.some((secret) => text.includes(secret))).map((text) => text.slice(0, 300));
     expect(texts.length).toBeGreaterThan(0);
     expect(leaks).toEqual([]);

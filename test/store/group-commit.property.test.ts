@@ -286,7 +286,7 @@ let transactions = 0;
     return { status: response.status, replayed: response.headers['idempotent-replayed'], body: JSON.parse(text) as unknown };
   }
 
-  it('answers every round as the memory store does, and ends with the same tokens, ledgers and bookings', async () => {
+  it('answers every round as the memory store does, and ends with the same tokens, ledgers, bookings and changes (numbered without a gap)', async () => {
     await fc.assert(
       fc.asyncProperty(rounds, fc.array(amount, { minLength: TOKENS, maxLength: TOKENS }), async (plan, openings) => {
         const caseId = (cases += 1);
@@ -309,6 +309,16 @@ let transactions = 0;
           return ids;
         };
         [batchedTokenIds, memoryTokenIds] = await Promise.all([setUp(batched), setUp(memory)]);
+        const changesAfter = async (app: TestApp, after: number) => app.store.changesAfter('ACME', after, 1_000_000);
+        const lastSeq = async (app: TestApp) => (await changesAfter(app, 0)).at(-1)?.seq ?? 0;
+        const [batchedBefore, memoryBefore] = await Promise.all([lastSeq(batched), lastSeq(memory)]);
+        /** The request ids of the answers that applied their request (200, not a replay), by store. */
+        const applied = { batched: new Set<string>(), memory: new Set<string>() };
+        const noteApplied = (answers: Response[], into: Set<string>) => {
+          for (const answer of answers)
+            if (answer.status === 200 && answer.headers['idempotent-replayed'] === undefined)
+              into.add(answer.headers['x-request-id'] as string);
+        };
         const sent: Request[] = [];
         for (const round of plan) {
           const requests: Request[] = [];
@@ -324,8 +334,21 @@ let transactions = 0;
           expect(batchedAnswers.map((answer) => comparable(answer, batchedTokenIds))).toEqual(
             memoryAnswers.map((answer) => comparable(answer, memoryTokenIds)),
           );
+          noteApplied(batchedAnswers, applied.batched);
+          noteApplied(memoryAnswers, applied.memory);
           sent.push(...requests);
         }
+        // Contract section 13.1: each store numbered the round's changes on from where it was, without a gap, one per
+        // request that applied something (a request that changed nothing has none), and both recorded the same ones.
+        const changesOf = async (app: TestApp, before: number, appliedIds: Set<string>) => {
+          const changes = await changesAfter(app, before);
+          expect(changes.map((change) => change.seq)).toEqual(changes.map((_, i) => before + i + 1));
+          const requestIds = changes.map((change) => (change.body.request as { request_id: string }).request_id);
+          expect(new Set(requestIds).size).toBe(changes.length);
+          expect(requestIds.filter((id) => !appliedIds.has(id))).toEqual([]);
+          return changes.map((change) => change.type).sort();
+        };
+        expect(await changesOf(batched, batchedBefore, applied.batched)).toEqual(await changesOf(memory, memoryBefore, applied.memory));
         for (let index = 0; index < TOKENS; index += 1) {
           const [inBatched, inMemory] = await Promise.all([
             batched.store.findToken(batchedTokenIds[index]),

@@ -2,8 +2,11 @@ import fc from 'fast-check';
 import { BOOKING_FIELDS, type BookingFields } from '../../src/domain/bookings';
 import type { LedgerEntry } from '../../src/domain/ledger';
 import type { TokenStatus } from '../../src/domain/tokens';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../src/process/logger';
 import { MemoryStore } from '../../src/store/memory-store';
-import type { Store } from '../../src/store/store';
+import type { NewChange, Store } from '../../src/store/store';
+import type { Token } from '../../src/domain/tokens';
 import { storeKinds, type StoreKind } from '../helpers/app';
 import { openEmptyPgStore, TEST_DATABASE_URL } from '../helpers/postgres';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
@@ -366,6 +369,48 @@ describe.each(kinds.map((kind) => [kind.name, kind] as const))('Store contract: 
     expect(await store.findAccount('ACME')).toEqual(seed.accounts.find((a) => a.sourceId === 'ACME'));
   });
 
+  const change = (id: string, sourceId = 'ACME', createdAt = new Date('2026-01-01T00:00:00.000Z')): NewChange => ({
+    sourceId,
+    id,
+    type: 'token.withdrawn',
+    createdAt,
+    body: { request: { operation: 'withdraw' } },
+  });
+  const seqs = async (sourceId = 'ACME') => (await store.changesAfter(sourceId, 0, 1000)).map((kept) => [kept.seq, kept.id]);
+
+  it('numbers changes 1, 2, 3 within each account, and pages them from a seq', async () => {
+    await store.transaction((tx) => tx.recordChange(change('chg_a1')));
+    await store.transaction((tx) => tx.recordChange(change('chg_o1', 'OTHER')));
+    await store.transaction((tx) => tx.recordChange(change('chg_a2')));
+    await store.transaction((tx) => tx.recordChange(change('chg_a3')));
+    expect(await seqs()).toEqual([
+      [1, 'chg_a1'],
+      [2, 'chg_a2'],
+      [3, 'chg_a3'],
+    ]);
+    expect(await seqs('OTHER')).toEqual([[1, 'chg_o1']]);
+    expect((await store.changesAfter('ACME', 1, 1)).map((kept) => kept.id)).toEqual(['chg_a2']);
+    expect(await store.changesAfter('ACME', 3, 10)).toEqual([]);
+  });
+
+  it('a unit that fails after recording its change leaves no hole, however many units run beside it', async () => {
+    const units = Array.from({ length: 20 }, (_, i) =>
+      store.transaction(async (tx) => {
+        const token = (await tx.tokenForUpdate('ACME', TOKENS.active.token_id)) as Token;
+        await tx.saveToken({ ...token, balance: token.balance - 1 });
+        await tx.recordChange(change(`chg_${i}`));
+        if (i % 3 === 0) throw new Error('the unit fails after recording its change');
+      }),
+    );
+    const results = await Promise.allSettled(units);
+    const kept = await store.changesAfter('ACME', 0, 1000);
+    expect(kept.map((c) => c.seq)).toEqual(kept.map((_, i) => i + 1));
+    expect(kept.map((c) => c.id).sort()).toEqual(
+      results.flatMap((result, i) => (result.status === 'fulfilled' ? [`chg_${i}`] : [])).sort(),
+    );
+    expect(await balance()).toBe(100000 - kept.length);
+  });
+
   it('answers ping while open and rejects after close', async () => {
     await expect(store.ping()).resolves.toBeUndefined();
     await store.close();
@@ -400,6 +445,48 @@ describe('MemoryStore retention', () => {
     await record('key-new-00002', '2026-01-01T00:01:00.001Z');
     expect(await store.transaction((tx) => tx.findKeyedRequest('ACME', 'key-old-00001'))).toBeUndefined();
     expect(await store.transaction((tx) => tx.findKeyedRequest('ACME', 'key-new-00002'))).toBeDefined();
+  });
+});
+
+/** Contract section 13.1: the memory store keeps each account's newest MEMORY_CHANGES_PER_ACCOUNT changes within their retention. */
+describe('MemoryStore changes', () => {
+  const record = (store: MemoryStore, id: string, sourceId: string, createdAt: string) =>
+    store.transaction((tx) => tx.recordChange({ sourceId, id, type: 'token.withdrawn', createdAt: new Date(createdAt), body: {} }));
+
+  it("keeps at most the bound of an account's newest changes, numbering on, and never evicts another account's", async () => {
+    const store = new MemoryStore({ changesPerAccount: 3 });
+    await record(store, 'chg_other', 'OTHER', '2026-01-01T00:00:00.000Z');
+    for (let i = 1; i <= 5; i += 1) await record(store, `chg_${i}`, 'ACME', '2026-01-01T00:00:00.000Z');
+    expect((await store.changesAfter('ACME', 0, 10)).map((c) => [c.seq, c.id])).toEqual([
+      [3, 'chg_3'],
+      [4, 'chg_4'],
+      [5, 'chg_5'],
+    ]);
+    expect((await store.changesAfter('ACME', 3, 10)).map((c) => c.seq)).toEqual([4, 5]);
+    expect((await store.changesAfter('OTHER', 0, 10)).map((c) => c.id)).toEqual(['chg_other']);
+  });
+
+  it('logs what it drops for the bound at the 1st, 10th, 100th drop of an account, with the count', async () => {
+    const lines: string[] = [];
+    const logger = createLogger('info', new Writable({ write: (chunk, _encoding, done) => done(void lines.push(String(chunk))) }));
+    const store = new MemoryStore({ changesPerAccount: 2, logger });
+    for (let i = 1; i <= 14; i += 1) await record(store, `chg_${i}`, 'ACME', '2026-01-01T00:00:00.000Z');
+    const drops = lines.map((line) => JSON.parse(line) as { msg: string; dropped: number; dropped_total: number });
+    expect(drops.map(({ msg, dropped, dropped_total: total }) => [msg, dropped, total])).toEqual([
+      ["memory store dropped an account's oldest changes past MEMORY_CHANGES_PER_ACCOUNT", 1, 1],
+      ["memory store dropped an account's oldest changes past MEMORY_CHANGES_PER_ACCOUNT", 10, 10],
+    ]);
+  });
+
+  it('forgets changes past their retention as the account records newer ones', async () => {
+    const store = new MemoryStore({ changeRetentionMs: 60_000 });
+    await record(store, 'chg_old', 'ACME', '2026-01-01T00:00:00.000Z');
+    await record(store, 'chg_minute', 'ACME', '2026-01-01T00:00:59.000Z');
+    await record(store, 'chg_new', 'ACME', '2026-01-01T00:01:00.001Z');
+    expect((await store.changesAfter('ACME', 0, 10)).map((c) => [c.seq, c.id])).toEqual([
+      [2, 'chg_minute'],
+      [3, 'chg_new'],
+    ]);
   });
 });
 

@@ -29,6 +29,7 @@ describe('loadConfig', () => {
       eventLogSize: 1000,
       webhook: undefined,
       quotas: { tokensPerAccount: 1_000_000, bookingsPerAccount: 1_000_000, keysPerAccount: 100_000 },
+      changes: { retentionDays: 30, memoryPerAccount: 100_000 },
       connections: { maxConnections: 4096, maxConnectionsPerAddress: 256, writeTimeout: 30000 },
     });
   });
@@ -56,6 +57,8 @@ describe('loadConfig', () => {
         MAX_TOKENS_PER_ACCOUNT: '0',
         MAX_BOOKINGS_PER_ACCOUNT: '250',
         MAX_KEYS_PER_ACCOUNT: '5000',
+        CHANGE_RETENTION_DAYS: '7',
+        MEMORY_CHANGES_PER_ACCOUNT: '1000',
         MAX_CONNECTIONS: '100',
         MAX_CONNECTIONS_PER_ADDRESS: '0',
         WRITE_TIMEOUT_MS: '5000',
@@ -81,6 +84,7 @@ describe('loadConfig', () => {
       adminToken: 'admin-token-0123456789',
       eventLogSize: 50,
       quotas: { tokensPerAccount: 0, bookingsPerAccount: 250, keysPerAccount: 5000 },
+      changes: { retentionDays: 7, memoryPerAccount: 1000 },
       connections: { maxConnections: 100, maxConnectionsPerAddress: 0, writeTimeout: 5000 },
     });
   });

@@ -340,6 +340,8 @@ export class Batch implements UnitRows {
     const { staged } = view;
     this.writes.takeIn(staged);
     for (const kind of WRITTEN) {
+      // A change is never read back in a unit (unit/kinds.ts), so the batch files none for its units' reads.
+      if (kind === 'changes') continue;
       const rows = this.rows[kind] as Map<string, unknown>;
       for (const [key, item] of staged.created[kind]) rows.set(key, item);
       for (const [key, item] of staged.saved[kind]) rows.set(key, item);

@@ -10,7 +10,7 @@ import { writeSeed } from './seed';
 import { RetentionSweeper } from './sweeper';
 import { GroupCommit, type BatchSizes, type StoreTracing } from './group-commit';
 import { selectList } from './table-statements';
-import { BOOKINGS, LEDGER, TOKENS, type Row } from './tables';
+import { BOOKINGS, changeFromRow, LEDGER, TOKENS, type Row } from './tables';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How long close() lets connections say goodbye before cutting them: a frozen database never answers. */
@@ -27,6 +27,8 @@ export interface PgStoreOptions {
   schema?: string;
   /** How long booking keys and webhook deliveries are kept at least. Default: 24 hours. */
   retentionMs?: number;
+  /** How long changes are kept before the sweep deletes them (CHANGE_RETENTION_DAYS). Default: 30 days. */
+  changeRetentionMs?: number;
   /** How often an instance tries to sweep what is past retention. Default: a minute; 0: never (tests sweep by hand). */
   sweepIntervalMs?: number;
   logger?: Logger;
@@ -113,7 +115,12 @@ export class PgStore implements Store {
       tracing: options.tracing,
       logger: options.logger,
     });
-    this.sweeper = new RetentionSweeper(this.pool, options.retentionMs ?? DAY_MS, options.sweepIntervalMs ?? 60_000, this.logger);
+    this.sweeper = new RetentionSweeper(
+      this.pool,
+      { keysMs: options.retentionMs ?? DAY_MS, changesMs: options.changeRetentionMs ?? 30 * DAY_MS },
+      options.sweepIntervalMs ?? 60_000,
+      this.logger,
+    );
   }
 
   /** Connects, creates the schema when one is named, and applies pending migrations, or refuses a schema lacking one. */
@@ -157,6 +164,14 @@ export class PgStore implements Store {
       bookingId,
     ]);
     return rows[0] && BOOKINGS.fromRow(rows[0]);
+  }
+
+  async changesAfter(sourceId: string, after: number, limit: number) {
+    const { rows } = await this.query<Row>(
+      'SELECT source_id, seq, change_id, type, created_at, body FROM changes WHERE source_id = $1 AND seq > $2 ORDER BY seq LIMIT $3',
+      [sourceId, after, limit],
+    );
+    return rows.map((row) => changeFromRow(row));
   }
 
   /** Forgets what is past retention now (see RetentionSweeper.sweep); resolves false when another instance was sweeping. */

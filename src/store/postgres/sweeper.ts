@@ -31,12 +31,23 @@ const SWEEP = {
      UPDATE account_holdings h SET keys = h.keys - g.n FROM (SELECT source_id, count(*) AS n FROM gone GROUP BY source_id) g WHERE h.source_id = g.source_id`,
     'UPDATE',
   ),
+  // Changes go in bounded batches (CHANGE_SWEEP_BATCH a statement), each its own short transaction, oldest first.
+  changes: statement(
+    'sweep_changes',
+    `DELETE FROM changes WHERE (source_id, seq) IN (SELECT source_id, seq FROM changes WHERE created_at < $1 ORDER BY created_at LIMIT $2)`,
+  ),
 };
+
+/** The most changes one statement of the sweep deletes: a sweep never holds many rows' locks or writes much WAL at once. */
+export const CHANGE_SWEEP_BATCH = 10_000;
 
 /** Any fixed 32-bit number: the instance that holds it sweeps, the others skip that round. */
 const SWEEP_LOCK = 72_041_183;
 
-/** Request keys and webhook deliveries kept at least `retentionMs`, then forgotten by a sweep every `intervalMs` (0: never). */
+/**
+ * Request keys and webhook deliveries kept at least `retention.keysMs`, changes `retention.changesMs`, then forgotten
+ * by a sweep every `intervalMs` (0: never).
+ */
 export class RetentionSweeper {
   private timer: NodeJS.Timeout | undefined;
   private sweeping = false;
@@ -44,7 +55,7 @@ export class RetentionSweeper {
 
   constructor(
     private readonly pool: Pool,
-    private readonly retentionMs: number,
+    private readonly retention: { keysMs: number; changesMs: number },
     intervalMs: number,
     private readonly logger: Logger | undefined,
   ) {
@@ -55,15 +66,17 @@ export class RetentionSweeper {
   }
 
   /**
-   * Forgets request keys and webhook deliveries stamped before `now` less the retention, measured on the
+   * Forgets request keys and webhook deliveries stamped before `now` less their retention, then changes in bounded
+   * batches (one instance at a time too: only the instance that swept the keys goes on), measured on the
    * clock that stamped them (the services'). One instance at a time: the sweep holds a transaction-level
    * advisory lock, released with the transaction even when the connection breaks, and an instance that
    * cannot take it skips the round. Resolves false when it skipped.
    */
   async sweep(now = new Date()): Promise<boolean> {
-    const cutoff = new Date(now.getTime() - this.retentionMs);
+    const cutoff = new Date(now.getTime() - this.retention.keysMs);
+    const changesCutoff = new Date(now.getTime() - this.retention.changesMs);
     try {
-      return await withClient(
+      const locked = await withClient(
         this.pool,
         async (client) => {
           const [, lock] = await roundTrip(client, [{ statement: SWEEP.begin }, { statement: SWEEP.lock, values: [SWEEP_LOCK] }]);
@@ -82,6 +95,19 @@ export class RetentionSweeper {
         },
         (client) => client.query('ROLLBACK'),
       );
+      // The counter rows stay: an account's numbering goes on after its changes are gone.
+      if (locked) {
+        let deleted = CHANGE_SWEEP_BATCH;
+        while (deleted === CHANGE_SWEEP_BATCH && !this.stopped) {
+          const result = await this.pool.query({
+            name: SWEEP.changes.name,
+            text: SWEEP.changes.text,
+            values: [changesCutoff, CHANGE_SWEEP_BATCH],
+          });
+          deleted = result.rowCount ?? 0;
+        }
+      }
+      return locked;
     } catch (error) {
       throw toStoreError(error);
     }

@@ -4,9 +4,10 @@
  * reads outside a unit of work.
  */
 import { WRITTEN, type ReadKind, type ReadRecords, type WrittenKind } from '../unit/kinds';
+import type { NewChange } from '../store';
 import type { StagedWrites } from '../unit/staged-writes';
 import { statement, type Call, type Statement, type WriteCall } from './statements';
-import { BOOKINGS, DELIVERIES, HOLDINGS, KEYED_REQUESTS, LEDGER, TOKENS, type ColumnType, type Row, type Table } from './tables';
+import { BOOKINGS, CHANGES, DELIVERIES, HOLDINGS, KEYED_REQUESTS, LEDGER, TOKENS, type ColumnType, type Row, type Table } from './tables';
 
 /** The columns of a table as its records are made from them. */
 export function selectList(table: Table<unknown>): string {
@@ -145,19 +146,35 @@ export const READS = {
 
 export const READ_KINDS = Object.keys(READS) as ReadKind[];
 
-const WRITES: Record<WrittenKind, { insert: Statement; update?: { statement: Statement; values: (item: never) => unknown[] } }> = {
+const WRITES: Record<
+  WrittenKind,
+  { table: Table<unknown>; insert: Statement; update?: { statement: Statement; values: (item: never) => unknown[] } }
+> = {
   tokens: {
+    table: TOKENS as Table<unknown>,
     insert: insert('batch_create_tokens', TOKENS),
     update: { statement: update('batch_save_tokens', TOKENS), values: savedValues(TOKENS) },
   },
-  ledger: { insert: insert('batch_record_ledger_entries', LEDGER) },
+  ledger: { table: LEDGER as Table<unknown>, insert: insert('batch_record_ledger_entries', LEDGER) },
   bookings: {
+    table: BOOKINGS as Table<unknown>,
     insert: insert('batch_create_bookings', BOOKINGS),
     update: { statement: update('batch_save_bookings', BOOKINGS), values: savedValues(BOOKINGS) },
   },
-  keyedRequests: { insert: insert('batch_record_keyed_requests', KEYED_REQUESTS) },
-  deliveries: { insert: insert('batch_record_deliveries', DELIVERIES) },
+  keyedRequests: { table: KEYED_REQUESTS as Table<unknown>, insert: insert('batch_record_keyed_requests', KEYED_REQUESTS) },
+  deliveries: { table: DELIVERIES as Table<unknown>, insert: insert('batch_record_deliveries', DELIVERIES) },
+  changes: { table: CHANGES as Table<unknown>, insert: insert('batch_record_changes', CHANGES) },
 };
+
+/**
+ * A batch's changes in the order their numbers are taken: by account in byte order, as every lock a batch takes
+ * (two batches with changes of the same two accounts take their counters in one order and cannot deadlock), and
+ * within an account in the order the batch's units succeeded, which is their order in the batch's writes.
+ */
+function inNumberingOrder(changes: Iterable<NewChange>): NewChange[] {
+  return [...changes].sort((a, b) => compareKeys([a.sourceId], [b.sourceId]));
+}
+
 const ADD_HOLDINGS = update('batch_add_holdings', HOLDINGS, true);
 const addedHoldings = savedValues(HOLDINGS);
 
@@ -200,10 +217,11 @@ export function writeCalls(writes: StagedWrites): WriteCall[] {
     if (rows.length > 0) calls.push({ statement: write, values: columnsOf(rows), rowsMeant: checked ? rows.length : undefined });
   };
   for (const kind of WRITTEN) {
-    const { table } = READS[kind] as { table: Table<unknown> };
+    const { table } = WRITES[kind];
+    const created = kind === 'changes' ? inNumberingOrder(writes.created.changes.values()) : [...writes.created[kind].values()];
     add(
       WRITES[kind].insert,
-      [...writes.created[kind].values()].map((item) => table.values(item)),
+      created.map((item) => table.values(item)),
       true,
     );
     const { update: save } = WRITES[kind];

@@ -8,7 +8,7 @@ import { BOOKING_FIELDS, type Booking, type BookingFields, type BookingStatus } 
 import type { LedgerEntry, LedgerKind } from '../../domain/ledger';
 import type { Token, TokenStatus } from '../../domain/tokens';
 import { accountKey } from '../records';
-import type { Delivery, KeyedRequest } from '../store';
+import type { Change, ChangeType, Delivery, KeyedRequest, NewChange } from '../store';
 import type { AccountHoldings } from '../unit/kinds';
 
 /** How a column's values travel: the array type unnest takes them in, and, when the column is not the value itself, how it is read and written. */
@@ -184,6 +184,32 @@ export const DELIVERIES: Table<Delivery> = {
   values: (d) => [d.sourceId, d.webhookId, d.bodyDigest, d.response, d.receivedAt],
   keyOf: (d) => accountKey(d.sourceId, d.webhookId),
 };
+
+/**
+ * Changes (migration 017), inserted only. `seq` is not sent: the insert's trigger takes it from the account's
+ * counter row, which it locks until COMMIT.
+ */
+export const CHANGES: Table<NewChange> = {
+  name: 'changes',
+  columns: { source_id: TEXT, change_id: TEXT, type: TEXT, created_at: TIMESTAMPTZ, body: JSONB },
+  key: ['source_id', 'change_id'],
+  changes: [],
+  fromRow: (row) => changeFromRow(row),
+  values: (c) => [c.sourceId, c.id, c.type, c.createdAt, JSON.stringify(c.body)],
+  keyOf: (c) => accountKey(c.sourceId, c.id),
+};
+
+/** A kept change, read with its seq. */
+export function changeFromRow(row: Row): Change {
+  return {
+    sourceId: row.source_id as string,
+    seq: Number(row.seq),
+    id: row.change_id as string,
+    type: row.type as ChangeType,
+    createdAt: row.created_at as Date,
+    body: row.body as Record<string, unknown>,
+  };
+}
 
 /** An account's counts (migrations/011, 012), by the account; a save adds to them (see table-statements.ts). */
 export const HOLDINGS: Table<AccountHoldings> = {

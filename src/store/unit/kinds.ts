@@ -6,7 +6,7 @@ import type { Booking } from '../../domain/bookings';
 import type { LedgerEntry } from '../../domain/ledger';
 import type { Token } from '../../domain/tokens';
 import { accountKey } from '../records';
-import type { Delivery, Holdings, KeyedRequest } from '../store';
+import type { Delivery, Holdings, KeyedRequest, NewChange } from '../store';
 
 /** An account's counts, by the account. */
 export type AccountHoldings = Holdings & { sourceId: string };
@@ -18,12 +18,14 @@ export interface WrittenRecords {
   bookings: Booking;
   keyedRequests: KeyedRequest;
   deliveries: Delivery;
+  /** Never read in a unit: a change's id is drawn at random, and its seq is given as the unit applies. */
+  changes: NewChange;
 }
 
 export type WrittenKind = keyof WrittenRecords;
 
 /** What a unit reads, by kind: the written kinds, whether a token id is taken in any account, and holdings. */
-export interface ReadRecords extends WrittenRecords {
+export interface ReadRecords extends Omit<WrittenRecords, 'changes'> {
   tokenIds: string;
   holdings: AccountHoldings;
 }
@@ -39,6 +41,8 @@ export const KEY_OF: { readonly [Kind in WrittenKind]: (record: WrittenRecords[K
   bookings: (b) => accountKey(b.sourceId, b.bookingId),
   keyedRequests: (r) => accountKey(r.sourceId, r.key),
   deliveries: (d) => accountKey(d.sourceId, d.webhookId),
+  // Last: on PostgreSQL the account's change counter is the last lock a batch takes (table-statements.ts).
+  changes: (c) => accountKey(c.sourceId, c.id),
 };
 
 /** The kinds a unit writes, in the order a store applies them. */

@@ -12,7 +12,7 @@ type ByKind = { -readonly [Kind in WrittenKind]: Map<string, WrittenRecords[Kind
 const NONE = new Map<string, never>();
 
 function byKind(): ByKind {
-  return { tokens: NONE, ledger: NONE, bookings: NONE, keyedRequests: NONE, deliveries: NONE };
+  return { tokens: NONE, ledger: NONE, bookings: NONE, keyedRequests: NONE, deliveries: NONE, changes: NONE };
 }
 
 /** The kind's own map in `maps`, made at its first write. */

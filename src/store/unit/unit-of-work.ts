@@ -9,7 +9,7 @@ import type { Booking } from '../../domain/bookings';
 import type { LedgerEntry } from '../../domain/ledger';
 import type { Token } from '../../domain/tokens';
 import { accountKey, copy } from '../records';
-import type { Delivery, Holdings, KeyedRequest, StoreTransaction } from '../store';
+import type { Delivery, Holdings, KeyedRequest, NewChange, StoreTransaction } from '../store';
 import { KEY_OF, type ReadKind, type ReadRecords, type WrittenKind, type WrittenRecords } from './kinds';
 import { checkBooking, checkDelivery, checkLedgerEntry, checkToken, RefusedWrite } from './rules';
 import { plus, StagedWrites } from './staged-writes';
@@ -33,25 +33,29 @@ export class UnitOfWork implements StoreTransaction {
   constructor(private readonly rows: UnitRows) {}
 
   /** The row as the unit sees it (its own write of it, else its store's), not copied; null when there is none. */
-  private async seen<Kind extends WrittenKind>(kind: Kind, sourceId: string, id: string): Promise<WrittenRecords[Kind] | null> {
+  private async seen<Kind extends WrittenKind & ReadKind>(kind: Kind, sourceId: string, id: string): Promise<WrittenRecords[Kind] | null> {
     const key = accountKey(sourceId, id);
     return this.staged.own(kind, key) ?? ((await this.rows.read(this, kind, key, [sourceId, id])) as WrittenRecords[Kind] | null);
   }
 
   /** A copy of the row as the unit sees it, for the caller to change. */
-  private async find<Kind extends WrittenKind>(kind: Kind, sourceId: string, id: string): Promise<WrittenRecords[Kind] | undefined> {
+  private async find<Kind extends WrittenKind & ReadKind>(
+    kind: Kind,
+    sourceId: string,
+    id: string,
+  ): Promise<WrittenRecords[Kind] | undefined> {
     const row = await this.seen(kind, sourceId, id);
     return row ? copy(row) : undefined;
   }
 
   /** Rule created_once: as a database's primary key, a row is created only where the unit sees none. */
-  private async refuseIfHeld(kind: WrittenKind, sourceId: string, id: string): Promise<void> {
+  private async refuseIfHeld(kind: WrittenKind & ReadKind, sourceId: string, id: string): Promise<void> {
     if ((await this.seen(kind, sourceId, id)) !== null)
       throw new RefusedWrite('created_once', `${kind} ${id} of ${sourceId} is already in the store`);
   }
 
   /** Rule saved_exists: a save changes a row the unit sees, never creates one. */
-  private async refuseUnlessHeld(kind: WrittenKind, sourceId: string, id: string): Promise<void> {
+  private async refuseUnlessHeld(kind: WrittenKind & ReadKind, sourceId: string, id: string): Promise<void> {
     if ((await this.seen(kind, sourceId, id)) === null)
       throw new RefusedWrite('saved_exists', `${kind} ${id} of ${sourceId} is not in the store`);
   }
@@ -150,5 +154,21 @@ export class UnitOfWork implements StoreTransaction {
     this.rows.admit?.('deliveries');
     this.staged.create('deliveries', KEY_OF.deliveries(delivery), copy(delivery));
     this.count(delivery.sourceId, 'keys');
+  }
+
+  written(): { tokens: Token[]; ledger: LedgerEntry[]; bookings: Booking[] } {
+    const { created, saved } = this.staged;
+    const all = <Item extends object>(...maps: Map<string, Item>[]) => maps.flatMap((map) => [...map.values()].map((item) => copy(item)));
+    return {
+      tokens: all(created.tokens, saved.tokens),
+      ledger: all(created.ledger),
+      bookings: all(created.bookings, saved.bookings),
+    };
+  }
+
+  async recordChange(change: NewChange): Promise<void> {
+    // Never refused for room: what the store admits applies with its change, and the memory store bounds an
+    // account's changes by MEMORY_CHANGES_PER_ACCOUNT instead (a status change goes on past 95% of the heap).
+    this.staged.create('changes', KEY_OF.changes(change), copy(change));
   }
 }

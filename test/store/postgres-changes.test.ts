@@ -1,0 +1,120 @@
+import request from 'supertest';
+import { createApp } from '../../src/app';
+import { createHttpServer } from '../../src/process/http-server';
+import { createLogger } from '../../src/process/logger';
+import { CHANGE_SWEEP_BATCH } from '../../src/store/postgres/sweeper';
+import { PgStore } from '../../src/store/postgres/pg-store';
+import { FIXED_NOW, testConfig } from '../helpers/app';
+import { fixtureSeed, TOKENS } from '../helpers/fixtures';
+import { withdrawal } from '../helpers/payloads';
+import { openEmptyPgStore, sql, TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
+
+warnIfNoDatabase();
+
+/** One app per store, as two replicas behind a load balancer would be. */
+function appOn(store: PgStore) {
+  return createHttpServer(createApp({ store, logger: createLogger('silent'), now: () => FIXED_NOW, config: testConfig() }));
+}
+
+(TEST_DATABASE_URL ? describe : describe.skip)('changes on PostgreSQL across two instances (contract section 13.1)', () => {
+  let first: PgStore;
+  let second: PgStore;
+  beforeEach(async () => {
+    first = await openEmptyPgStore({ sweepIntervalMs: 0 });
+    await first.loadSeed(fixtureSeed());
+    second = await openEmptyPgStore({ poolSize: 10, sweepIntervalMs: 0 });
+    await second.loadSeed(fixtureSeed());
+  });
+  afterEach(async () => {
+    await Promise.all([first.close(), second.close()]);
+  });
+
+  it('a flood with duplicates across both, read by pagers with a small limit as it runs: each sees 1..N once, N the withdrawals applied', async () => {
+    const apps = [appOn(first), appOn(second)];
+    // A token each, so that every withdrawal states its token's balance after it, whatever the order they run in.
+    const tokenIds = Array.from({ length: 60 }, (_, i) => String(5000000000000001 + i));
+    await first.transaction(async (tx) => {
+      for (const tokenId of tokenIds)
+        await tx.createToken({ tokenId, sourceId: 'ACME', destinationId: 'D1', status: 'active', balance: 100000 });
+    });
+    const bodies = tokenIds.map((tokenId) => withdrawal({ token_id: tokenId, withdrawn_amount: '1.00', token_balance: '999.00' }));
+    // Every body twice, once on each instance: one applies, the other is a replay (200) or loses the race (409).
+    const sends = bodies.flatMap((body, i) =>
+      [0, 1].map((copy) =>
+        request(apps[(i + copy) % 2])
+          .post('/v1/tokens/withdraw')
+          .send(body),
+      ),
+    );
+    let flooding = true;
+    const pager = async (store: PgStore) => {
+      const seen: number[] = [];
+      for (;;) {
+        const done = !flooding;
+        const page = await store.changesAfter('ACME', seen.at(-1) ?? 0, 3);
+        seen.push(...page.map((change) => change.seq));
+        if (done && page.length === 0) return seen;
+      }
+    };
+    const pagers = [pager(first), pager(second), pager(first)];
+    const responses = await Promise.all(sends).finally(() => {
+      flooding = false;
+    });
+    const applied = responses.filter((r) => r.status === 200 && r.headers['idempotent-replayed'] === undefined).length;
+    expect(responses.every((r) => r.status === 200 || r.status === 409)).toBe(true);
+    expect(applied).toBe(bodies.length);
+    const everySeq = Array.from({ length: applied }, (_, i) => i + 1);
+    for (const seen of await Promise.all(pagers)) expect(seen).toEqual(everySeq);
+    const kept = await first.changesAfter('ACME', 0, 1000);
+    expect(kept.map((change) => change.type)).toEqual(everySeq.map(() => 'token.withdrawn'));
+    expect(new Set(kept.map((change) => (change.body.request as { transaction_id: string }).transaction_id))).toEqual(
+      new Set(bodies.map((body) => body.transaction_id)),
+    );
+  });
+
+  it('a transaction that rolls back after its change was numbered gives the number back', async () => {
+    const insert = `INSERT INTO changes (source_id, change_id, type, created_at, body) VALUES ('ACME', $1, 'token.withdrawn', now(), '{}')`;
+    await sql(`BEGIN; ${insert.replace('$1', "'chg_rolled_back'")}; ROLLBACK`);
+    await first.transaction(async (tx) => {
+      const token = await tx.tokenForUpdate('ACME', TOKENS.active.token_id);
+      if (token) await tx.saveToken({ ...token, balance: token.balance - 1 });
+      await tx.recordChange({ sourceId: 'ACME', id: 'chg_kept', type: 'token.withdrawn', createdAt: FIXED_NOW, body: {} });
+    });
+    expect((await first.changesAfter('ACME', 0, 10)).map((change) => [change.seq, change.id])).toEqual([[1, 'chg_kept']]);
+  });
+
+  it('the sweep deletes changes past CHANGE_RETENTION_DAYS in bounded batches and the numbering goes on', async () => {
+    const store = await openEmptyPgStore({ sweepIntervalMs: 0, changeRetentionMs: 24 * 60 * 60 * 1000 });
+    try {
+      const old = CHANGE_SWEEP_BATCH + 5;
+      await sql(
+        `INSERT INTO changes (source_id, change_id, type, created_at, body)
+         SELECT 'OTHER', 'chg_old_' || i, 'token.withdrawn', $1, '{}' FROM generate_series(1, $2) AS i`,
+        [new Date('2026-01-01T00:00:00.000Z'), old],
+      );
+      await store.transaction((tx) =>
+        tx.recordChange({
+          sourceId: 'OTHER',
+          id: 'chg_new',
+          type: 'token.withdrawn',
+          createdAt: new Date('2026-01-02T12:00:00.000Z'),
+          body: {},
+        }),
+      );
+      expect(await store.sweep(new Date('2026-01-02T12:00:00.000Z'))).toBe(true);
+      expect((await store.changesAfter('OTHER', 0, 10)).map((change) => [change.seq, change.id])).toEqual([[old + 1, 'chg_new']]);
+      await store.transaction((tx) =>
+        tx.recordChange({
+          sourceId: 'OTHER',
+          id: 'chg_next',
+          type: 'token.withdrawn',
+          createdAt: new Date('2026-01-02T12:00:01.000Z'),
+          body: {},
+        }),
+      );
+      expect((await store.changesAfter('OTHER', old + 1, 10)).map((change) => change.seq)).toEqual([old + 2]);
+    } finally {
+      await store.close();
+    }
+  });
+});
