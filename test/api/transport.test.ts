@@ -8,7 +8,15 @@ import * as client from '../helpers/clients';
 import { FailingStore, HoldingStore } from '../helpers/failing-store';
 import { fixtureSeed, OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody, readinessWithin, SUCCESS_BODY } from '../helpers/http';
-import { bookingChange, bookingPath, statusChange, tokenCreation, tokenPath, withdrawal } from '../helpers/payloads';
+import {
+  bookingChange,
+  bookingPath,
+  otherAccountStatusChange,
+  statusChange,
+  tokenCreation,
+  tokenPath,
+  withdrawal,
+} from '../helpers/payloads';
 import { readState } from '../helpers/state';
 
 /** Every operation route, by the name its tests carry, and how to send to it. */
@@ -542,15 +550,7 @@ describe('rate limit per client address, before the body is read', () => {
     }
     for (let i = 1; i <= 2; i += 1)
       await client.withdraw(t, withdrawal({ withdrawn_amount: '5000.00', token_balance: '0.00' })).expect(422);
-    const others = await client.statusChange(
-      t,
-      statusChange({
-        share_public: OTHER.share_public,
-        source_id: 'OTHER',
-        destination_id: 'X1',
-        token_id: Number(TOKENS.others.token_id),
-      }),
-    );
+    const others = await client.statusChange(t, otherAccountStatusChange());
     expect({ status: others.status, body: others.body }).toEqual({ status: 200, body: SUCCESS_BODY });
     expect((await t.store.findToken(TOKENS.others.token_id))?.status).toBe('freezed');
   });

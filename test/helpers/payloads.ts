@@ -1,4 +1,4 @@
-import { ACME, BOOKING, TOKENS } from './fixtures';
+import { ACME, BOOKING, OTHER, TOKENS } from './fixtures';
 
 type Overrides = Record<string, unknown>;
 
@@ -180,6 +180,17 @@ export function statusChange(overrides: Overrides = {}): Overrides {
     },
     overrides,
   );
+}
+
+/** statusChange of the other account's token: a request of an account that did nothing wrong, beside one that did. */
+export function otherAccountStatusChange(overrides: Overrides = {}): Overrides {
+  return statusChange({
+    share_public: OTHER.share_public,
+    source_id: OTHER.source_id,
+    destination_id: TOKENS.others.destination_id,
+    token_id: Number(TOKENS.others.token_id),
+    ...overrides,
+  });
 }
 
 /** A valid change of the guest count of the fixture booking. */

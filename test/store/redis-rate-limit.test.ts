@@ -6,8 +6,7 @@ import { CuttableProxy } from '../helpers/cuttable-proxy';
 import { waitFor } from '../helpers/wait';
 import { capturingLogger, captured } from '../helpers/capture';
 import { errorBody, SUCCESS_BODY } from '../helpers/http';
-import { OTHER, TOKENS } from '../helpers/fixtures';
-import { statusChange, tokenCreation, tokenPath } from '../helpers/payloads';
+import { otherAccountStatusChange, statusChange, tokenCreation, tokenPath } from '../helpers/payloads';
 import { noteIfNoRedis, TEST_REDIS_URL, testRedis } from '../helpers/redis';
 
 noteIfNoRedis();
@@ -54,16 +53,7 @@ const noChange = () => statusChange({ tokes_status: undefined });
         message: expect.stringMatching(/^Key limit reached/),
       });
     }
-    const others = await request(second.server)
-      .post('/v1/tokens/status-change')
-      .send(
-        statusChange({
-          share_public: OTHER.share_public,
-          source_id: 'OTHER',
-          destination_id: 'X1',
-          token_id: Number(TOKENS.others.token_id),
-        }),
-      );
+    const others = await request(second.server).post('/v1/tokens/status-change').send(otherAccountStatusChange());
     expect({ status: others.status, body: others.body }).toEqual({ status: 200, body: SUCCESS_BODY });
   });
 
