@@ -4,7 +4,7 @@ import { describeOnEveryStore } from '../helpers/app';
 import * as client from '../helpers/clients';
 import { ACME, BOOKING, OTHER, SIGNER, SIGNER_SECRET, TOKENS } from '../helpers/fixtures';
 import * as payloads from '../helpers/payloads';
-import type { Change } from '../../src/store/store';
+import { changeView } from '../../src/delivery/change-view';
 
 const AT = '2026-01-02T03:04:05.678Z';
 const CHANGE_ID = expect.stringMatching(/^chg_[0-9a-f-]{36}$/);
@@ -30,14 +30,6 @@ const entry = (transactionId: string, kind: string, amount: string, tokenBalance
 });
 
 /** A change as it is kept, in the contract's shape (section 13.1). */
-const shown = (change: Change): Record<string, unknown> => ({
-  id: change.id,
-  source_id: change.sourceId,
-  seq: change.seq,
-  type: change.type,
-  created_at: change.createdAt.toISOString(),
-  ...change.body,
-});
 
 /** Signed the way a Standard Webhooks sender signs, with SIGNER's own secret. */
 function signedBySigner(unsent: ReturnType<typeof client.withdraw>, body: object, id: string) {
@@ -52,7 +44,7 @@ function signedBySigner(unsent: ReturnType<typeof client.withdraw>, body: object
 }
 
 describeOnEveryStore('Changes (contract section 13.1)', (current) => {
-  const changesOf = async (sourceId = ACME.source_id) => (await current().store.changesAfter(sourceId, 0, 1000)).map(shown);
+  const changesOf = async (sourceId = ACME.source_id) => (await current().store.changesAfter(sourceId, 0, 1000)).map(changeView);
   const requestIdOf = (response: Response) => response.headers['x-request-id'] as string;
 
   const cases: Array<[string, () => Test, (requestId: string) => object]> = [
