@@ -712,17 +712,22 @@ async function postgres(directory: string) {
       await admin.query(`UPDATE ${schemas[name]}.tokens SET balance = $1`, [START_BALANCE_CENTS]);
       const request = workload('withdraw', SETTINGS.pgTokens, (runId += 1));
       const server = await startServer(name, serverEnv(name));
-      await load(server.port, request, { seconds: 1, connections });
-      const window = await databaseWindow(admin, `${schemas[name]}.ledger`, () =>
-        measure(server, request, SETTINGS.pgSeconds, connections),
-      );
-      await stop(server);
-      return {
-        ...window.result,
-        databaseCpuUsPerWithdrawal: window.databaseCpuUsPerRow,
-        walBytesPerWithdrawal: window.walBytesPerRow,
-        batchSizes: batchSizesLogged(server.logFile),
-      };
+      try {
+        await load(server.port, request, { seconds: 1, connections });
+        const window = await databaseWindow(admin, `${schemas[name]}.ledger`, () =>
+          measure(server, request, SETTINGS.pgSeconds, connections),
+        );
+        // Stopped before its batch sizes are read: the receiver's store logs them as it closes.
+        await stop(server);
+        return {
+          ...window.result,
+          databaseCpuUsPerWithdrawal: window.databaseCpuUsPerRow,
+          walBytesPerWithdrawal: window.walBytesPerRow,
+          batchSizes: batchSizesLogged(server.logFile),
+        };
+      } finally {
+        await stop(server);
+      }
     };
     // The store alone, in schemas of its own, with group commit and (for comparison) each unit alone.
     const batched = await openBenchStore(databaseUrl, `${schema}_store`, seedFile, true);
