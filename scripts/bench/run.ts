@@ -3,7 +3,8 @@
  * on the receiver's server options) and raw node:http,
  * each server alone in its process and autocannon in this one, interleaved
  * over rounds; then the receiver at scale, and on PostgreSQL when
- * DATABASE_URL is set. `--smoke` runs a few seconds of it, to prove it works.
+ * DATABASE_URL is set, beside a naive receiver and pgbench -N. `--smoke` runs
+ * a few seconds of it, to prove it works.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
@@ -52,14 +53,15 @@ const SETTINGS = SMOKE
  * For quick iterations while profiling: BENCH_ROUNDS, BENCH_SECONDS, BENCH_WORKLOADS=withdraw,status (empty: none), BENCH_SERVERS=receiver,express,
  * BENCH_SKIP_SCALE=1, BENCH_SKIP_401=1, BENCH_SCALE_TOKENS=1000000; BENCH_LOG_LEVEL=warn to see what the per-request log line costs.
  * BENCH_BASELINE=DIR adds the receiver built in another tree (DIR/dist/server.js, with DIR's own node_modules), e.g.
- * a checkout of main, as `receiver-baseline`: a change's before and after, interleaved in one run.
+ * a checkout of main, as `receiver-baseline`: a change's before and after, interleaved in one run, on the memory store
+ * and (with DATABASE_URL) on PostgreSQL, in a schema its own migrations make.
  */
 if (process.env.BENCH_ROUNDS) SETTINGS.rounds = Number(process.env.BENCH_ROUNDS);
 if (process.env.BENCH_SECONDS) SETTINGS.seconds = Number(process.env.BENCH_SECONDS);
 if (process.env.BENCH_SCALE_TOKENS) SETTINGS.scaleTokens = process.env.BENCH_SCALE_TOKENS.split(',').map(Number);
 const CONNECTIONS = 10;
 
-type ServerName = 'receiver' | 'receiver-baseline' | 'receiver-traced' | 'express' | 'express-prototypes' | 'node';
+type ServerName = 'receiver' | 'receiver-baseline' | 'receiver-traced' | 'express' | 'express-prototypes' | 'node' | 'naive';
 type WorkloadName = 'withdraw' | 'status' | 'booking';
 
 const write = (text: string) => process.stdout.write(`${text}\n`);
@@ -113,15 +115,17 @@ function workload(name: WorkloadName, tokens: number, runId: number): autocannon
 
 // ---------------------------------------------------------------- servers
 
-const BASELINE = process.env.BENCH_BASELINE;
+const BASELINE = process.env.BENCH_BASELINE ? path.resolve(process.env.BENCH_BASELINE) : undefined;
 const SCRIPTS: Record<ServerName, string> = {
   receiver: 'dist/server.js',
-  'receiver-baseline': BASELINE ? path.join(path.resolve(BASELINE), 'dist', 'server.js') : '',
+  'receiver-baseline': BASELINE ? path.join(BASELINE, 'dist', 'server.js') : '',
   // The receiver with traces on, exported to traceSink(): what OpenTelemetry costs a request.
   'receiver-traced': 'dist/server.js',
   express: 'scripts/bench/bare-express.js',
   'express-prototypes': 'scripts/bench/bare-express-prototypes.js',
   node: 'scripts/bench/raw-node.js',
+  // The PostgreSQL runs' peer: the withdrawal as a user would write it instead of the receiver.
+  naive: 'scripts/bench/naive-receiver.js',
 };
 
 /** Where each server's output goes: a file, so the harness spends nothing reading it, and a failed start can show it. */
@@ -159,6 +163,9 @@ const RECEIVER_NODE_FLAGS = START_COMMAND.nodeFlags;
  * fixed at 1 MB took the memory store of 1,000,000 tokens from 535-539 to 485-490 MB after 1,000,000 withdrawals.
  */
 const RECEIVER_ENVIRONMENT = START_COMMAND.environmentDefaults;
+
+/** The baseline runs as its own npm start runs it, from its own tree: its flags, its node_modules, its migrations. */
+const BASELINE_START_COMMAND = BASELINE ? startCommand(BASELINE) : undefined;
 
 const serverLogDirectory = mkdtempSync(path.join(tmpdir(), 'receiver-bench-logs-'));
 let serversStarted = 0;
@@ -206,10 +213,11 @@ async function startServer(name: ServerName, env: Record<string, string> = {}): 
   const quiet = isReceiver(name) && process.env.BENCH_LOG_LEVEL !== undefined && process.env.BENCH_LOG_LEVEL !== 'info';
   const fixedPort = quiet ? await provenFreePort() : 0;
   const metricsPort = await provenFreePort();
-  const nodeFlags = isReceiver(name) ? RECEIVER_NODE_FLAGS : [];
-  const startEnvironment = isReceiver(name) ? RECEIVER_ENVIRONMENT : {};
+  const baseline = name === 'receiver-baseline' ? BASELINE_START_COMMAND : undefined;
+  const nodeFlags = isReceiver(name) ? (baseline?.nodeFlags ?? RECEIVER_NODE_FLAGS) : [];
+  const startEnvironment = isReceiver(name) ? (baseline?.environmentDefaults ?? RECEIVER_ENVIRONMENT) : {};
   const child = spawn(process.execPath, [...nodeFlags, ...profile, SCRIPTS[name]], {
-    cwd: ROOT,
+    cwd: name === 'receiver-baseline' && BASELINE ? BASELINE : ROOT,
     stdio: ['ignore', output, output],
     env: { ...startEnvironment, ...serverEnvironment(fixedPort, metricsPort, process.env.BENCH_LOG_LEVEL ?? 'info'), ...env },
   });
@@ -324,12 +332,12 @@ async function compareServers(seedFile: string) {
         const result = await measureFresh(serverName, env, request, { warmupSeconds: SETTINGS.warmupSeconds, seconds: SETTINGS.seconds });
         (samples[`${serverName}/${name}`] ??= []).push(result);
         write(
-          `  round ${round + 1} ${name.padEnd(8)} ${serverName.padEnd(8)} ${String(result.rps).padStart(6)} req/s  p99 ${result.p99} ms  ${result.cpuUsPerRequest} µs CPU/req  ${result.non200} non-200`,
+          `  round ${round + 1} ${name.padEnd(8)} ${serverName.padEnd(17)} ${String(result.rps).padStart(6)} req/s  p99 ${result.p99} ms  ${result.cpuUsPerRequest} µs CPU/req  ${result.non200} non-200`,
         );
       }
     }
   }
-  const summary: Record<string, Record<string, Measurement & { vsExpress: number; vsNode: number }>> = {};
+  const summary: Record<string, Record<string, Measurement & { vsExpress: number; vsNode: number; vsBaseline: number }>> = {};
   for (const name of workloads) {
     summary[name] = {};
     const medians = Object.fromEntries(
@@ -356,6 +364,7 @@ async function compareServers(seedFile: string) {
         ...m,
         vsExpress: round2(m.rps / (medians.express?.rps ?? NaN)),
         vsNode: round2(m.rps / (medians.node?.rps ?? NaN)),
+        vsBaseline: round2(m.rps / (medians['receiver-baseline']?.rps ?? NaN)),
       };
     }
   }
@@ -424,27 +433,51 @@ async function scale(directory: string) {
   return results;
 }
 
-/** The connections of the PostgreSQL runs: the receiver's pool stays at 16 whatever its callers' count. */
+/** The connections of the PostgreSQL runs: every server's pool stays at 16 whatever its callers' count. */
 const PG_CONNECTIONS = [16, 64] as const;
 
+/**
+ * The servers of the PostgreSQL runs: the receiver, the previous build (BENCH_BASELINE) in a schema its own migrations
+ * made, and the naive receiver on the receiver's schema (scripts/bench/naive-receiver.js).
+ */
+type PgServerName = 'receiver' | 'receiver-baseline' | 'naive';
+const PG_SERVERS: PgServerName[] = ['receiver', ...(BASELINE ? (['receiver-baseline'] as const) : []), 'naive'];
+
+interface PgMeasurement extends Measurement {
+  /** The CPU of the server's database backends per committed withdrawal. */
+  databaseCpuUsPerWithdrawal: number;
+  walBytesPerWithdrawal: number;
+  batchSizes: unknown;
+}
+
+interface PgbenchMeasurement {
+  /** Transactions per second over the measured window. */
+  tps: number;
+  /** Over the measured window, per row pgbench -N added to pgbench_history (one a transaction): its backends' CPU. */
+  databaseCpuUsPerTransaction: number;
+  /** pgbench's own process (the load generator). */
+  clientCpuUsPerTransaction: number;
+  walBytesPerTransaction: number;
+  machineCpuUsPerTransaction: number;
+}
+
 interface PgRound {
-  receiver: Record<number, Measurement & { databaseCpuUsPerWithdrawal: number; walBytesPerWithdrawal: number; batchSizes: unknown }>;
+  servers: Record<number, Partial<Record<PgServerName, PgMeasurement>>>;
+  pgbench: Record<number, PgbenchMeasurement>;
   /** The same receiver and requests on the memory store: what the HTTP path does with no database behind it. */
   onMemory: Record<number, Measurement>;
   storeAlone: StoreAloneMeasurement;
   unitsAlone: StoreAloneMeasurement;
-  /** pgbench -N at each connection count, and what a transaction cost the machine (pgbench, its backends, the WAL writer). */
-  pgbench: Record<number, { tps: number; machineCpuUsPerTransaction: number }>;
 }
 
 /**
- * What the database did so far for the bench's database: the CPU of its client backends (the receiver's
- * connections, open through the measurement: an ended backend's CPU is no longer in /proc, which is why pgbench's is
- * not reported), the WAL written, and the bench schema's ledger rows.
+ * What the database did so far for the bench's database: the CPU of its client backends (each server's connections,
+ * and pgbench's, open through the window), the WAL written, and the rows of `countedTable` (one a withdrawal or a
+ * pgbench transaction).
  */
-async function databaseCounters(admin: Client, schema: string) {
+async function databaseCounters(admin: Client, countedTable: string) {
   const { rows } = await admin.query(
-    `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint AS wal, (SELECT count(*) FROM ${schema}.ledger) AS ledger,
+    `SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint AS wal, (SELECT count(*) FROM ${countedTable}) AS counted,
             ARRAY(SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()) AS pids`,
   );
   const pids = rows[0].pids as number[];
@@ -457,7 +490,7 @@ async function databaseCounters(admin: Client, schema: string) {
       }
     }),
   );
-  return { cpu, walBytes: Number(rows[0].wal), ledgerRows: Number(rows[0].ledger) };
+  return { cpu, walBytes: Number(rows[0].wal), counted: Number(rows[0].counted) };
 }
 
 /** CPU the backends open at both readings used between them. */
@@ -467,99 +500,278 @@ function cpuBetween(before: Map<number, number>, after: Map<number, number>): nu
   return used;
 }
 
+/**
+ * `during` between two readings of databaseCounters: the backends' CPU and the WAL per row it added to `countedTable`.
+ * An ended backend's CPU is no longer in /proc, so the window must close while the load's connections are open.
+ */
+async function databaseWindow<T>(admin: Client, countedTable: string, during: () => Promise<T>) {
+  const before = await databaseCounters(admin, countedTable);
+  const result = await during();
+  const after = await databaseCounters(admin, countedTable);
+  const rows = Math.max(after.counted - before.counted, 1);
+  return {
+    result,
+    rows,
+    databaseCpuUsPerRow: Math.round(cpuBetween(before.cpu, after.cpu) / rows),
+    walBytesPerRow: Math.round((after.walBytes - before.walBytes) / rows),
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Waits (up to 30 s) until `check` holds, polling every 100 ms; throws `failure()` when it does not, or at once when
+ * `gaveUp` says it never will.
+ */
+async function waitFor(check: () => Promise<boolean>, failure: () => string, gaveUp: () => boolean = () => false): Promise<void> {
+  for (let attempt = 0; attempt < 300 && !gaveUp(); attempt += 1) {
+    if (await check()) return;
+    await sleep(100);
+  }
+  throw new Error(failure());
+}
+
+/** Client connections PostgreSQL would still accept. */
+async function freeConnections(admin: Client): Promise<number> {
+  const { rows } = await admin.query(
+    `SELECT current_setting('max_connections')::int - count(*) AS free FROM pg_stat_activity WHERE backend_type = 'client backend'`,
+  );
+  return Number(rows[0].free);
+}
+
+/** pgbench's connection arguments and environment, on its own schema of the bench's database. */
+interface PgbenchTarget {
+  connection: string[];
+  env: NodeJS.ProcessEnv;
+  schema: string;
+}
+
+/**
+ * `pgbench -N` at `connections`: a warm-up second once every connection is open, then the measured seconds, its
+ * transactions counted in pgbench_history (one row each) and its backends' CPU and the WAL read from the database as
+ * for the servers. pgbench's -T is only a bound: it runs on past the window and is stopped after it, since its
+ * backends must still be open at the second reading (databaseWindow).
+ */
+async function measurePgbench(admin: Client, target: PgbenchTarget, connections: number): Promise<PgbenchMeasurement> {
+  // The store alone's pools hold connections for 10 s after their last use; 64 more may not fit until they close.
+  await waitFor(
+    async () => (await freeConnections(admin)) >= connections,
+    () => `PostgreSQL has fewer than ${connections} free connections for pgbench -c ${connections} (max_connections)`,
+  );
+  const seconds = SETTINGS.pgSeconds;
+  const args = ['-N', '-n', '-c', String(connections), '-j', '2', '-T', String(seconds + 60), ...target.connection];
+  const child = spawn('pgbench', args, { env: target.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const closed = once(child, 'close');
+  const running = () => child.exitCode === null && child.signalCode === null;
+  try {
+    const opened = async () =>
+      Number(
+        (await admin.query(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'pgbench'`))
+          .rows[0].count,
+      ) >= connections;
+    await waitFor(
+      opened,
+      () => `pgbench -c ${connections} did not open its connections: ${output}`,
+      () => !running(),
+    );
+    await sleep(1_000);
+    const pid = child.pid as number;
+    const window = await databaseWindow(admin, `${target.schema}.pgbench_history`, async () => {
+      const [machineBefore, clientBefore] = [machineCpuMicros(), cpuMicros(pid)];
+      await sleep(seconds * 1_000);
+      return { machine: machineCpuMicros() - machineBefore, client: cpuMicros(pid) - clientBefore };
+    });
+    if (!running()) throw new Error(`pgbench -c ${connections} ended before its measured seconds did: ${output}`);
+    return {
+      tps: Math.round(window.rows / seconds),
+      databaseCpuUsPerTransaction: window.databaseCpuUsPerRow,
+      walBytesPerTransaction: window.walBytesPerRow,
+      clientCpuUsPerTransaction: Math.round(window.result.client / window.rows),
+      machineCpuUsPerTransaction: Math.round(window.result.machine / window.rows),
+    };
+  } finally {
+    if (running()) child.kill('SIGTERM');
+    await closed;
+  }
+}
+
+/** A connection string to `schema` of the bench's database. */
+function schemaUrl(databaseUrl: string, schema: string): string {
+  const url = new URL(databaseUrl);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return url.toString();
+}
+
+const ratio = (value: number, to: number) => round2(value / Math.max(to, 1));
+
+/** A PostgreSQL server's medians over the rounds (rounds' rates kept). */
+function pgServerRow(of: PgMeasurement[]) {
+  const pick = (value: (m: PgMeasurement) => number) => median(of.map(value));
+  return {
+    withdrawalsPerSecond: pick((m) => m.rps),
+    p99: pick((m) => m.p99),
+    cpuUsPerWithdrawal: pick((m) => m.cpuUsPerRequest),
+    databaseCpuUsPerWithdrawal: pick((m) => m.databaseCpuUsPerWithdrawal),
+    /** The server's process and its database backends, summed per round. */
+    cpuWithDatabaseUsPerWithdrawal: pick((m) => m.cpuUsPerRequest + m.databaseCpuUsPerWithdrawal),
+    loadCpuUsPerWithdrawal: pick((m) => m.loadCpuUsPerRequest),
+    machineCpuUsPerWithdrawal: pick((m) => m.machineCpuUsPerRequest),
+    walBytesPerWithdrawal: pick((m) => m.walBytesPerWithdrawal),
+    non200: Math.max(...of.map((m) => m.non200)),
+    ratesByRound: of.map((m) => m.rps),
+  };
+}
+
+function pgConnectionsRow(rounds: PgRound[], connections: number) {
+  const ofServer = (name: PgServerName) => rounds.map((r) => r.servers[connections][name] as PgMeasurement);
+  const servers = Object.fromEntries(PG_SERVERS.map((name) => [name, pgServerRow(ofServer(name))])) as Record<
+    PgServerName,
+    ReturnType<typeof pgServerRow>
+  >;
+  const { receiver, naive } = servers;
+  const baseline = servers['receiver-baseline'] as ReturnType<typeof pgServerRow> | undefined;
+  const pgbenchRuns = rounds.map((r) => r.pgbench[connections]);
+  const tps = median(pgbenchRuns.map((p) => p.tps));
+  const onMemoryRps = median(rounds.map((r) => r.onMemory[connections].rps));
+  return {
+    connections,
+    servers,
+    receiverBatchSizesByRound: ofServer('receiver').map((m) => m.batchSizes),
+    pgbench: {
+      tps,
+      databaseCpuUsPerTransaction: median(pgbenchRuns.map((p) => p.databaseCpuUsPerTransaction)),
+      clientCpuUsPerTransaction: median(pgbenchRuns.map((p) => p.clientCpuUsPerTransaction)),
+      walBytesPerTransaction: median(pgbenchRuns.map((p) => p.walBytesPerTransaction)),
+      machineCpuUsPerTransaction: median(pgbenchRuns.map((p) => p.machineCpuUsPerTransaction)),
+      tpsByRound: pgbenchRuns.map((p) => p.tps),
+    },
+    onMemory: {
+      withdrawalsPerSecond: onMemoryRps,
+      cpuUsPerRequest: median(rounds.map((r) => r.onMemory[connections].cpuUsPerRequest)),
+      non200: Math.max(...rounds.map((r) => r.onMemory[connections].non200)),
+    },
+    /** Of the medians; receiver/pgbench also each round's. CPU: per withdrawal, naive over receiver. */
+    ratios: {
+      receiverToBaseline: baseline ? ratio(receiver.withdrawalsPerSecond, baseline.withdrawalsPerSecond) : null,
+      receiverToPgbench: ratio(receiver.withdrawalsPerSecond, tps),
+      receiverToPgbenchByRound: rounds.map((r, i) => ratio(receiver.ratesByRound[i], r.pgbench[connections].tps)),
+      receiverToNaive: ratio(receiver.withdrawalsPerSecond, naive.withdrawalsPerSecond),
+      naiveCpuToReceiver: ratio(naive.cpuWithDatabaseUsPerWithdrawal, receiver.cpuWithDatabaseUsPerWithdrawal),
+      naiveProcessCpuToReceiver: ratio(naive.cpuUsPerWithdrawal, receiver.cpuUsPerWithdrawal),
+      onMemoryToPgbench: ratio(onMemoryRps, tps),
+    },
+  };
+}
+
 async function postgres(directory: string) {
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) return undefined;
   const schema = `bench_${Date.now()}`;
+  // The naive receiver shares the receiver's schema and tokens; the baseline's own migrations make its schema.
+  const schemas: Record<PgServerName, string> = { receiver: schema, 'receiver-baseline': `${schema}_baseline`, naive: schema };
+  const pgbenchSchema = `${schema}_pgbench`;
+  const created = [schema, schemas['receiver-baseline'], pgbenchSchema, `${schema}_store`, `${schema}_unbatched`];
   const admin = new Client({ connectionString: databaseUrl });
   await admin.connect();
-  await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.query(`CREATE SCHEMA ${schema}_pgbench`);
+  for (const name of created) await admin.query(`CREATE SCHEMA ${name}`);
   try {
     const seedFile = path.join(directory, 'pg-seed.json');
     await writeBenchSeed(seedFile, SETTINGS.pgTokens);
-    const url = new URL(databaseUrl);
-    url.searchParams.set('options', `-c search_path=${schema}`);
-    const pgEnv = { ...process.env, PGOPTIONS: `-c search_path=${schema}_pgbench` };
     const target = new URL(databaseUrl);
-    const connection = [
-      '-h',
-      target.hostname,
-      '-p',
-      target.port || '5432',
-      '-U',
-      decodeURIComponent(target.username || 'postgres'),
-      target.pathname.slice(1),
-    ];
-    spawnSync('pgbench', ['-i', '-q', '-s', '10', ...connection], { env: pgEnv, encoding: 'utf8' });
-    // Interleaved rounds, as for the HTTP comparison: the receiver (a fresh process on the same schema), the same
-    // receiver on the memory store (the HTTP path's own ceiling on this machine), then pgbench. Each round's
-    // requests state balances from the seed's, which the round first restores: a request autocannon made as it
-    // stopped but never delivered would otherwise leave its token one withdrawal out of step for every later
-    // round (one round of five answered 15 requests 409 so, issue 22).
+    const pgbench: PgbenchTarget = {
+      connection: [
+        '-h',
+        target.hostname,
+        '-p',
+        target.port || '5432',
+        '-U',
+        decodeURIComponent(target.username || 'postgres'),
+        target.pathname.slice(1),
+      ],
+      env: { ...process.env, PGOPTIONS: `-c search_path=${pgbenchSchema}` },
+      schema: pgbenchSchema,
+    };
+    const init = spawnSync('pgbench', ['-i', '-q', '-s', '10', ...pgbench.connection], { env: pgbench.env, encoding: 'utf8' });
+    if (init.status !== 0) throw new Error(`pgbench -i failed: ${init.stderr}`);
+    const serverEnv = (name: PgServerName) => ({
+      SEED_FILE: seedFile,
+      DATABASE_URL: schemaUrl(databaseUrl, schemas[name]),
+      DATABASE_POOL_SIZE: '16',
+    });
+    // Each receiver makes its schema before the rounds (its migrations and the seed), so any server may run first.
+    for (const name of PG_SERVERS.filter(isReceiver)) await stop(await startServer(name, serverEnv(name)));
+    let runId = 7_000;
+    // A fresh server on its schema, warmed up a second, then measured. Each run's requests state balances from the
+    // seed's, which it first restores: a request autocannon made as it stopped but never delivered would otherwise
+    // leave its token one withdrawal out of step for every later run (one round of five answered 15 requests 409 so,
+    // issue 22).
+    const measureServer = async (name: PgServerName, connections: number): Promise<PgMeasurement> => {
+      await admin.query(`UPDATE ${schemas[name]}.tokens SET balance = $1`, [START_BALANCE_CENTS]);
+      const request = workload('withdraw', SETTINGS.pgTokens, (runId += 1));
+      const server = await startServer(name, serverEnv(name));
+      try {
+        await load(server.port, request, { seconds: 1, connections });
+        const window = await databaseWindow(admin, `${schemas[name]}.ledger`, () =>
+          measure(server, request, SETTINGS.pgSeconds, connections),
+        );
+        // Stopped before its batch sizes are read: the receiver's store logs them as it closes.
+        await stop(server);
+        return {
+          ...window.result,
+          databaseCpuUsPerWithdrawal: window.databaseCpuUsPerRow,
+          walBytesPerWithdrawal: window.walBytesPerRow,
+          batchSizes: batchSizesLogged(server.logFile),
+        };
+      } finally {
+        await stop(server);
+      }
+    };
     // The store alone, in schemas of its own, with group commit and (for comparison) each unit alone.
-    await admin.query(`CREATE SCHEMA ${schema}_store`);
-    await admin.query(`CREATE SCHEMA ${schema}_unbatched`);
     const batched = await openBenchStore(databaseUrl, `${schema}_store`, seedFile, true);
     const unbatched = await openBenchStore(databaseUrl, `${schema}_unbatched`, seedFile, false);
     const nextBatched = withdrawals(SETTINGS.pgTokens, 8_000);
     const nextUnbatched = withdrawals(SETTINGS.pgTokens, 9_000);
     const rounds: PgRound[] = [];
-    // The first receiver makes the schema (its migrations and seed); each later one starts from the seed's balances.
-    let seeded = false;
-    const restoreBalances = async () => {
-      if (seeded) await admin.query(`UPDATE ${schema}.tokens SET balance = $1`, [START_BALANCE_CENTS]);
-      seeded = true;
-    };
     try {
       for (let round = 0; round < SETTINGS.rounds; round += 1) {
-        const receiver: PgRound['receiver'] = {};
-        for (const connections of PG_CONNECTIONS) {
-          await restoreBalances();
-          const request = workload('withdraw', SETTINGS.pgTokens, 7_000 + round * 10 + connections);
-          const server = await startServer('receiver', { SEED_FILE: seedFile, DATABASE_URL: url.toString(), DATABASE_POOL_SIZE: '16' });
-          await load(server.port, request, { seconds: 1, connections });
-          const before = await databaseCounters(admin, schema);
-          const measured = await measure(server, request, SETTINGS.pgSeconds, connections);
-          const after = await databaseCounters(admin, schema);
-          await stop(server);
-          const committed = Math.max(after.ledgerRows - before.ledgerRows, 1);
-          receiver[connections] = {
-            ...measured,
-            databaseCpuUsPerWithdrawal: Math.round(cpuBetween(before.cpu, after.cpu) / committed),
-            walBytesPerWithdrawal: Math.round((after.walBytes - before.walBytes) / committed),
-            batchSizes: batchSizesLogged(server.logFile),
-          };
-        }
+        const storeAlone = await measureStoreAlone(batched.store, batched.account, nextBatched, SETTINGS.pgSeconds);
+        const unitsAlone = await measureStoreAlone(unbatched.store, unbatched.account, nextUnbatched, SETTINGS.pgSeconds);
         const onMemory: PgRound['onMemory'] = {};
         for (const connections of PG_CONNECTIONS) {
-          const request = workload('withdraw', SETTINGS.pgTokens, 7_500 + round * 10 + connections);
+          const request = workload('withdraw', SETTINGS.pgTokens, (runId += 1));
           const settings = { warmupSeconds: 1, seconds: SETTINGS.pgSeconds, connections };
           onMemory[connections] = await measureFresh('receiver', { SEED_FILE: seedFile }, request, settings);
         }
-        const storeAlone = await measureStoreAlone(batched.store, batched.account, nextBatched, SETTINGS.pgSeconds);
-        const unitsAlone = await measureStoreAlone(unbatched.store, unbatched.account, nextUnbatched, SETTINGS.pgSeconds);
-        const pgbench: PgRound['pgbench'] = {};
+        const servers: PgRound['servers'] = {};
+        const pgbenchRuns: PgRound['pgbench'] = {};
         for (const connections of PG_CONNECTIONS) {
-          const machineBefore = machineCpuMicros();
-          const bench = spawnSync(
-            'pgbench',
-            ['-N', '-n', '-c', String(connections), '-j', '2', '-T', String(SETTINGS.pgSeconds), ...connection],
-            { env: pgEnv, encoding: 'utf8' },
-          );
-          const machineUsed = machineCpuMicros() - machineBefore;
-          const transactions = Number(/number of transactions actually processed: (\d+)/.exec(bench.stdout)?.[1] ?? 0);
-          const tps = Math.round(Number(/tps = ([\d.]+)/.exec(bench.stdout)?.[1] ?? 0));
-          pgbench[connections] = { tps, machineCpuUsPerTransaction: Math.round(machineUsed / Math.max(transactions, 1)) };
+          servers[connections] = {};
+          // Interleaved: the order of the servers and pgbench turns every round, so drift spreads over all of them.
+          const entrants = [...PG_SERVERS, 'pgbench' as const];
+          for (const i of entrants.keys()) {
+            const entrant = entrants[(i + round) % entrants.length];
+            if (entrant === 'pgbench') pgbenchRuns[connections] = await measurePgbench(admin, pgbench, connections);
+            else servers[connections][entrant] = await measureServer(entrant, connections);
+          }
         }
-        rounds.push({ receiver, onMemory, storeAlone, unitsAlone, pgbench });
+        rounds.push({ servers, pgbench: pgbenchRuns, onMemory, storeAlone, unitsAlone });
         for (const connections of PG_CONNECTIONS) {
-          const r = receiver[connections];
+          for (const name of PG_SERVERS) {
+            const r = servers[connections][name] as PgMeasurement;
+            write(
+              `  round ${round + 1} postgres ${connections} connections: ${name.padEnd(17)} ${r.rps} withdrawals/s  p99 ${r.p99} ms  ${r.cpuUsPerRequest} µs CPU/req,` +
+                ` database ${r.databaseCpuUsPerWithdrawal} µs CPU and ${r.walBytesPerWithdrawal} B WAL per withdrawal,` +
+                ` load generator ${r.loadCpuUsPerRequest} µs, machine ${r.machineCpuUsPerRequest} µs  ${r.non200} non-200`,
+            );
+          }
+          const p = pgbenchRuns[connections];
           write(
-            `  round ${round + 1} postgres ${connections} connections: receiver ${r.rps} withdrawals/s  p99 ${r.p99} ms  ${r.cpuUsPerRequest} µs CPU/req,` +
-              ` database ${r.databaseCpuUsPerWithdrawal} µs CPU and ${r.walBytesPerWithdrawal} B WAL per withdrawal,` +
-              ` load generator ${r.loadCpuUsPerRequest} µs, machine ${r.machineCpuUsPerRequest} µs;` +
-              ` pgbench -N ${pgbench[connections].tps} tps at ${pgbench[connections].machineCpuUsPerTransaction} µs of the machine each; on the memory store ${onMemory[connections].rps} withdrawals/s at ${onMemory[connections].cpuUsPerRequest} µs CPU/req`,
+            `  round ${round + 1} postgres ${connections} connections: pgbench -N ${p.tps} tps, pgbench ${p.clientCpuUsPerTransaction} µs CPU, database ${p.databaseCpuUsPerTransaction} µs CPU and` +
+              ` ${p.walBytesPerTransaction} B WAL per transaction, machine ${p.machineCpuUsPerTransaction} µs;` +
+              ` the receiver on the memory store ${onMemory[connections].rps} withdrawals/s at ${onMemory[connections].cpuUsPerRequest} µs CPU/req`,
           );
         }
         write(
@@ -572,67 +784,31 @@ async function postgres(directory: string) {
     }
     const batchSizes = batched.store.batchSizes();
     write(`  store alone batch sizes ${JSON.stringify(batchSizes)}`);
-    const ledger = Number((await admin.query(`SELECT count(*) FROM ${schema}.ledger`)).rows[0].count);
     const tps16 = median(rounds.map((r) => r.pgbench[16].tps));
-    const byConnections = (connections: number) => {
-      const of = rounds.map((r) => ({
-        receiver: r.receiver[connections],
-        onMemory: r.onMemory[connections],
-        pgbench: r.pgbench[connections],
-      }));
-      const rps = median(of.map((r) => r.receiver.rps));
-      const tps = median(of.map((r) => r.pgbench.tps));
-      const onMemoryRps = median(of.map((r) => r.onMemory.rps));
-      return {
-        connections,
-        withdrawalsPerSecond: rps,
-        p99: median(of.map((r) => r.receiver.p99)),
-        cpuUsPerRequest: median(of.map((r) => r.receiver.cpuUsPerRequest)),
-        databaseCpuUsPerWithdrawal: median(of.map((r) => r.receiver.databaseCpuUsPerWithdrawal)),
-        loadCpuUsPerWithdrawal: median(of.map((r) => r.receiver.loadCpuUsPerRequest)),
-        machineCpuUsPerWithdrawal: median(of.map((r) => r.receiver.machineCpuUsPerRequest)),
-        walBytesPerWithdrawal: median(of.map((r) => r.receiver.walBytesPerWithdrawal)),
-        non200: Math.max(...of.map((r) => Math.max(r.receiver.non200, r.onMemory.non200))),
-        pgbenchNTps: tps,
-        pgbenchMachineCpuUsPerTransaction: median(of.map((r) => r.pgbench.machineCpuUsPerTransaction)),
-        ratioToPgbench: round2(rps / Math.max(tps, 1)),
-        ratiosByRound: of.map((r) => round2(r.receiver.rps / Math.max(r.pgbench.tps, 1))),
-        batchSizesByRound: of.map((r) => r.receiver.batchSizes),
-        onMemory: {
-          withdrawalsPerSecond: onMemoryRps,
-          cpuUsPerRequest: median(of.map((r) => r.onMemory.cpuUsPerRequest)),
-          ratioToPgbench: round2(onMemoryRps / Math.max(tps, 1)),
-        },
-      };
-    };
-    const receivers = PG_CONNECTIONS.map(byConnections);
+    const byConnections = PG_CONNECTIONS.map((connections) => pgConnectionsRow(rounds, connections));
     const row = {
       rounds: rounds.length,
-      receivers,
-      non200: Math.max(...receivers.map((r) => r.non200)),
-      ledgerRows: ledger,
+      byConnections,
+      non200: Math.max(...byConnections.flatMap((c) => [c.onMemory.non200, ...Object.values(c.servers).map((s) => s.non200)])),
       storeAlone: {
         transactionsPerSecond: median(rounds.map((r) => r.storeAlone.transactionsPerSecond)),
         cpuUsPerTransaction: median(rounds.map((r) => r.storeAlone.cpuUsPerTransaction)),
         failures: Math.max(...rounds.map((r) => r.storeAlone.failures)),
-        ratioToPgbench: round2(median(rounds.map((r) => r.storeAlone.transactionsPerSecond)) / Math.max(tps16, 1)),
-        ratiosByRound: rounds.map((r) => round2(r.storeAlone.transactionsPerSecond / Math.max(r.pgbench[16].tps, 1))),
+        ratioToPgbench: ratio(median(rounds.map((r) => r.storeAlone.transactionsPerSecond)), tps16),
+        ratiosByRound: rounds.map((r) => ratio(r.storeAlone.transactionsPerSecond, r.pgbench[16].tps)),
         batchSizes,
       },
       unitsAlone: {
         transactionsPerSecond: median(rounds.map((r) => r.unitsAlone.transactionsPerSecond)),
         cpuUsPerTransaction: median(rounds.map((r) => r.unitsAlone.cpuUsPerTransaction)),
         failures: Math.max(...rounds.map((r) => r.unitsAlone.failures)),
-        ratioToPgbench: round2(median(rounds.map((r) => r.unitsAlone.transactionsPerSecond)) / Math.max(tps16, 1)),
+        ratioToPgbench: ratio(median(rounds.map((r) => r.unitsAlone.transactionsPerSecond)), tps16),
       },
     };
     write(`  postgres ${JSON.stringify(row)}`);
     return row;
   } finally {
-    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-    await admin.query(`DROP SCHEMA ${schema}_pgbench CASCADE`);
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema}_store CASCADE`);
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema}_unbatched CASCADE`);
+    for (const name of created) await admin.query(`DROP SCHEMA IF EXISTS ${name} CASCADE`);
     await admin.end();
   }
 }
@@ -667,15 +843,69 @@ function unauthorizedTable(rounds: UnauthorizedTiming[]): string {
 
 function table(summary: Awaited<ReturnType<typeof compareServers>>): string {
   const lines = [
-    '| workload | server | req/s | p50 ms | p99 ms | CPU µs/req | peak RSS MB | × Express | × node:http | non-200 |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| workload | server | req/s | p50 ms | p99 ms | CPU µs/req | peak RSS MB | × Express | × node:http | × baseline | non-200 |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const [name, servers] of Object.entries(summary)) {
     for (const [server, m] of Object.entries(servers)) {
       lines.push(
-        `| ${name} | ${server} | ${m.rps} | ${m.p50} | ${m.p99} | ${m.cpuUsPerRequest} | ${m.peakRssMb} | ${m.vsExpress} | ${m.vsNode} | ${m.non200} |`,
+        `| ${name} | ${server} | ${m.rps} | ${m.p50} | ${m.p99} | ${m.cpuUsPerRequest} | ${m.peakRssMb} | ${m.vsExpress} | ${m.vsNode} | ${m.vsBaseline} | ${m.non200} |`,
       );
     }
+  }
+  return lines.join('\n');
+}
+
+type Summary = Awaited<ReturnType<typeof compareServers>>;
+type PostgresRow = NonNullable<Awaited<ReturnType<typeof postgres>>>;
+type ConnectionsRatios = PostgresRow['byConnections'][number]['ratios'];
+
+/** What issues 43 and 44 compare, side by side: the memory store's withdrawals, and PostgreSQL at 16 and 64 connections. */
+function ratiosOf(summary: Summary, pg: PostgresRow | undefined) {
+  const onPostgres = (pick: (ratios: ConnectionsRatios) => number | null) =>
+    Object.fromEntries((pg?.byConnections ?? []).map((c) => [`postgres${c.connections}`, pick(c.ratios)]));
+  const memory = summary.withdraw?.receiver?.vsBaseline;
+  return {
+    receiverToBaseline: { memory: Number.isFinite(memory) ? memory : null, ...onPostgres((r) => r.receiverToBaseline) },
+    receiverToPgbench: onPostgres((r) => r.receiverToPgbench),
+    receiverToNaive: onPostgres((r) => r.receiverToNaive),
+    naiveCpuToReceiver: onPostgres((r) => r.naiveCpuToReceiver),
+    naiveProcessCpuToReceiver: onPostgres((r) => r.naiveProcessCpuToReceiver),
+  };
+}
+
+const RATIO_LABELS: Record<keyof ReturnType<typeof ratiosOf>, string> = {
+  receiverToBaseline: 'receiver / receiver-baseline, withdrawals/s',
+  receiverToPgbench: 'receiver / pgbench -N, withdrawals/s to tps',
+  receiverToNaive: 'receiver / naive, withdrawals/s',
+  naiveCpuToReceiver: 'naive / receiver, CPU per withdrawal (process and database backends)',
+  naiveProcessCpuToReceiver: 'naive / receiver, CPU per withdrawal (process)',
+};
+
+function ratiosTable(ratios: ReturnType<typeof ratiosOf>): string {
+  const lines = ['| ratio of medians | memory store | PostgreSQL, 16 | PostgreSQL, 64 |', '|---|---|---|---|'];
+  for (const [key, label] of Object.entries(RATIO_LABELS)) {
+    const row: Record<string, number | null | undefined> = ratios[key as keyof typeof ratios];
+    lines.push(`| ${label} | ${row.memory ?? '–'} | ${row.postgres16 ?? '–'} | ${row.postgres64 ?? '–'} |`);
+  }
+  return lines.join('\n');
+}
+
+function postgresTable(pg: PostgresRow | undefined): string {
+  if (!pg) return 'PostgreSQL: not measured (no DATABASE_URL)';
+  const lines = [
+    '| connections | PostgreSQL | withdrawals/s (tps) | p99 ms | process CPU µs | database CPU µs | WAL B | non-200 |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const { connections, servers, pgbench } of pg.byConnections) {
+    for (const [name, s] of Object.entries(servers)) {
+      lines.push(
+        `| ${connections} | ${name} | ${s.withdrawalsPerSecond} | ${s.p99} | ${s.cpuUsPerWithdrawal} | ${s.databaseCpuUsPerWithdrawal} | ${s.walBytesPerWithdrawal} | ${s.non200} |`,
+      );
+    }
+    lines.push(
+      `| ${connections} | pgbench -N | ${pgbench.tps} | – | ${pgbench.clientCpuUsPerTransaction} | ${pgbench.databaseCpuUsPerTransaction} | ${pgbench.walBytesPerTransaction} | – |`,
+    );
   }
   return lines.join('\n');
 }
@@ -691,6 +921,7 @@ async function main() {
   const unauthorizedRounds = process.env.BENCH_SKIP_401 ? [] : await unauthorized(seedFile);
   const scaleRows = process.env.BENCH_SKIP_SCALE ? [] : await scale(directory);
   const pg = await postgres(directory);
+  const ratios = ratiosOf(summary, pg);
   const result = {
     when: new Date().toISOString(),
     node: process.version,
@@ -701,11 +932,14 @@ async function main() {
     unauthorizedTiming: unauthorizedRounds,
     scale: scaleRows,
     postgres: pg,
+    ratios,
   };
   mkdirSync(path.join(ROOT, 'bench-results'), { recursive: true });
   const file = path.join(ROOT, 'bench-results', SMOKE ? 'smoke.json' : 'latest.json');
   writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
-  write(`\n${table(summary)}\n\n${unauthorizedTable(unauthorizedRounds)}\n\nwrote ${path.relative(ROOT, file)}`);
+  write(
+    `\n${table(summary)}\n\n${unauthorizedTable(unauthorizedRounds)}\n\n${postgresTable(pg)}\n\n${ratiosTable(ratios)}\n\nwrote ${path.relative(ROOT, file)}`,
+  );
   const failures = Object.values(summary)
     .flatMap((servers) => Object.values(servers))
     .filter((m) => m.non200 > 0 || m.rps === 0);
