@@ -240,7 +240,8 @@ export function toErrorResponse(thrown: unknown): ErrorResponse {
   const [, status, defaultReason] = entry;
   const headers: Record<string, string> = {};
   if (error instanceof MethodNotAllowedError) headers.Allow = error.allow.join(', ');
-  if (error instanceof TooManyRequestsError && error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(error.retryAfterSeconds);
+  if (error instanceof TooManyRequestsError && error.retryAfterSeconds !== undefined)
+    headers['Retry-After'] = String(error.retryAfterSeconds);
   const details = error instanceof ValidationError ? error.details : undefined;
   return { status, reason: error.reason ?? defaultReason, headers, body: envelope(status, error.message, details), unexpected: false };
 }

@@ -128,8 +128,7 @@ const TAGS = {
   Bookings:
     'Booking creation, changes and cancellation, from partner platforms, each under an idempotency key in the path. share_secret in the body.',
   Health: 'Liveness, readiness and this document, for operators and load balancers. Open.',
-  Changes:
-    "An account's feed of the changes the service accepted, in order, by position: share_secret as a bearer token.",
+  Changes: "An account's feed of the changes the service accepted, in order, by position: share_secret as a bearer token.",
   Admin:
     "Read-only inspection of tokens, bookings, recent requests and any account's feed of changes, for ops and developers. Only with ADMIN_TOKEN, as a bearer token.",
 };

@@ -199,7 +199,10 @@ const FEED_ERROR_EXAMPLES = {
   410: [
     [
       'cursor expired',
-      envelopeExample(410, 'Cursor expired: the changes after seq 3 are no longer kept; the oldest seq still kept is 42 (read on with after=41)'),
+      envelopeExample(
+        410,
+        'Cursor expired: the changes after seq 3 are no longer kept; the oldest seq still kept is 42 (read on with after=41)',
+      ),
     ],
   ],
   429: [

@@ -128,7 +128,11 @@ const ERROR_HEADERS: Record<number, Json> = {
   },
 };
 
-export function errorResponses(statuses: number[], extraHeaders: Record<number, Json> = {}, examples: ErrorExamples = ERROR_EXAMPLES): Json {
+export function errorResponses(
+  statuses: number[],
+  extraHeaders: Record<number, Json> = {},
+  examples: ErrorExamples = ERROR_EXAMPLES,
+): Json {
   return Object.fromEntries(
     statuses.map((status) => [
       String(status),

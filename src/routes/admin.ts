@@ -5,7 +5,7 @@ import type { EventLog } from '../process/event-log';
 import { methodNotAllowed } from '../middleware/errors';
 import { sendJson } from '../middleware/send-json';
 import { eventQuerySchema } from '../schemas/admin';
-import { adminFeedQuerySchema, type FeedQuery } from '../schemas/feed';
+import { adminFeedQuerySchema } from '../schemas/feed';
 import { text, tokenId } from '../schemas/fields';
 import { parsePayload } from '../schemas/validate';
 import { hashKey, keyMatches } from '../domain/secrets';
@@ -93,7 +93,7 @@ export function adminRouter({
   router
     .route('/admin/changes')
     .get(async (req, res) => {
-      const { source_id: sourceId, ...query } = parsePayload(adminFeedQuerySchema, req.query) as FeedQuery & { source_id: string };
+      const { source_id: sourceId, ...query } = parsePayload(adminFeedQuerySchema, req.query);
       await answerFeed(res, feed, feedRequest(sourceId, query), stopWaiting);
     })
     .all(methodNotAllowed(['GET', 'HEAD']));

@@ -57,8 +57,8 @@ const FEED_PARAMETERS = {
 
 /** A parameter the route does not take is refused, naming it: a misspelt `after` would otherwise read the feed from its start. */
 function onlyThese<Shape extends z.ZodRawShape>(shape: Shape) {
-  const names = Object.keys(shape).join(', ');
-  return z.object(shape).catchall(z.never({ error: `is not a parameter of this route; it takes ${names}` }));
+  const unknown = `is not a parameter of this route; it takes ${Object.keys(shape).join(', ')}`;
+  return z.strictObject(shape, { error: (issue) => (issue.code === 'unrecognized_keys' ? unknown : undefined) });
 }
 
 /** GET /v1/accounts/{source_id}/changes: the account is the path's. */
@@ -68,8 +68,7 @@ export const feedPathSchema = z.object({ source_id: text() });
 /** GET /admin/changes: any account's feed, named by source_id. */
 export const adminFeedQuerySchema = onlyThese({ source_id: text(), ...FEED_PARAMETERS });
 
-/** The validated query (the schema's output, but for the refused unknown parameters). */
-export type FeedQuery = { [Name in keyof typeof FEED_PARAMETERS]: z.output<(typeof FEED_PARAMETERS)[Name]> };
+export type FeedQuery = z.output<typeof feedQuerySchema>;
 
-/** The query as a URL writes it, for an example: each parameter a text. */
-export type FeedQueryText = Partial<Record<keyof typeof FEED_PARAMETERS, string>>;
+/** The query as a URL writes it, for an example. */
+export type FeedQueryText = z.input<typeof feedQuerySchema>;

@@ -123,7 +123,7 @@ export const changesPageSchema = z.strictObject({
   next_after: z
     .int()
     .min(0)
-    .meta({ description: 'The seq of the last change of the page, or the after asked for when the page is empty: the next page\'s after' }),
+    .meta({ description: "The seq of the last change of the page, or the after asked for when the page is empty: the next page's after" }),
   has_more: z.boolean().meta({ description: 'True only when a change matching the request follows the page' }),
 });
 

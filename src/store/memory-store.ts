@@ -8,7 +8,18 @@ import { heapLimitBytes, heapShareGauge, usedHeapBytes } from './memory-heap';
 import { MemoryLedger } from './memory-ledger';
 import { MemoryTokenTable } from './memory-tokens';
 import { MemoryChanges } from './memory-changes';
-import type { Account, ChangeListener, ChangeQuery, Delivery, Holdings, KeyedRequest, NewChange, SeedData, Store, StoreTransaction } from './store';
+import type {
+  Account,
+  ChangeListener,
+  ChangeQuery,
+  Delivery,
+  Holdings,
+  KeyedRequest,
+  NewChange,
+  SeedData,
+  Store,
+  StoreTransaction,
+} from './store';
 import type { ReadKind, ReadRecords, WrittenKind } from './unit/kinds';
 import type { StagedWrites } from './unit/staged-writes';
 import { UnitOfWork, type UnitRows } from './unit/unit-of-work';

@@ -71,7 +71,8 @@ export class PgChangeWatch {
         for (const [sourceId, seen] of watched[i]) if ((lastSeqs.get(sourceId) ?? 0) > seen) listener.changed(sourceId);
       });
     } catch (error) {
-      if (!this.pollFailing) this.logger?.warn({ err: error }, 'waiting feeds could not ask for their changes; they try again every 500 ms');
+      if (!this.pollFailing)
+        this.logger?.warn({ err: error }, 'waiting feeds could not ask for their changes; they try again every 500 ms');
       this.pollFailing = true;
     } finally {
       this.polling = false;

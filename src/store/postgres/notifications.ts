@@ -50,7 +50,7 @@ export class NotificationSession {
     if (this.stopped) return;
     if (!this.connection) {
       this.logger?.info(
-        'behind a transaction-mode pooler without DATABASE_DIRECT_URL: no LISTEN session; accounts are read again every 10 s, and waiting feeds ask for their accounts\' changes every 500 ms',
+        "behind a transaction-mode pooler without DATABASE_DIRECT_URL: no LISTEN session; accounts are read again every 10 s, and waiting feeds ask for their accounts' changes every 500 ms",
       );
       return;
     }

@@ -205,7 +205,12 @@ export class PgStore implements Store {
    * however rare a type among the account's changes, the read stays within types x (limit) index entries.
    */
   async readChanges(sourceId: string, { after, limit, types }: ChangeQuery): Promise<ChangesRead> {
-    const { rows } = await this.query<Row>(types ? READ_CHANGES_OF_TYPES : READ_CHANGES, [sourceId, after, limit, ...(types ? [types] : [])]);
+    const { rows } = await this.query<Row>(types ? READ_CHANGES_OF_TYPES : READ_CHANGES, [
+      sourceId,
+      after,
+      limit,
+      ...(types ? [types] : []),
+    ]);
     const first = rows[0] as { last_seq: string | null; oldest_seq: string | null };
     return {
       changes: rows.filter((row) => row.seq !== null).map((row) => changeFromRow({ ...row, source_id: sourceId })),
