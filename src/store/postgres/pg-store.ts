@@ -69,7 +69,7 @@ const READ_CHANGES = `SELECT b.last_seq, b.oldest_seq, c.seq, c.change_id, c.typ
   LEFT JOIN LATERAL (SELECT seq, change_id, type, created_at, body FROM changes
                       WHERE source_id = $1 AND seq > $2 ORDER BY seq LIMIT $3) c ON true
  ORDER BY c.seq`;
-const READ_CHANGES_OF_TYPES = `SELECT b.last_seq, b.oldest_seq, c.seq, c.change_id, c.type, c.created_at, c.body
+export const READ_CHANGES_OF_TYPES = `SELECT b.last_seq, b.oldest_seq, c.seq, c.change_id, c.type, c.created_at, c.body
   FROM (${CHANGE_BOUNDS}) b
   LEFT JOIN LATERAL (SELECT p.* FROM unnest($4::text[]) AS t(type)
                        CROSS JOIN LATERAL (SELECT seq, change_id, type, created_at, body FROM changes
