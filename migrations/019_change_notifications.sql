@@ -18,3 +18,11 @@ $$;
 -- The feed's types filter: each listed type is read from here in seq order, at most a page of it, so a rare type
 -- among many changes costs a page, not a scan of the account's changes (src/store/postgres/pg-store.ts, readChanges).
 CREATE INDEX changes_by_type ON changes (source_id, type, seq);
+
+-- A change is handed on as it was made (the feed, webhooks, the NATS relay: src/delivery/change-view.ts), so its
+-- body is kept as its JSON text: jsonb reorders keys (shortest first), and the feed on PostgreSQL showed a token as
+-- {"status", "balance", "token_id", ...} where the memory store and /admin/tokens show {"token_id", "source_id", ...}.
+-- The body is only ever read back whole, never searched, so json loses nothing. Rows written before keep jsonb's
+-- order. This rewrites the table once (an ACCESS EXCLUSIVE lock for the time it takes: changes are at most
+-- CHANGE_RETENTION_DAYS old).
+ALTER TABLE changes ALTER COLUMN body TYPE json USING body::json;

@@ -62,6 +62,14 @@ describeOnEveryStore(
         has_more: true,
       });
       expect(page.body.changes).toEqual(await keptViews(0, 2));
+      // In the order the views write them, on every store: a change is handed on as it was made.
+      const [change] = page.body.changes as Array<Record<string, Record<string, unknown>>>;
+      expect([Object.keys(change), Object.keys(change.token), Object.keys(change.ledger_entry), Object.keys(change.request)]).toEqual([
+        ['id', 'source_id', 'seq', 'type', 'created_at', 'token', 'ledger_entry', 'request'],
+        ['token_id', 'source_id', 'destination_id', 'status', 'balance'],
+        ['transaction_id', 'kind', 'amount', 'token_balance', 'created_at'],
+        ['operation', 'request_id', 'transaction_id'],
+      ]);
       expect((await client.changes(current(), { after: '2' }).expect(200)).body).toEqual({
         changes: await keptViews(2, 1),
         next_after: 3,
