@@ -33,8 +33,9 @@ function stopListening(server: Server): Promise<void> {
  * the service accepts and serves as before, so that a load balancer that
  * learns of the stop after the signal has routed elsewhere by then; then the
  * drain: the listener stops taking new connections, requests in flight
- * finish (those waiting for changes answer at once), each connection closes with its next answer (those answering no
- * request after a second), then the store closes. Past the time limit, counted
+ * finish (those waiting for changes answer at once), each connection closes
+ * with its next answer (those answering no request after a second), then the
+ * store closes. Past the time limit, counted
  * from the end of the delay, the remaining connections are cut and the exit
  * code says so. The limit covers closing the store too: a database that
  * stopped answering must not hold the exit past it.

@@ -16,14 +16,18 @@ export function feedRequest(sourceId: string, { after, limit, types, wait }: Fee
  * 200 rather than cutting it.
  */
 export async function answerFeed(res: Response, feed: ChangeFeed, request: FeedRequest, stopWaiting: AbortSignal): Promise<void> {
-  const clientGone = new AbortController();
-  const abort = () => clientGone.abort();
+  // A signal of the request's own, its listeners removed with it: none is left on the process's long-lived one.
+  const stop = new AbortController();
+  const abort = () => stop.abort();
+  if (stopWaiting.aborted) abort();
   res.once('close', abort);
+  stopWaiting.addEventListener('abort', abort, { once: true });
   try {
-    const page = await feed.page(request, AbortSignal.any([clientGone.signal, stopWaiting]));
+    const page = await feed.page(request, stop.signal);
     sendJson(res, 200, JSON.stringify({ changes: page.changes.map(changeView), next_after: page.nextAfter, has_more: page.hasMore }));
   } finally {
     res.off('close', abort);
+    stopWaiting.removeEventListener('abort', abort);
   }
 }
 
