@@ -1,5 +1,7 @@
 import express, { type Express } from 'express';
 import type { Config } from './process/config';
+import { ChangeFeed } from './delivery/feed';
+import { ChangeSignal } from './delivery/change-signal';
 import { EventLog } from './process/event-log';
 import type { Logger } from './process/logger';
 import { Metrics } from './process/metrics';
@@ -36,6 +38,8 @@ export interface AppDeps {
   isShuttingDown?: () => boolean;
   /** True from the stop's signal on, before the drain (SHUTDOWN_DELAY_MS): readiness answers 503. Default: isShuttingDown. */
   isStopping?: () => boolean;
+  /** Aborted when the drain begins (as isShuttingDown turns true): feed requests that wait for changes answer at once. */
+  drainStarted?: AbortSignal;
   now?: () => Date;
 }
 
@@ -46,6 +50,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Express {
   const { config, store, logger, redis, metrics = new Metrics(), isShuttingDown = () => false, now = () => new Date() } = deps;
   const isStopping = deps.isStopping ?? isShuttingDown;
+  const stopWaiting = deps.drainStarted ?? new AbortController().signal;
   const events = new EventLog(config.eventLogSize);
   const counts: RateLimitCounts = { logger, metrics, redis };
   // One count per client address for every route that can fail authentication: operations and the admin API.
@@ -60,14 +65,21 @@ export function createApp(deps: AppDeps): Express {
 
   // The operations: the steps their chains share, made once. routes/lifecycle.ts (chainOf) gives each kind's whole
   // chain: operation name, receive, schema, authenticate, what follows it, and applyInOneUnit, which applies the
-  // service once in one unit of work and keeps the answer's bytes under the request's keys in that same unit.
+  // service once in one unit of work and keeps the answer's bytes under the request's keys in that same unit (the
+  // feed, without a body, its page instead).
   const tolerance = config.signatureToleranceSeconds;
+  const intake = [
+    refuseWhileDraining(isShuttingDown), // 503
+    ...perAddress, // 429
+  ];
+  // The feed's waiting requests are woken by one signal; partners' and ops' waits are bounded apart (admin.ts).
+  const changeSignal = new ChangeSignal(store);
   const operations: OperationSteps = {
     store,
     now,
+    intake,
     receive: [
-      refuseWhileDraining(isShuttingDown), // 503
-      ...perAddress, // 429
+      ...intake,
       readJsonBody(config.bodyLimitBytes), // 415, 413, 400
       findAccount(store),
       verifySignature(tolerance, config.webhook && createSignatureCheck(config.webhook.secrets, tolerance)), // 401
@@ -77,6 +89,8 @@ export function createApp(deps: AppDeps): Express {
     ],
     allowKeylessStatusChange: config.allowKeylessStatusChange,
     quotas: config.quotas,
+    feed: new ChangeFeed(store, changeSignal, config.maxWaitingFeedsPerAccount),
+    stopWaiting,
   };
   // One router per path of the catalogue (src/operations/catalogue.ts), in its order, POST /v1/events among them (any token
   // notification, by read_event).
@@ -89,7 +103,10 @@ export function createApp(deps: AppDeps): Express {
   if (documentsLimit.length > 0) app.use(['/openapi.json', '/docs'], ...documentsLimit);
   app.use(openApiRouter());
   app.use(docsRouter());
-  if (config.adminToken) app.use(adminRouter({ store, events, adminToken: config.adminToken, limits: perAddress }));
+  if (config.adminToken) {
+    const feed = new ChangeFeed(store, changeSignal, config.maxWaitingFeedsPerAccount);
+    app.use(adminRouter({ store, events, adminToken: config.adminToken, limits: perAddress, feed, stopWaiting }));
+  }
 
   app.use(notFound);
   app.use(errorHandler);

@@ -113,8 +113,27 @@ export class TokenMismatchError extends DomainError {
 }
 
 export class TooManyRequestsError extends DomainError {
-  constructor() {
-    super('Too Many Requests');
+  constructor(
+    message = 'Too Many Requests',
+    reason?: string,
+    /** Sent as Retry-After; unset where the rate limiter already set it. */
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(message, reason);
+  }
+}
+
+/**
+ * Contract section 13.2: changes after a feed's cursor are no longer kept (past their retention, or the memory
+ * store's bound), so the next page would skip them: never a silent jump. The message says where reading can go on.
+ */
+export class CursorExpiredError extends DomainError {
+  constructor(after: number, oldestSeq: number | undefined, lastSeq: number) {
+    const kept =
+      oldestSeq === undefined
+        ? `no change is kept now; the next will be seq ${lastSeq + 1} (read on with after=${lastSeq})`
+        : `the oldest seq still kept is ${oldestSeq} (read on with after=${oldestSeq - 1})`;
+    super(`Cursor expired: the changes after seq ${after} are no longer kept; ${kept}`, 'cursor_expired');
   }
 }
 
@@ -146,6 +165,7 @@ const STATUS_BY_ERROR: ReadonlyArray<readonly [DomainErrorClass, number, string]
   [DestinationUnknownError, 413, 'destination_unknown'],
   [PayloadTooLargeError, 413, 'payload_too_large'],
   [UnsupportedMediaTypeError, 415, 'unsupported_media_type'],
+  [CursorExpiredError, 410, 'cursor_expired'],
   [UnprocessableError, 422, 'unprocessable'],
   [TokenMismatchError, 428, 'token_mismatch'],
   [TooManyRequestsError, 429, 'rate_limited'],
@@ -220,6 +240,8 @@ export function toErrorResponse(thrown: unknown): ErrorResponse {
   const [, status, defaultReason] = entry;
   const headers: Record<string, string> = {};
   if (error instanceof MethodNotAllowedError) headers.Allow = error.allow.join(', ');
+  if (error instanceof TooManyRequestsError && error.retryAfterSeconds !== undefined)
+    headers['Retry-After'] = String(error.retryAfterSeconds);
   const details = error instanceof ValidationError ? error.details : undefined;
   return { status, reason: error.reason ?? defaultReason, headers, body: envelope(status, error.message, details), unexpected: false };
 }

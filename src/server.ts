@@ -65,6 +65,7 @@ async function main(): Promise<void> {
     metrics,
     isShuttingDown: drain.isShuttingDown,
     isStopping: drain.isStopping,
+    drainStarted: drain.drainStarted,
     redis: sharedCounts,
   });
   const server = createHttpServer(app, {}, config.connections).listen(config.port, config.host, () => {

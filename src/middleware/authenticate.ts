@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { UnauthorizedError } from '../errors';
 import { hashKey, keyMatches } from '../domain/secrets';
+import type { Store } from '../store/store';
 import { requestContext, type RequestContext } from './request-context';
 
 /** Which key the operation presents: token notifications the public key, booking operations the secret key. */
@@ -32,6 +33,31 @@ export function authenticate(field: KeyField, keyless: (context: RequestContext)
     // Hashed and compared whatever the outcome, so every failure takes the same time.
     const matches = keyMatches(key ?? '', account ? account[storedHash] : UNKNOWN_ACCOUNT_HASH);
     if (!account || (key === undefined ? !keyless(context) : !matches)) throw new UnauthorizedError();
+    context.account = account;
+    next();
+  };
+}
+
+/** The bearer token of an Authorization header; the scheme's name is case-insensitive (RFC 9110). */
+const BEARER = /^Bearer +(\S+) *$/i;
+
+/**
+ * The feed's `Authorization: Bearer <share_secret>` (contract section 13.2) for the account the validated path
+ * names: looked up, then compared in constant time with its secret key's hash, as authenticate does. An unknown or
+ * disabled account, a wrong secret and none at all fail alike (401, with the bearer challenge RFC 6750 asks for).
+ */
+export function authenticateBearer(store: Store): RequestHandler {
+  return async function authenticateBearer(req, res, next) {
+    const context = requestContext(res);
+    const { source_id: sourceId } = context.input.path as { source_id: string };
+    const account = await store.findAccount(sourceId);
+    const secret = BEARER.exec(req.headers.authorization ?? '')?.[1];
+    // Hashed and compared whatever the outcome, so every failure takes the same time.
+    const matches = keyMatches(secret ?? '', account ? account.secretKeyHash : UNKNOWN_ACCOUNT_HASH);
+    if (!account || secret === undefined || !matches) {
+      res.setHeader('WWW-Authenticate', 'Bearer realm="changes"');
+      throw new UnauthorizedError();
+    }
     context.account = account;
     next();
   };

@@ -28,11 +28,13 @@ export interface CheckedSignature {
 
 /**
  * What validate made of the request: the body, typed and normalised by the operation's schema, and the path's
- * parameters for an operation keyed by its path (unset otherwise). The schemas of the catalogue give its type.
+ * parameters for an operation keyed by its path (unset otherwise); or, for the feed (validateQuery), its query and
+ * path, without a body. The schemas of the catalogue give its type.
  */
 export interface ValidatedInput {
   body: unknown;
   path: unknown;
+  query?: unknown;
 }
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -22,3 +22,22 @@ export function validate(bodySchema: z.ZodType, pathSchema?: z.ZodType): Request
     next();
   };
 }
+
+/**
+ * A request without a body (the feed): its path parameters and query, every bad one named at once (400), typed
+ * and normalised into the request's context (`input.path`, `input.query`).
+ */
+export function validateQuery(querySchema: z.ZodType, pathSchema: z.ZodType): RequestHandler {
+  return function validateQuery(req, res, next) {
+    const path = pathSchema.safeParse(req.params);
+    const query = querySchema.safeParse(req.query);
+    if (!path.success || !query.success) {
+      throw validationError([
+        ...(path.success ? [] : fieldProblems(path.error.issues)),
+        ...(query.success ? [] : fieldProblems(query.error.issues)),
+      ]);
+    }
+    requestContext(res).input = { body: undefined, path: path.data, query: query.data };
+    next();
+  };
+}

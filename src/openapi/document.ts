@@ -15,7 +15,8 @@ import { DEMO_BOOKING } from '../operations/demo-examples';
 import { OPERATIONS } from '../operations/catalogue';
 import { loadConfig } from '../process/config';
 import { eventQuerySchema } from '../schemas/admin';
-import type { OperationText } from '../operations/docs';
+import { adminFeedQuerySchema } from '../schemas/feed';
+import { DEMO_CHANGES_PAGE, type OperationText } from '../operations/docs';
 import { operationPaths } from './operation-paths';
 import {
   errorResponses,
@@ -32,7 +33,9 @@ import { ADMIN_BEARER, AUTHENTICATION, OPEN, SECURITY_SCHEMES } from './security
 /** Request bodies, described as sent (zod's input side): each operation's schema of the catalogue, under its component name. */
 const REQUEST_SCHEMAS: Record<string, z.ZodType> = Object.fromEntries(
   OPERATIONS.flatMap((entry) =>
-    entry.kind === 'event dispatch' || entry.kind === 'token change dispatch' ? [] : [[entry.openapi.component, entry.schema]],
+    entry.kind === 'event dispatch' || entry.kind === 'token change dispatch' || entry.kind === 'feed'
+      ? []
+      : [[entry.openapi.component, entry.schema]],
   ),
 );
 
@@ -125,16 +128,20 @@ const TAGS = {
   Bookings:
     'Booking creation, changes and cancellation, from partner platforms, each under an idempotency key in the path. share_secret in the body.',
   Health: 'Liveness, readiness and this document, for operators and load balancers. Open.',
-  Admin: 'Read-only inspection of tokens, bookings and recent requests, for ops and developers. Only with ADMIN_TOKEN, as a bearer token.',
+  Changes: "An account's feed of the changes the service accepted, in order, by position: share_secret as a bearer token.",
+  Admin:
+    "Read-only inspection of tokens, bookings, recent requests and any account's feed of changes, for ops and developers. Only with ADMIN_TOKEN, as a bearer token.",
 };
 
-/** A read-only admin GET: the bearer ADMIN_TOKEN. */
+/** A read-only admin GET: the bearer ADMIN_TOKEN; `errors` adds the statuses of its own to the admin routes'. */
 function adminGet<Name extends ResponseName>(
   { operationId, summary, description }: OperationText,
   parameters: Json[],
   schemaName: Name,
   example: ResponseExample<Name>,
+  errors: number[] = [],
 ): Json {
+  const statuses = [...ADMIN_ERRORS, ...errors].sort((a, b) => a - b);
   return {
     get: {
       operationId,
@@ -143,9 +150,21 @@ function adminGet<Name extends ResponseName>(
       description,
       security: ADMIN_BEARER,
       parameters,
-      responses: { '200': success(schemaName, example, false), ...errorResponses(ADMIN_ERRORS, ADMIN_CHALLENGE) },
+      responses: { '200': success(schemaName, example, false), ...errorResponses(statuses, ADMIN_CHALLENGE) },
     },
   };
+}
+
+/** A query's parameters, from its zod schema; `required` and `examples` by name, all optional otherwise. */
+function queryParameters(schema: z.ZodType, examples: Record<string, string> = {}): Json[] {
+  const { properties, required = [] } = jsonSchema(schema, 'input') as { properties: Record<string, Json>; required?: string[] };
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: required.includes(name),
+    schema: property,
+    ...(name in examples ? { example: examples[name] } : {}),
+  }));
 }
 
 const ADMIN_ONLY = 'Only when the service runs with ADMIN_TOKEN; without it the route does not exist (404).';
@@ -242,16 +261,20 @@ function documentOf(version: string): Json {
           summary: 'The most recent operation requests of this instance, newest first',
           description: ADMIN_ONLY,
         },
-        Object.entries((jsonSchema(eventQuerySchema, 'input') as { properties: Record<string, Json> }).properties).map(
-          ([name, schema]) => ({
-            name,
-            in: 'query',
-            required: false,
-            schema,
-          }),
-        ),
+        queryParameters(eventQuerySchema),
         'AdminEvents',
         DEMO_ADMIN_EVENTS,
+      ),
+      '/admin/changes': adminGet(
+        {
+          operationId: 'adminChanges',
+          summary: "Any account's feed of changes, as the account reads it (same parameters; source_id names the account)",
+          description: `${ADMIN_ONLY} Waiting requests are bounded per account as the account's own are (MAX_WAITING_FEEDS_PER_ACCOUNT), apart from them.`,
+        },
+        queryParameters(adminFeedQuerySchema, { source_id: 'PDR28' }),
+        'ChangesPage',
+        DEMO_CHANGES_PAGE,
+        [409, 410],
       ),
     },
     components: {

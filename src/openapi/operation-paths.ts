@@ -8,6 +8,7 @@ import {
   OPERATIONS,
   operationRoutes,
   tokenChangesByEvent,
+  type ChangesFeed,
   type KeyedOperation,
   type Method,
   type Operation,
@@ -15,8 +16,19 @@ import {
 } from '../operations/catalogue';
 import { keyedPathSchema } from '../schemas/booking';
 import { ruleClause } from '../schemas/fields';
-import { errorResponses, jsonSchema, ref, success, type Json, type ResponseExample } from './responses';
-import { authenticationNote, SIGNED_OR_UNSIGNED } from './security';
+import {
+  envelopeExample,
+  ERROR_EXAMPLES,
+  errorResponses,
+  jsonSchema,
+  RATE_LIMIT_HEADERS,
+  ref,
+  REQUEST_ID_HEADER,
+  type Json,
+  type ResponseExample,
+  success,
+} from './responses';
+import { ACCOUNT_BEARER, authenticationNote, SIGNED_OR_UNSIGNED } from './security';
 
 const TOKEN_ERRORS = [400, 401, 403, 405, 409, 413, 415, 422, 428, 429, 500, 503, 504];
 const BOOKING_ERRORS = [400, 401, 403, 404, 405, 409, 413, 415, 422, 429, 500, 503, 504];
@@ -160,6 +172,95 @@ function tokenChangeDocument(text: OperationText): Json {
   return keyedOperationDocument(text, requestBody, answer, randomkeys, 'Tokens', TOKEN_CHANGE_ERRORS);
 }
 
+const FEED_ERRORS = [400, 401, 405, 409, 410, 429, 500, 503, 504];
+
+/** The feed's own refusals, in place of the operations' examples of the same statuses. */
+const FEED_ERROR_EXAMPLES = {
+  ...ERROR_EXAMPLES,
+  400: [
+    ['limit', envelopeExample(400, 'Invalid field: limit', [{ field: 'limit', message: 'must be a whole number from 1 to 1000' }])],
+    [
+      'type',
+      envelopeExample(400, 'Invalid field: types', [
+        { field: 'types', message: '"token.withdrew" is not a change type: the types are token.created, token.modified, …' },
+      ]),
+    ],
+  ],
+  401: [['unauthorized', envelopeExample(401, 'Unauthorized')]],
+  409: [
+    [
+      'cursor ahead',
+      envelopeExample(
+        409,
+        "Cursor ahead: after=500 is past the account's last change, seq 3; its changes were reset (a memory store restarted, or a database restored): read again from after=0",
+      ),
+    ],
+  ],
+  410: [
+    [
+      'cursor expired',
+      envelopeExample(
+        410,
+        'Cursor expired: the changes after seq 3 are no longer kept; the oldest seq still kept is 42 (read on with after=41)',
+      ),
+    ],
+  ],
+  429: [
+    ...ERROR_EXAMPLES[429],
+    [
+      'waiting',
+      envelopeExample(
+        429,
+        'Too Many Requests: 4 feed requests of this account already wait for changes on this instance, the most MAX_WAITING_FEEDS_PER_ACCOUNT allows',
+      ),
+    ],
+  ],
+} satisfies typeof ERROR_EXAMPLES;
+
+/** The feed's 401 carries the bearer challenge (RFC 6750). */
+const FEED_CHALLENGE: Record<number, Json> = {
+  401: { 'WWW-Authenticate': { required: true, description: 'Bearer realm="changes"', schema: { type: 'string' } } },
+};
+
+/** GET /v1/accounts/{source_id}/changes: the path's account, the query's parameters with the example's values, a page. */
+function feedDocument({ query, pathSchema, openapi }: ChangesFeed): Json {
+  const { operationId, summary, description, sourceId, query: example, answerExample } = openapi;
+  const { properties } = jsonSchema(query, 'input') as { properties: Record<string, Json> };
+  return {
+    operationId,
+    tags: ['Changes'],
+    summary,
+    description,
+    security: ACCOUNT_BEARER,
+    parameters: [
+      {
+        name: 'source_id',
+        in: 'path',
+        required: true,
+        description: 'The account whose changes are read: the one the bearer secret is of',
+        schema: (jsonSchema(pathSchema, 'input') as { properties: Record<string, Json> }).properties.source_id,
+        example: sourceId,
+      },
+      ...Object.entries(properties).map(([name, { description: parameterDescription, ...schema }]) => ({
+        name,
+        in: 'query',
+        required: false,
+        description: parameterDescription,
+        schema,
+        ...(name in example ? { example: example[name as keyof typeof example] } : {}),
+      })),
+    ],
+    responses: {
+      '200': {
+        description: 'A page of changes (empty when none matches, after waiting when asked to)',
+        headers: { ...REQUEST_ID_HEADER, ...RATE_LIMIT_HEADERS },
+        content: { 'application/json': { schema: ref('ChangesPage'), example: answerExample } },
+      },
+      ...errorResponses(FEED_ERRORS, FEED_CHALLENGE, FEED_ERROR_EXAMPLES),
+    },
+  };
+}
+
 /** The catalogue's operations, by path: Express's `/:name` is OpenAPI's `/{name}`. */
 export function operationPaths(): Record<string, Json> {
   return Object.fromEntries(
@@ -201,6 +302,8 @@ function operationDocument(entry: Operation, method: Method): Json {
     }
     case 'token change dispatch':
       return tokenChangeDocument(entry.openapi);
+    case 'feed':
+      return feedDocument(entry);
   }
 }
 

@@ -6,6 +6,7 @@ import {
   adminEventsSchema,
   adminTokenSchema,
   bookingSuccessSchema,
+  changesPageSchema,
   errorEnvelopeSchema,
   healthSchema,
   readySchema,
@@ -33,6 +34,7 @@ export const RESPONSE_SCHEMAS = {
   AdminToken: adminTokenSchema,
   AdminBooking: adminBookingSchema,
   AdminEvents: adminEventsSchema,
+  ChangesPage: changesPageSchema,
 };
 
 export type ResponseName = keyof typeof RESPONSE_SCHEMAS;
@@ -41,7 +43,7 @@ export type ResponseExample<Name extends ResponseName> = z.output<(typeof RESPON
 
 export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-const envelopeExample = (
+export const envelopeExample = (
   status: number,
   message: string,
   details?: Array<{ field: string; message: string }>,
@@ -50,8 +52,11 @@ const envelopeExample = (
   errors: { code: String(status), message, ...(details ? { details } : {}) },
 });
 
+/** An error status's examples, by name. */
+export type ErrorExamples = Record<number, Array<[string, ResponseExample<'ErrorEnvelope'>]>>;
+
 /** One example per status; two where the same status has two meanings. */
-const ERROR_EXAMPLES: Record<number, Array<[string, ResponseExample<'ErrorEnvelope'>]>> = {
+export const ERROR_EXAMPLES: ErrorExamples = {
   400: [
     ['invalid', envelopeExample(400, 'Invalid field: token_id', [{ field: 'token_id', message: 'is required' }])],
     ['malformed', envelopeExample(400, 'Malformed JSON body: unexpected "}" at line 1, column 6')],
@@ -103,12 +108,13 @@ const ERROR_EXAMPLES: Record<number, Array<[string, ResponseExample<'ErrorEnvelo
 /** What an error status means where its HTTP name alone does not say it. */
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: "Forbidden: {partnerid} is not the body's source_id, or (Create Token, Create Booking) the account already holds its quota of tokens (MAX_TOKENS_PER_ACCOUNT) or bookings (MAX_BOOKINGS_PER_ACCOUNT), or a request under a new {randomkey} or a signed notification under a new webhook-id would take the account past the request keys and deliveries it may keep (MAX_KEYS_PER_ACCOUNT; replays of kept ones are still answered); nothing is applied",
+  410: "Gone: the feed's cursor is older than what is kept; the message gives the oldest seq still kept",
   503: 'Service Unavailable: the store is unreachable or cannot write (a database out of disk, memory or connections; a memory store past 85% of its heap limit refuses to create tokens, bookings, request keys and deliveries, and past 95% ledger rows), or the service is shutting down',
 };
 
 export const REQUEST_ID_HEADER = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
 /** The per-account limit's own budget, on every answer after authentication (none when RATE_LIMIT_PER_MINUTE is 0). */
-const RATE_LIMIT_HEADERS = {
+export const RATE_LIMIT_HEADERS = {
   RateLimit: { $ref: '#/components/headers/RateLimit' },
   'RateLimit-Policy': { $ref: '#/components/headers/RateLimitPolicy' },
 };
@@ -122,7 +128,11 @@ const ERROR_HEADERS: Record<number, Json> = {
   },
 };
 
-export function errorResponses(statuses: number[], extraHeaders: Record<number, Json> = {}): Json {
+export function errorResponses(
+  statuses: number[],
+  extraHeaders: Record<number, Json> = {},
+  examples: ErrorExamples = ERROR_EXAMPLES,
+): Json {
   return Object.fromEntries(
     statuses.map((status) => [
       String(status),
@@ -132,7 +142,7 @@ export function errorResponses(statuses: number[], extraHeaders: Record<number, 
         content: {
           'application/json': {
             schema: ref('ErrorEnvelope'),
-            examples: Object.fromEntries((ERROR_EXAMPLES[status] ?? []).map(([name, value]) => [name, { value }])),
+            examples: Object.fromEntries((examples[status] ?? []).map(([name, value]) => [name, { value }])),
           },
         },
       },

@@ -10,6 +10,8 @@ import type { Json } from './responses';
  */
 export const SIGNED_OR_UNSIGNED = [{ webhookId: [], webhookTimestamp: [], webhookSignature: [] }, {}];
 export const ADMIN_BEARER = [{ adminBearer: [] }];
+/** The feed: the account's share_secret as a bearer token (contract section 13.2). */
+export const ACCOUNT_BEARER = [{ accountBearer: [] }];
 /** Stated, not left out: an operation without `security` fails the linter, so none is open by omission. */
 export const OPEN: Json[] = [];
 
@@ -26,6 +28,12 @@ export const SECURITY_SCHEMES = {
     'webhook-signature',
     'One or more space-separated signatures, each v1, a comma, then the base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{raw body}" with a signing secret. Computed for each request: not a fixed key.',
   ),
+  accountBearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'The share_secret of the account the path names (the feed of changes). A missing or wrong secret, an unknown or disabled account are the same 401, with WWW-Authenticate: Bearer realm="changes", counted against the client address.',
+  },
   adminBearer: {
     type: 'http',
     scheme: 'bearer',
@@ -57,6 +65,8 @@ The request examples carry the keys of the demo seed (account \`PDR28\`), so "Tr
 A request must also be signed, following Standard Webhooks (the headers \`webhook-id\`, \`webhook-timestamp\` and \`webhook-signature\`, the security schemes of those operations), when the account has signing secrets of its own (it must sign with one of them) or, for an account without, when the service runs with \`WEBHOOK_SECRET\`. Otherwise a request needs no signature: hence the empty security requirement beside the signature.
 
 A Status Change may leave out \`share_public\` when it is signed with the account's own secret, or when the service runs with \`ALLOW_KEYLESS_STATUS_CHANGE=true\`.
+
+The feed of changes (\`GET /v1/accounts/{source_id}/changes\`) has no body: it takes the account's \`share_secret\` as a bearer token, \`Authorization: Bearer <share_secret>\` (the security scheme accountBearer), and needs no signature.
 
 The admin routes exist only when the service runs with \`ADMIN_TOKEN\`, and take it as a bearer token. Health, readiness and this document are open. Prometheus metrics are not on this port: the service serves \`GET /metrics\` on a listener of its own, \`METRICS_PORT\` (default 9464), for the operator's network.`;
 

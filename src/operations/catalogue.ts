@@ -16,6 +16,7 @@ import type { LedgerEntry } from '../domain/ledger';
 import type { FieldProblem } from '../domain/field-problem';
 import type { Token } from '../domain/tokens';
 import { bookingChangeSchema, cancelBookingSchema, createBookingSchema, otherBookingOperation } from '../schemas/booking';
+import { feedPathSchema, feedQuerySchema } from '../schemas/feed';
 import { statusChangeSchema } from '../schemas/status-change';
 import { availableDateSchema, expiryDateSchema } from '../schemas/token-dates';
 import { createTokenSchema } from '../schemas/token-creation';
@@ -38,7 +39,7 @@ import { changeAvailableDate, changeExpiryDate } from '../services/token-dates';
 import { loadToken, modifyToken, unloadToken } from '../services/token-changes';
 import { load, refund, settleLoadSchedule, unload, withdraw } from '../services/token-ledger';
 import type { Account, ChangeType, StoreTransaction } from '../store/store';
-import { OPERATION_DOCS, type KeyedDocs, type NotificationDocs, type OperationText } from './docs';
+import { OPERATION_DOCS, type FeedDocs, type KeyedDocs, type NotificationDocs, type OperationText } from './docs';
 
 /** The methods an operation is served on, as Express names its route methods. */
 export type Method = 'get' | 'post' | 'patch' | 'delete';
@@ -126,13 +127,28 @@ export interface TokenChangeDispatch {
   openapi: OperationText;
 }
 
+/**
+ * GET /v1/accounts/{source_id}/changes: the account's feed (contract section 13.2), read by position from the store
+ * (src/delivery/feed.ts), authenticated by its share_secret as a bearer token; no body.
+ */
+export interface ChangesFeed {
+  kind: 'feed';
+  name: string;
+  path: string;
+  methods: readonly ['get'];
+  query: typeof feedQuerySchema;
+  pathSchema: typeof feedPathSchema;
+  openapi: FeedDocs;
+}
+
 export type Operation =
   | TokenNotification
   | KeyedOperation<KeyedSchema, 'token'>
   | KeyedOperation<KeyedSchema, 'booking'>
   | KeyedOperation<KeyedSchema, 'movement'>
   | EventDispatch
-  | TokenChangeDispatch;
+  | TokenChangeDispatch
+  | ChangesFeed;
 
 /** A token notification's entry, its path taken from its event; the compiler checks the service and examples against the schema. */
 function tokenNotification<Schema extends NotificationSchema>(
@@ -322,6 +338,15 @@ export const OPERATIONS: readonly Operation[] = [
     answer: 'booking',
     openapi: OPERATION_DOCS.cancel_booking,
   }),
+  {
+    kind: 'feed',
+    name: 'changes_feed',
+    path: '/v1/accounts/:source_id/changes',
+    methods: ['get'],
+    query: feedQuerySchema,
+    pathSchema: feedPathSchema,
+    openapi: OPERATION_DOCS.changes_feed,
+  },
 ];
 
 /** The operations of one path, which one route serves (so OPTIONS and the 405's Allow name all its methods). */

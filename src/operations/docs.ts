@@ -11,7 +11,8 @@ import type { loadTokenSchema, modifyTokenSchema, unloadTokenSchema } from '../s
 import type { createTokenSchema } from '../schemas/token-creation';
 import type { availableDateSchema, expiryDateSchema } from '../schemas/token-dates';
 import type { loadScheduleSchema, loadedSchema, refundSchema, unloadedSchema, withdrawSchema } from '../schemas/token-ledger';
-import type { bookingSuccessSchema, tokenMovementSuccessSchema, tokenSuccessSchema } from '../schemas/responses';
+import type { FeedQueryText } from '../schemas/feed';
+import type { bookingSuccessSchema, changesPageSchema, tokenMovementSuccessSchema, tokenSuccessSchema } from '../schemas/responses';
 import { DEMO_BOOKING, DEMO_NOTIFICATION, DEMO_PUBLIC_KEY, DEMO_SECRET_KEY } from './demo-examples';
 
 /** What the OpenAPI document says of an operation; operationId is unique in the document. */
@@ -50,6 +51,40 @@ export type KeyedDocs<Schema extends z.ZodType = z.ZodType, AnswerKind extends k
 
 /** What an operation says of itself: a dispatch's whole documentation (the operations it dispatches to bring their own), and an admin route's. */
 export type OperationText = Pick<OperationDocs, 'operationId' | 'summary' | 'description'>;
+
+/**
+ * The feed's: its path's account and its query as examples, which a fresh demo answers, and a page as the answer's
+ * example. The compiler checks them against the query's schema and the page's.
+ */
+export type FeedDocs = OperationText & {
+  sourceId: string;
+  query: FeedQueryText;
+  answerExample: z.output<typeof changesPageSchema>;
+};
+
+/** A page of the demo's feed: the withdrawal of the Withdraw example, as the account's first change. */
+export const DEMO_CHANGES_PAGE: FeedDocs['answerExample'] = {
+  changes: [
+    {
+      id: 'chg_3b0f6c1e-8d2a-4f57-9c41-7e5a2d9b6f10',
+      source_id: 'PDR28',
+      seq: 1,
+      type: 'token.withdrawn',
+      created_at: '2024-01-21T10:15:00.000Z',
+      token: { token_id: '2908926013012565', source_id: 'PDR28', destination_id: 'ID001', status: 'active', balance: '900.00' },
+      ledger_entry: {
+        transaction_id: '20240121000000000001',
+        kind: 'withdrawal',
+        amount: '100.00',
+        token_balance: '900.00',
+        created_at: '2024-01-21T10:15:00.000Z',
+      },
+      request: { operation: 'withdraw', request_id: '5f0c2a8e-9d41-4c7b-a3e2-1b6f0d9c4e27', transaction_id: '20240121000000000001' },
+    },
+  ],
+  next_after: 1,
+  has_more: false,
+};
 
 const DEMO_TOKEN_CHANGE = { share_secret: DEMO_SECRET_KEY, source_id: 'PDR28', token_id: '2908926013012565' } as const;
 /** The demo token 2908926013012565 (1000.00, no dates) as a fresh demo shows it. */
@@ -347,4 +382,13 @@ export const OPERATION_DOCS = {
     randomkey: '3f9c1a7e-cancel-01',
     answerExample: { ...DEMO_BOOKING, status: 'cancelled', updated_at: '2024-01-22T08:00:00.000Z' },
   } satisfies KeyedDocs<typeof cancelBookingSchema, 'booking'>,
+  changes_feed: {
+    operationId: 'listChanges',
+    summary: "The account's feed of accepted changes",
+    description:
+      "The account's own changes (one per applied request, section 13.1 of the contract) with seq above after, oldest first, at most limit, only the listed types if given. next_after is the seq of the last change of the page (or after, for an empty page): the next page's after. has_more is true only when a change matching the request follows the page. With wait, a request that finds nothing matching waits up to that many seconds for the account's next matching change, committed on any instance, and answers it at once, or an empty page when the time is up; at most MAX_WAITING_FEEDS_PER_ACCOUNT requests of an account wait at once on one instance (429 with Retry-After past it), and a waiting request answers its empty page at once when the service stops. A cursor whose next changes are no longer kept (past CHANGE_RETENTION_DAYS) is a 410 whose message gives the oldest seq still kept; a cursor past the account's last change (its changes were reset: a memory store restarted, a database restored) is a 409. A parameter the route does not take is a 400 naming it. Requests count against the account's rate limit; a wrong or missing secret, an unknown or disabled account answer the same 401, counted against the client address.\n\nAuthentication: `Authorization: Bearer <share_secret>` of the account the path names (the security scheme accountBearer); no body and no signature.",
+    sourceId: 'PDR28',
+    query: { after: '0', limit: '100' },
+    answerExample: DEMO_CHANGES_PAGE,
+  } satisfies FeedDocs,
 };

@@ -199,6 +199,8 @@ const environmentSchema = z.object({
   MAX_KEYS_PER_ACCOUNT: wholeNumber(0).default(100_000),
   CHANGE_RETENTION_DAYS: wholeNumber(1).default(30),
   MEMORY_CHANGES_PER_ACCOUNT: wholeNumber(1).default(100_000),
+  // Contract section 13.2: feed requests of one account waiting for changes at once, per instance; at least 1.
+  MAX_WAITING_FEEDS_PER_ACCOUNT: wholeNumber(1).default(4),
   ...traceSamplingSchema.shape,
 });
 
@@ -255,6 +257,8 @@ export interface Config {
    * MEMORY_CHANGES_PER_ACCOUNT of each account's newest.
    */
   changes: { retentionDays: number; memoryPerAccount: number };
+  /** Feed requests of one account that may wait for changes at once on this instance (contract section 13.2). */
+  maxWaitingFeedsPerAccount: number;
 }
 
 export interface WebhookConfig {
@@ -362,6 +366,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
       keysPerAccount: settings.MAX_KEYS_PER_ACCOUNT,
     },
     changes: { retentionDays: settings.CHANGE_RETENTION_DAYS, memoryPerAccount: settings.MEMORY_CHANGES_PER_ACCOUNT },
+    maxWaitingFeedsPerAccount: settings.MAX_WAITING_FEEDS_PER_ACCOUNT,
   });
 }
 

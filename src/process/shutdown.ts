@@ -13,6 +13,8 @@ export interface Drain {
   isStopping: () => boolean;
   /** True once the drain proper began, the delay after the signal: operations answer 503. */
   isShuttingDown: () => boolean;
+  /** Aborted as the drain proper begins: requests waiting for something (the feed's wait) answer at once. */
+  drainStarted: AbortSignal;
   /** Stops: resolves with the exit code once the server and store are closed or time ran out. */
   shutdown: (server: Server, signal: string) => Promise<number>;
 }
@@ -31,8 +33,9 @@ function stopListening(server: Server): Promise<void> {
  * the service accepts and serves as before, so that a load balancer that
  * learns of the stop after the signal has routed elsewhere by then; then the
  * drain: the listener stops taking new connections, requests in flight
- * finish, each connection closes with its next answer (those answering no
- * request after a second), then the store closes. Past the time limit, counted
+ * finish (those waiting for changes answer at once), each connection closes
+ * with its next answer (those answering no request after a second), then the
+ * store closes. Past the time limit, counted
  * from the end of the delay, the remaining connections are cut and the exit
  * code says so. The limit covers closing the store too: a database that
  * stopped answering must not hold the exit past it.
@@ -40,11 +43,13 @@ function stopListening(server: Server): Promise<void> {
 export function createDrain(store: Store, logger: Logger, timeoutMs: number, delayMs = 0): Drain {
   let stopping: Promise<number> | undefined;
   let draining = false;
+  const drainStarted = new AbortController();
 
   async function stop(server: Server, signal: string): Promise<number> {
     logger.info({ signal, delayMs, timeoutMs }, 'shutting down');
     if (delayMs > 0) await sleep(delayMs);
     draining = true;
+    drainStarted.abort();
     return drain(server);
   }
 
@@ -83,6 +88,7 @@ export function createDrain(store: Store, logger: Logger, timeoutMs: number, del
   return {
     isStopping: () => stopping !== undefined,
     isShuttingDown: () => draining,
+    drainStarted: drainStarted.signal,
     shutdown: (server, signal) => (stopping ??= stop(server, signal)),
   };
 }

@@ -5,11 +5,14 @@ import type { EventLog } from '../process/event-log';
 import { methodNotAllowed } from '../middleware/errors';
 import { sendJson } from '../middleware/send-json';
 import { eventQuerySchema } from '../schemas/admin';
+import { adminFeedQuerySchema } from '../schemas/feed';
 import { text, tokenId } from '../schemas/fields';
 import { parsePayload } from '../schemas/validate';
 import { hashKey, keyMatches } from '../domain/secrets';
 import type { Store } from '../store/store';
+import type { ChangeFeed } from '../delivery/feed';
 import { bookingView } from './booking-view';
+import { answerFeed, feedRequest } from './changes-feed';
 import { ledgerEntryView, tokenView } from './token-view';
 
 const RECENT_LEDGER_ENTRIES = 10;
@@ -37,11 +40,16 @@ export function adminRouter({
   events,
   adminToken,
   limits,
+  feed,
+  stopWaiting,
 }: {
   store: Store;
   events: EventLog;
   adminToken: string;
   limits: RequestHandler[];
+  /** Any account's feed, its waits bounded apart from the account's own (ops watching never takes a partner's slot). */
+  feed: ChangeFeed;
+  stopWaiting: AbortSignal;
 }): Router {
   const router = Router();
   router.use('/admin', ...limits, requireAdmin(adminToken));
@@ -79,6 +87,14 @@ export function adminRouter({
     .get((req, res) => {
       const filter = parsePayload(eventQuerySchema, req.query);
       sendJson(res, 200, JSON.stringify({ events: events.list(filter) }));
+    })
+    .all(methodNotAllowed(['GET', 'HEAD']));
+
+  router
+    .route('/admin/changes')
+    .get(async (req, res) => {
+      const { source_id: sourceId, ...query } = parsePayload(adminFeedQuerySchema, req.query);
+      await answerFeed(res, feed, feedRequest(sourceId, query), stopWaiting);
     })
     .all(methodNotAllowed(['GET', 'HEAD']));
 

@@ -6,8 +6,9 @@
  */
 import type { RequestHandler } from 'express';
 import type { z } from 'zod';
-import { authenticate } from '../middleware/authenticate';
-import { validate } from '../middleware/validate';
+import type { ChangeFeed } from '../delivery/feed';
+import { authenticate, authenticateBearer } from '../middleware/authenticate';
+import { validate, validateQuery } from '../middleware/validate';
 import {
   tokenChangesByEvent,
   tokenNotificationsByEvent,
@@ -24,6 +25,7 @@ import type { Quotas } from '../services/keyed-requests';
 import type { Store } from '../store/store';
 import { applyInOneUnit } from './apply-in-one-unit';
 import { bookingView } from './booking-view';
+import { serveFeed } from './changes-feed';
 import { refuseOtherOperation, supportedVersion } from './operation-checks';
 import { dispatchOnEvent, nameOperation, type DispatchTarget } from './operation-naming';
 import { tokenMovementView, tokenView } from './token-view';
@@ -37,12 +39,18 @@ export interface OperationSteps {
    * (429), read the JSON body (415, 413, 400), find the account it names, verify its signature (401).
    */
   receive: RequestHandler[];
+  /** Receiving a request without a body (the feed): refuse while draining (503), limit per address (429). */
+  intake: RequestHandler[];
   /** Rate limit per account (429). */
   afterAuthentication: RequestHandler[];
   /** ALLOW_KEYLESS_STATUS_CHANGE: a Status Change without share_public, for an account that exists. */
   allowKeylessStatusChange: boolean;
   /** What an account may hold, for Create Token and Create Booking. */
   quotas: Quotas;
+  /** The feed's reads and waits (contract section 13.2). */
+  feed: ChangeFeed;
+  /** Aborted when the process begins to drain: a waiting feed request answers its empty page at once. */
+  stopWaiting: AbortSignal;
 }
 
 /**
@@ -68,6 +76,16 @@ export function chainOf(entry: Operation, steps: OperationSteps): RequestHandler
         supportedVersion,
         ...steps.receive,
         dispatchOnEvent((body) => parsePayload(tokenChangeEventSchema, body).token_event, tokenChangeTargets(steps)),
+      ];
+    case 'feed':
+      // No body: the query and path (400), the share_secret as a bearer token (401), then the page.
+      return [
+        nameOperation(entry.name),
+        ...steps.intake,
+        validateQuery(entry.query, entry.pathSchema),
+        authenticateBearer(steps.store),
+        ...steps.afterAuthentication,
+        serveFeed(steps.feed, steps.stopWaiting),
       ];
   }
 }

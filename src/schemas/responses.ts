@@ -1,6 +1,7 @@
 /** What the service answers: used for the error envelope's type and for the OpenAPI document. */
 import { z } from 'zod';
 import { BOOKING_FIELDS, BOOKING_STATUSES } from '../domain/bookings';
+import { CHANGE_TYPES } from '../domain/changes';
 import { LISTED_PROBLEMS } from '../domain/field-problem';
 import { LEDGER_KINDS } from '../domain/ledger';
 import { TOKEN_STATUSES } from '../domain/tokens';
@@ -87,17 +88,43 @@ export const tokenMovementSuccessSchema = z.strictObject({
   }),
 });
 
-export const adminTokenSchema = tokenViewSchema.extend({
-  last_ledger_entries: z.array(
-    z.strictObject({
-      transaction_id: z.string(),
-      kind: z.enum(LEDGER_KINDS),
-      amount: z.string(),
-      fee_amount: z.string().optional().meta({ description: 'Loads only: the fee charged to the sender' }),
-      token_balance: z.string(),
-      created_at: z.iso.datetime(),
-    }),
-  ),
+const ledgerEntrySchema = z.strictObject({
+  transaction_id: z.string(),
+  kind: z.enum(LEDGER_KINDS),
+  amount: z.string(),
+  fee_amount: z.string().optional().meta({ description: 'Loads only: the fee charged to the sender' }),
+  token_balance: z.string(),
+  created_at: z.iso.datetime(),
+});
+
+export const adminTokenSchema = tokenViewSchema.extend({ last_ledger_entries: z.array(ledgerEntrySchema) });
+
+/** A change as the feed, webhooks and the NATS relay show it (contract section 13.1; src/delivery/change-view.ts). */
+const changeSchema = z.strictObject({
+  id: z.string().meta({ description: 'Unique across the service, never reused; the same wherever the change is handed on' }),
+  source_id: z.string(),
+  seq: z.int().min(1).meta({ description: "The change's number in its account: 1, 2, 3 ... without gaps, in commit order" }),
+  type: z.enum(CHANGE_TYPES),
+  created_at: z.iso.datetime(),
+  token: tokenViewSchema.optional().meta({ description: 'Token changes: the token after the change' }),
+  ledger_entry: ledgerEntrySchema.optional().meta({ description: 'Changes that moved money: their ledger row' }),
+  booking: bookingViewSchema.optional().meta({ description: 'Booking changes: the booking after the change' }),
+  request: z.strictObject({
+    operation: z.string(),
+    request_id: z.string().meta({ description: 'The X-Request-Id of the answer' }),
+    transaction_id: z.string().optional(),
+    randomkey: z.string().optional(),
+    webhook_id: z.string().optional(),
+  }),
+});
+
+export const changesPageSchema = z.strictObject({
+  changes: z.array(changeSchema),
+  next_after: z
+    .int()
+    .min(0)
+    .meta({ description: "The seq of the last change of the page, or the after asked for when the page is empty: the next page's after" }),
+  has_more: z.boolean().meta({ description: 'True only when a change matching the request follows the page' }),
 });
 
 export const adminBookingSchema = z.strictObject({ booking: bookingViewSchema });

@@ -2,10 +2,17 @@ import type { z } from 'zod';
 import { LISTED_PROBLEMS, type FieldProblem } from '../domain/field-problem';
 import { shownField, ValidationError } from '../errors';
 
+/** A strict object's unknown keys are one issue; each is a field of its own here, so a caller sees each one named. */
+function perKey(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  return issues.flatMap((issue): z.core.$ZodIssue[] =>
+    issue.code === 'unrecognized_keys' ? issue.keys.map((key) => ({ ...issue, path: [...issue.path, key] })) : [issue],
+  );
+}
+
 /** One problem per field (the first zod found), so a caller sees every bad field once. */
 export function fieldProblems(issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[] = []): FieldProblem[] {
   const byField = new Map<string, string>();
-  for (const issue of issues) {
+  for (const issue of perKey(issues)) {
     const path = [...prefix, ...issue.path];
     const field = path.length === 0 ? 'body' : path.map(String).join('.');
     const message = path.length === 0 && issue.code === 'invalid_type' ? 'must be a JSON object' : issue.message;

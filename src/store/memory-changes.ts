@@ -5,7 +5,7 @@
  */
 import type { Logger } from '../process/logger';
 import { copy } from './records';
-import type { Change, NewChange } from './store';
+import type { Change, ChangeQuery, ChangesRead, NewChange } from './store';
 
 /** One account's changes: `kept[start..]` hold seq `lastSeq - (kept.length - start) + 1` to `lastSeq`. */
 interface AccountChanges {
@@ -59,10 +59,24 @@ export class MemoryChanges {
 
   /** The account's kept changes with seq above `after`, oldest first, at most `limit`, as copies. */
   after(sourceId: string, after: number, limit: number): Change[] {
+    return this.read(sourceId, { after, limit }).changes;
+  }
+
+  /**
+   * The account's kept changes the query matches, as copies, and its first and last seq. A types filter looks at
+   * each kept change after `after` until the page is full: at most MEMORY_CHANGES_PER_ACCOUNT of them.
+   */
+  read(sourceId: string, { after, limit, types }: ChangeQuery): ChangesRead {
     const account = this.accounts.get(sourceId);
-    if (!account) return [];
-    const firstSeq = account.lastSeq - (account.kept.length - account.start) + 1;
-    const from = account.start + Math.max(0, after + 1 - firstSeq);
-    return account.kept.slice(from, from + limit).map((change) => copy(change));
+    if (!account) return { changes: [], lastSeq: 0, oldestSeq: undefined };
+    const keptCount = account.kept.length - account.start;
+    const firstSeq = account.lastSeq - keptCount + 1;
+    const changes: Change[] = [];
+    const wanted: ReadonlySet<string> | undefined = types && new Set(types);
+    for (let i = account.start + Math.max(0, after + 1 - firstSeq); i < account.kept.length && changes.length < limit; i += 1) {
+      const change = account.kept[i];
+      if (!wanted || wanted.has(change.type)) changes.push(copy(change));
+    }
+    return { changes, lastSeq: account.lastSeq, oldestSeq: keptCount > 0 ? firstSeq : undefined };
   }
 }

@@ -8,7 +8,18 @@ import { heapLimitBytes, heapShareGauge, usedHeapBytes } from './memory-heap';
 import { MemoryLedger } from './memory-ledger';
 import { MemoryTokenTable } from './memory-tokens';
 import { MemoryChanges } from './memory-changes';
-import type { Account, Delivery, Holdings, KeyedRequest, SeedData, Store, StoreTransaction } from './store';
+import type {
+  Account,
+  ChangeListener,
+  ChangeQuery,
+  Delivery,
+  Holdings,
+  KeyedRequest,
+  NewChange,
+  SeedData,
+  Store,
+  StoreTransaction,
+} from './store';
 import type { ReadKind, ReadRecords, WrittenKind } from './unit/kinds';
 import type { StagedWrites } from './unit/staged-writes';
 import { UnitOfWork, type UnitRows } from './unit/unit-of-work';
@@ -172,6 +183,8 @@ export class MemoryStore implements Store {
   private readonly logger: Logger | undefined;
   /** Refusing creations since the last check found memory full; logged once each way. */
   private full = false;
+  /** Told of each unit's changes once it applied (watchChanges). */
+  private readonly changeListeners = new Set<ChangeListener>();
 
   constructor(options: MemoryStoreOptions = {}) {
     this.retentionMs = options.retentionMs ?? DAY_MS;
@@ -241,6 +254,25 @@ export class MemoryStore implements Store {
     return this.tables.changes.after(sourceId, after, limit);
   }
 
+  async readChanges(sourceId: string, query: ChangeQuery) {
+    this.assertOpen();
+    return this.tables.changes.read(sourceId, query);
+  }
+
+  /** Units apply in this process, so listeners are told as each one applies: nothing to poll. */
+  watchChanges(listener: ChangeListener): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  /** Each account that a unit's changes moved on, once, after the unit applied. */
+  private tellListeners(changes: Iterable<NewChange>): void {
+    if (this.changeListeners.size === 0) return;
+    const accounts = new Set<string>();
+    for (const change of changes) accounts.add(change.sourceId);
+    for (const sourceId of accounts) for (const listener of this.changeListeners) listener.changed(sourceId);
+  }
+
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     const run = this.queue.then(async () => {
       this.assertOpen();
@@ -248,6 +280,7 @@ export class MemoryStore implements Store {
       const unit = new UnitOfWork(rows);
       const result = await work(unit);
       rows.apply(unit.staged);
+      this.tellListeners(unit.staged.created.changes.values());
       return result;
     });
     this.queue = run.catch(() => undefined);

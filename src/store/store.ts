@@ -3,6 +3,7 @@
  * HTTP. Every implementation passes the same contract suite (test/store).
  */
 import type { Booking } from '../domain/bookings';
+import type { ChangeType } from '../domain/changes';
 import type { LedgerEntry } from '../domain/ledger';
 import type { Token } from '../domain/tokens';
 
@@ -42,22 +43,7 @@ export interface Delivery {
   receivedAt: Date;
 }
 
-/** What a change says happened (contract section 13.1), one per applied request. */
-export const CHANGE_TYPES = [
-  'token.created',
-  'token.modified',
-  'token.status_changed',
-  'token.dates_changed',
-  'token.withdrawn',
-  'token.loaded',
-  'token.unloaded',
-  'token.refunded',
-  'token.schedule_credited',
-  'booking.created',
-  'booking.modified',
-  'booking.cancelled',
-] as const;
-export type ChangeType = (typeof CHANGE_TYPES)[number];
+export { CHANGE_TYPES, type ChangeType } from '../domain/changes';
 
 /**
  * A change as a unit records it (contract section 13.1): the store numbers it (`seq`) when the unit applies, in
@@ -76,6 +62,42 @@ export interface NewChange {
 /** A change as the store keeps it: numbered 1, 2, 3 ... per account, without gaps, in commit order. */
 export interface Change extends NewChange {
   seq: number;
+}
+
+/** Which of an account's changes a read wants (contract section 13.2). */
+export interface ChangeQuery {
+  /** Changes with `seq` above this. */
+  after: number;
+  /** At most this many. */
+  limit: number;
+  /** Only these types; unset: every type. */
+  types?: readonly ChangeType[];
+}
+
+/** A read of an account's changes, with where its numbering stands, as one snapshot (so a sweep between them cannot tell a lie). */
+export interface ChangesRead {
+  /** The kept changes the query matches, oldest first. */
+  changes: Change[];
+  /** The account's last seq ever numbered, its changes kept or not; 0 when it has recorded none. */
+  lastSeq: number;
+  /** The oldest seq still kept, of any type; undefined when none is (none recorded, or every one forgotten). */
+  oldestSeq: number | undefined;
+}
+
+/**
+ * Told when an account's changes move on (contract section 13.2's wait; what hands changes on may listen too).
+ * A store calls `changed` after the unit that recorded the change committed, on any instance sharing the store,
+ * within a second; and calls it also when it may have missed one (a listening connection that came back), so a
+ * listener reads again to learn what happened, and may find nothing new.
+ */
+export interface ChangeListener {
+  /**
+   * The accounts listened for, each with the last seq the listener has read of it: a store that cannot be told of
+   * commits (PostgreSQL behind a pooler without a direct connection) asks the database for these accounts' last seqs
+   * instead, and calls `changed` for those past it.
+   */
+  watched(): ReadonlyMap<string, number>;
+  changed(sourceId: string): void;
 }
 
 /** What an account holds, as the quotas and the key limit count it (contract section 11). */
@@ -156,6 +178,10 @@ export interface Store {
   findBooking(sourceId: string, bookingId: string): Promise<Booking | undefined>;
   /** The account's kept changes with `seq` above `after`, oldest first, at most `limit`. */
   changesAfter(sourceId: string, after: number, limit: number): Promise<Change[]>;
+  /** The account's kept changes the query matches, and its first and last seq, in one snapshot (the feed's read). */
+  readChanges(sourceId: string, query: ChangeQuery): Promise<ChangesRead>;
+  /** Tells `listener` of the accounts' committed changes until the returned function is called. */
+  watchChanges(listener: ChangeListener): () => void;
   /** Runs `work` atomically: all its writes commit, or (when it throws) none do. */
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T>;
   /**

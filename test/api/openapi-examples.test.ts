@@ -5,6 +5,7 @@
  */
 import request from 'supertest';
 import { buildOpenApiDocument } from '../../src/openapi/document';
+import { DEMO_SECRET_KEY } from '../../src/operations/demo-examples';
 import { DEMO_SEED_FILE, readSeedFile } from '../../src/seed/file';
 import { buildTestApp, storeKinds, type StoreKind, type TestApp } from '../helpers/app';
 
@@ -19,29 +20,48 @@ interface Parameter {
 interface Operation {
   parameters?: Parameter[];
   requestBody?: { content: { 'application/json': { examples?: Record<string, { value: Json }> } } };
+  security?: Array<Record<string, unknown>>;
 }
 interface Example {
   name: string;
   method: 'get' | 'post' | 'patch' | 'delete';
   path: string;
-  body: Json;
+  body?: Json;
+  /** The account's secret as a bearer token (the feed): the demo account's, which its examples name. */
+  bearer?: string;
 }
 
-/** Every request example of the document, in its order, with the path its parameters' examples give. */
+/** A path with its parameters' examples (an example's own where they differ by example) and its query's. */
+function filledPath(template: string, { parameters = [] }: Operation, name: string): string {
+  const path = parameters
+    .filter((parameter) => parameter.in === 'path')
+    .reduce((filled, { name: parameter, examples, example, schema }) => {
+      const value = examples?.[name]?.value ?? example ?? schema.enum?.[0];
+      return filled.replace(`{${parameter}}`, String(value));
+    }, template);
+  const query = new URLSearchParams(
+    parameters
+      .filter((parameter) => parameter.in === 'query' && parameter.example !== undefined)
+      .map(({ name: key, example }): [string, string] => [key, String(example)]),
+  );
+  return query.size === 0 ? path : `${path}?${query}`;
+}
+
+/** Every request example of the document, in its order: each body example, and the bodiless feed's query example. */
 function documentExamples(): Example[] {
   const document = buildOpenApiDocument('test') as { paths: Record<string, Record<string, Operation>> };
   return Object.entries(document.paths).flatMap(([template, methods]) =>
-    Object.entries(methods).flatMap(([method, operation]) =>
-      Object.entries(operation.requestBody?.content['application/json'].examples ?? {}).map(([name, { value }]) => {
-        const path = (operation.parameters ?? [])
-          .filter((parameter) => parameter.in === 'path')
-          .reduce((filled, { name: parameter, examples, example, schema }) => {
-            const value = examples?.[name]?.value ?? example ?? schema.enum?.[0];
-            return filled.replace(`{${parameter}}`, String(value));
-          }, template);
-        return { name: `${method.toUpperCase()} ${template} ${name}`, method: method as Example['method'], path, body: value };
-      }),
-    ),
+    Object.entries(methods).flatMap(([method, operation]): Example[] => {
+      const named = (name: string) => ({ name: `${method.toUpperCase()} ${template} ${name}`, method: method as Example['method'] });
+      if (operation.security?.some((scheme) => 'accountBearer' in scheme)) {
+        return [{ ...named('query'), path: filledPath(template, operation, 'query'), bearer: DEMO_SECRET_KEY }];
+      }
+      return Object.entries(operation.requestBody?.content['application/json'].examples ?? {}).map(([name, { value }]) => ({
+        ...named(name),
+        path: filledPath(template, operation, name),
+        body: value,
+      }));
+    }),
   );
 }
 
@@ -52,8 +72,9 @@ async function freshDemo(kind: StoreKind): Promise<TestApp> {
   return buildTestApp(kind, { store, now: () => new Date() });
 }
 
-async function send(demo: TestApp, { name, method, path, body }: Example) {
-  const answer = await request(demo.server)[method](path).send(body);
+async function send(demo: TestApp, { name, method, path, body, bearer }: Example) {
+  const sent = request(demo.server)[method](path);
+  const answer = await (bearer === undefined ? sent : sent.set('Authorization', `Bearer ${bearer}`)).send(body);
   return { name, status: answer.status, answer: answer.status === 200 ? 'accepted' : answer.text };
 }
 

@@ -63,6 +63,7 @@ export async function buildTestApp(kind: StoreKind = memoryStoreKind, options: T
     logger: options.logger ?? capturingLogger(),
     now: options.now ?? (() => FIXED_NOW),
     isShuttingDown: options.isShuttingDown,
+    drainStarted: options.drainStarted,
     metrics,
     redis: options.redis,
     store,

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import request from 'supertest';
 import type { TestApp } from './app';
+import { ACME } from './fixtures';
 import { bookingPath, tokenPath } from './payloads';
 
 /**
@@ -53,3 +54,19 @@ export function cancelBooking(target: Target, body?: Body, key?: string, partner
 
 /** A token notification's client, for a test that runs over several of them. */
 export type NotificationClient = (target: Target, body?: Body) => request.Test;
+
+/**
+ * GET /v1/accounts/{source_id}/changes (the feed), with the query given (a raw query string as it is) and the
+ * account's share_secret as a bearer token: ACME's unless given, none when `secret` is null.
+ */
+export function changes(
+  target: Target,
+  query: Record<string, string> | string = {},
+  sourceId = ACME.source_id,
+  secret: string | null = ACME.share_secret,
+): request.Test {
+  const test = request(serverOf(target))
+    .get(`/v1/accounts/${encodeURIComponent(sourceId)}/changes`)
+    .query(query);
+  return secret === null ? test : test.set('Authorization', `Bearer ${secret}`);
+}

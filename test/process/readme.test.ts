@@ -75,12 +75,13 @@ describe('where the examples live', () => {
 });
 
 /**
- * Times, request ids, the token_id Create Token draws and the transaction_id Load and Unload Token draw are the only
- * parts of an answer that differ from run to run.
+ * Times, request ids, change ids, the token_id Create Token draws and the transaction_id Load and Unload Token draw
+ * are the only parts of an answer that differ from run to run.
  */
 const withoutRunParts = (text: string, command: string) => {
   const withoutTimes = text
     .replace(/"(updated_at|created_at|time|request_id)":"[^"]+"/g, '"$1":"…"')
+    .replace(/"id":"chg_[0-9a-f-]{36}"/g, '"id":"chg_…"')
     .replace(/"transaction":\{"transaction_id":"\d{20}"/g, '"transaction":{"transaction_id":"…"');
   return command.includes('"token_event":"create"')
     ? withoutTimes.replace(/"token":\{"token_id":"[1-9]\d{15}"/g, '"token":{"token_id":"…"')

@@ -73,6 +73,32 @@ describe('the server process', () => {
     expect(stopped).toMatchObject({ cutOff: false });
   });
 
+  it('on SIGTERM a feed request waiting for changes answers its empty page (200) at once, and the process exits 0 without cutting it', async () => {
+    const server = await startServer({ MAX_WAITING_FEEDS_PER_ACCOUNT: '1' });
+    const feed = (wait: string) =>
+      fetch(`http://127.0.0.1:${server.port}/v1/accounts/PDR28/changes?wait=${wait}`, {
+        headers: { Authorization: 'Bearer sk_demo_PDR28_d41b8e60' },
+      });
+    const wait30 = () => {
+      const sent = { status: 0, answer: feed('30').then(async (answer) => ({ status: answer.status, body: await answer.json() })) };
+      void sent.answer.then(({ status }) => (sent.status = status));
+      return sent;
+    };
+    let waiting = wait30();
+    // The account's one waiting slot is taken once that request waits: a probe is refused then. A probe that took
+    // the slot first may have had the waiting request refused: it is sent again.
+    await waitFor(async () => {
+      if ((await feed('1')).status === 429) return true;
+      if (waiting.status === 429) waiting = wait30();
+      return false;
+    });
+    server.child.kill('SIGTERM');
+    expect(await waiting.answer).toEqual({ status: 200, body: { changes: [], next_after: 0, has_more: false } });
+    expect((await server.exited).code).toBe(0);
+    const stopped = server.stdout.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'stopped');
+    expect(stopped).toMatchObject({ cutOff: false });
+  });
+
   it('with SHUTDOWN_DELAY_MS, a client connecting every 100 ms after SIGTERM is served (readiness 503) for the delay, then refused', async () => {
     // As the manifests set it: room for the withdrawal and the probes below on a busy machine.
     const delayMs = 5_000;

@@ -6,6 +6,7 @@ import { CHANGE_SWEEP_BATCH } from '../../src/store/postgres/sweeper';
 import { PgStore } from '../../src/store/postgres/pg-store';
 import { FIXED_NOW, testConfig } from '../helpers/app';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
+import * as client from '../helpers/clients';
 import { withdrawal } from '../helpers/payloads';
 import { openEmptyPgStore, sql, TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
 
@@ -29,7 +30,7 @@ function appOn(store: PgStore) {
     await Promise.all([first.close(), second.close()]);
   });
 
-  it('a flood with duplicates across both, read by pagers with a small limit as it runs: each sees 1..N once, N the withdrawals applied', async () => {
+  it('a flood with duplicates across both, read through the feed of either with a small limit as it runs: each reader sees 1..N once, N the withdrawals applied', async () => {
     const apps = [appOn(first), appOn(second)];
     // A token each, so that every withdrawal states its token's balance after it, whatever the order they run in.
     const tokenIds = Array.from({ length: 60 }, (_, i) => String(5000000000000001 + i));
@@ -47,16 +48,23 @@ function appOn(store: PgStore) {
       ),
     );
     let flooding = true;
-    const pager = async (store: PgStore) => {
+    // Readers of the feed (contract section 13.2) on either instance, 3 changes a page, each from next_after.
+    const pager = async (app: (typeof apps)[number], types?: string) => {
       const seen: number[] = [];
+      let after = 0;
       for (;;) {
         const done = !flooding;
-        const page = await store.changesAfter('ACME', seen.at(-1) ?? 0, 3);
-        seen.push(...page.map((change) => change.seq));
-        if (done && page.length === 0) return seen;
+        const page = (await client.changes(app, { after: String(after), limit: '3', ...(types ? { types } : {}) }).expect(200)).body as {
+          changes: Array<{ seq: number }>;
+          next_after: number;
+          has_more: boolean;
+        };
+        seen.push(...page.changes.map((change) => change.seq));
+        after = page.next_after;
+        if (done && !page.has_more && page.changes.length === 0) return seen;
       }
     };
-    const pagers = [pager(first), pager(second), pager(first)];
+    const pagers = [pager(apps[0]), pager(apps[1]), pager(apps[0], 'token.withdrawn,booking.created')];
     const responses = await Promise.all(sends).finally(() => {
       flooding = false;
     });

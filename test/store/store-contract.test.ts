@@ -12,6 +12,7 @@ import { openEmptyPgStore, TEST_DATABASE_URL } from '../helpers/postgres';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
 import { readDelivery, readLedgerEntry } from '../helpers/state';
 import { PROPERTY_TEST_TIMEOUT_MS, withinBudget } from '../helpers/property';
+import { waitFor } from '../helpers/wait';
 import { HAS_PGBOUNCER, pooledStoreKind, startPooler, warnIfNoPgBouncer, type Pooler } from '../helpers/pgbouncer';
 
 const ledgerRow = (transactionId: string, overrides: Partial<LedgerEntry> = {}): LedgerEntry => ({
@@ -391,6 +392,60 @@ describe.each(kinds.map((kind) => [kind.name, kind] as const))('Store contract: 
     expect(await seqs('OTHER')).toEqual([[1, 'chg_o1']]);
     expect((await store.changesAfter('ACME', 1, 1)).map((kept) => kept.id)).toEqual(['chg_a2']);
     expect(await store.changesAfter('ACME', 3, 10)).toEqual([]);
+  });
+
+  it("reads an account's changes by type, exactly a page, with its last and oldest kept seq, in one read", async () => {
+    const typed = (id: string, type: NewChange['type'], sourceId = 'ACME'): NewChange => ({ ...change(id, sourceId), type });
+    for (const [id, type] of [
+      ['chg_w1', 'token.withdrawn'],
+      ['chg_b1', 'booking.created'],
+      ['chg_w2', 'token.withdrawn'],
+      ['chg_l1', 'token.loaded'],
+      ['chg_w3', 'token.withdrawn'],
+    ] as const)
+      await store.transaction((tx) => tx.recordChange(typed(id, type)));
+    await store.transaction((tx) => tx.recordChange(typed('chg_o1', 'booking.created', 'OTHER')));
+    const read = async (after: number, limit: number, types?: NewChange['type'][]) => {
+      const { changes, lastSeq, oldestSeq } = await store.readChanges('ACME', { after, limit, types });
+      return { seqs: changes.map((kept) => [kept.seq, kept.id]), lastSeq, oldestSeq };
+    };
+    expect(await read(0, 2)).toEqual({
+      seqs: [
+        [1, 'chg_w1'],
+        [2, 'chg_b1'],
+      ],
+      lastSeq: 5,
+      oldestSeq: 1,
+    });
+    expect((await read(1, 2, ['token.withdrawn'])).seqs).toEqual([
+      [3, 'chg_w2'],
+      [5, 'chg_w3'],
+    ]);
+    expect((await read(0, 10, ['booking.created', 'token.loaded'])).seqs).toEqual([
+      [2, 'chg_b1'],
+      [4, 'chg_l1'],
+    ]);
+    expect(await read(4, 10, ['booking.created'])).toEqual({ seqs: [], lastSeq: 5, oldestSeq: 1 });
+    expect(await store.readChanges('NOBODY', { after: 0, limit: 10 })).toEqual({ changes: [], lastSeq: 0, oldestSeq: undefined });
+    // The same changes as changesAfter keeps them, whole.
+    expect((await store.readChanges('ACME', { after: 0, limit: 10 })).changes).toEqual(await store.changesAfter('ACME', 0, 10));
+  });
+
+  // Through a pooler without a direct connection, by the poll: the listener's last seq read (0) is behind the counter.
+  it('tells a change listener of an account whose change committed', async () => {
+    const told: string[] = [];
+    const stop = store.watchChanges({ watched: () => new Map([['ACME', 0]]), changed: (sourceId) => told.push(sourceId) });
+    try {
+      await store.transaction((tx) => tx.recordChange(change('chg_first')));
+      // PostgreSQL may tell at once that it now listens for the account (a change may have committed before): so
+      // once told of the first, a second change is what is told.
+      await waitFor(async () => told.includes('ACME'));
+      told.length = 0;
+      await store.transaction((tx) => tx.recordChange(change('chg_second')));
+      await waitFor(async () => told.includes('ACME'));
+    } finally {
+      stop();
+    }
   });
 
   it('a unit that fails after recording its change leaves no hole, however many units run beside it', async () => {

@@ -60,6 +60,9 @@ describe('the app createApp builds', () => {
       case 'token change dispatch':
         // The version and the receiving steps, then the chain of the token change its token_event names.
         return ['nameOperation', 'supportedVersion', ...RECEIVE, 'dispatchOnEvent'];
+      case 'feed':
+        // No body to read: the query and path, the bearer secret, the account's limit, the page.
+        return ['nameOperation', ...RECEIVE.slice(0, 2), 'validateQuery', 'authenticateBearer', ...AFTER_AUTHENTICATION, 'serveFeed'];
     }
   };
 

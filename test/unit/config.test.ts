@@ -30,6 +30,7 @@ describe('loadConfig', () => {
       webhook: undefined,
       quotas: { tokensPerAccount: 1_000_000, bookingsPerAccount: 1_000_000, keysPerAccount: 100_000 },
       changes: { retentionDays: 30, memoryPerAccount: 100_000 },
+      maxWaitingFeedsPerAccount: 4,
       connections: { maxConnections: 4096, maxConnectionsPerAddress: 256, writeTimeout: 30000 },
     });
   });
@@ -59,6 +60,7 @@ describe('loadConfig', () => {
         MAX_KEYS_PER_ACCOUNT: '5000',
         CHANGE_RETENTION_DAYS: '7',
         MEMORY_CHANGES_PER_ACCOUNT: '1000',
+        MAX_WAITING_FEEDS_PER_ACCOUNT: '2',
         MAX_CONNECTIONS: '100',
         MAX_CONNECTIONS_PER_ADDRESS: '0',
         WRITE_TIMEOUT_MS: '5000',
@@ -85,6 +87,7 @@ describe('loadConfig', () => {
       eventLogSize: 50,
       quotas: { tokensPerAccount: 0, bookingsPerAccount: 250, keysPerAccount: 5000 },
       changes: { retentionDays: 7, memoryPerAccount: 1000 },
+      maxWaitingFeedsPerAccount: 2,
       connections: { maxConnections: 100, maxConnectionsPerAddress: 0, writeTimeout: 5000 },
     });
   });
@@ -143,6 +146,7 @@ describe('loadConfig', () => {
     ['RATE_LIMIT_PER_MINUTE', '-5', 'RATE_LIMIT_PER_MINUTE must be a whole number, 0 or more'],
     ['SHUTDOWN_TIMEOUT_MS', '0', 'SHUTDOWN_TIMEOUT_MS must be a whole number, 1 or more'],
     ['SHUTDOWN_TIMEOUT_MS', '-5', 'SHUTDOWN_TIMEOUT_MS must be a whole number, 1 or more'],
+    ['MAX_WAITING_FEEDS_PER_ACCOUNT', '0', 'MAX_WAITING_FEEDS_PER_ACCOUNT must be a whole number, 1 or more'],
     ['SHUTDOWN_DELAY_MS', '5s', 'SHUTDOWN_DELAY_MS must be a whole number, 0 or more'],
     ['MIGRATE_ON_START', 'no', 'MIGRATE_ON_START must be true or false'],
     ['ADMIN_TOKEN', 'short', 'ADMIN_TOKEN must be at least 16 characters'],

@@ -1,6 +1,7 @@
-import { Client, type ClientConfig, type QueryResult } from 'pg';
+import type { QueryResult } from 'pg';
 import type { Logger } from '../../process/logger';
 import type { Account } from '../store';
+import type { NotificationSession } from './notifications';
 
 /** Contract section 11: no request is authenticated against accounts read longer ago than this; it waits for a fresh read. */
 const ACCOUNTS_MAX_AGE_MS = 10_000;
@@ -8,15 +9,13 @@ const ACCOUNTS_MAX_AGE_MS = 10_000;
 const ACCOUNTS_REFRESH_AFTER_MS = 5_000;
 /** Where migration 008's triggers say that accounts or destinations changed. */
 const ACCOUNTS_CHANNEL = 'receiver_accounts';
-/** Wait before connecting the listener again after it lost the database. */
-const LISTEN_RETRY_MS = 1_000;
 
 /** A statement on the store's pool, its failure already a domain error. */
 export type Query = <Row extends object>(text: string, values?: unknown[]) => Promise<QueryResult<Row>>;
 
 /**
- * Every enabled account, kept in memory on each instance, and a connection of its own that hears when they
- * change (docs/POSTGRESQL.md, "Accounts on several instances").
+ * Every enabled account, kept in memory on each instance, read again when the instance's LISTEN session hears that
+ * they changed (docs/POSTGRESQL.md, "Accounts on several instances").
  */
 export class AccountCache {
   /** Every enabled account as last read (see find), undefined when none may be used; a read under way. */
@@ -26,19 +25,19 @@ export class AccountCache {
   private reading: Promise<Map<string, Account>> | undefined;
   /** Bumped when the accounts change (a seed, a notification), so a read begun before never replaces a later one. */
   private generation = 0;
-  /** The connection that LISTENs for account changes, outside the pool; a timer while it reconnects. */
-  private listener: Client | undefined;
-  private listenerRetry: NodeJS.Timeout | undefined;
-  private listenerUp = false;
-  /** Set once the store closes: the listener is not connected again. */
-  private stopped = false;
 
+  /**
+   * Each notification forgets the accounts, so a change made by any instance is read here at once; so does each
+   * (re)connection of the session, for the changes it may have missed. Meanwhile the maximum age of find holds.
+   */
   constructor(
     private readonly query: Query,
-    /** How to connect the listener (the pool's own settings, or a direct connection past a pooler); unset: no listener. */
-    private readonly connection: ClientConfig | undefined,
+    session: NotificationSession,
     private readonly logger: Logger | undefined,
-  ) {}
+  ) {
+    session.on(ACCOUNTS_CHANNEL, () => this.forget());
+    session.onListening(() => this.forget());
+  }
 
   /**
    * Accounts are few (one per partner) and every enabled one is kept in memory, so a lookup is the same for a
@@ -63,63 +62,6 @@ export class AccountCache {
     this.generation += 1;
     this.accounts = undefined;
     this.reading = undefined;
-  }
-
-  /** Whether the LISTEN connection is up: account changes are heard at once, not only at the 10 s re-read. */
-  get listening(): boolean {
-    return this.listenerUp;
-  }
-
-  /**
-   * A connection of its own LISTENs for migration 008's notifications and forgets the accounts on each, so a
-   * change made by any instance is read here at once. Losing it never ends the process: it connects again by
-   * itself, and forgets the accounts once it has, for the changes it may have missed. Meanwhile the maximum age
-   * of find holds.
-   */
-  listen(): void {
-    if (this.stopped) return;
-    if (!this.connection) {
-      this.logger?.info(
-        'behind a transaction-mode pooler without DATABASE_DIRECT_URL: accounts are read again every 10 s, not at each change',
-      );
-      return;
-    }
-    const listener = new Client({ ...this.connection, keepAlive: true });
-    this.listener = listener;
-    let lost = false;
-    const reconnect = (error?: unknown) => {
-      if (lost) return;
-      lost = true;
-      this.listenerUp = false;
-      listener.end().catch(() => undefined);
-      if (this.stopped) return;
-      this.logger?.warn({ err: error }, 'not listening for account changes; accounts are read again at least every 10 s; reconnecting');
-      this.listenerRetry = setTimeout(() => this.listen(), LISTEN_RETRY_MS);
-      this.listenerRetry.unref();
-    };
-    listener.on('error', reconnect);
-    listener.on('end', () => reconnect(new Error('the listening connection ended')));
-    listener.on('notification', () => this.forget());
-    listener
-      .connect()
-      .then(() => listener.query(`LISTEN ${ACCOUNTS_CHANNEL}`))
-      .then(() => {
-        if (!lost) this.listenerUp = true;
-        this.forget();
-      })
-      .catch(reconnect);
-  }
-
-  /** Stops listening for good; resolves once the listening connection said goodbye (see cut). */
-  stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.listenerRetry);
-    return this.listener?.end().catch(() => undefined) ?? Promise.resolve();
-  }
-
-  /** Cuts the listening connection, whose goodbye a frozen database never answers. */
-  cut(): void {
-    this.listener?.connection.stream.destroy();
   }
 
   /** One read at a time; one begun before the accounts last changed never replaces what a later one read. */

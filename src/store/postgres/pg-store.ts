@@ -1,10 +1,12 @@
 import { Pool, type ClientConfig, type PoolClient } from 'pg';
 import type { Logger } from '../../process/logger';
-import type { Account, SeedData, Store, StoreTransaction } from '../store';
+import type { Account, ChangeListener, ChangeQuery, ChangesRead, SeedData, Store, StoreTransaction } from '../store';
 import { inTransaction, withClient, withoutSessionState } from './connection';
 import { ServiceUnavailableError } from '../../errors';
 import { isOutOfResources, toStoreError } from './errors';
 import { AccountCache } from './accounts';
+import { PgChangeWatch } from './change-watch';
+import { NotificationSession } from './notifications';
 import { migrate, refuseSchemaBehind } from './migrate';
 import { writeSeed } from './seed';
 import { RetentionSweeper } from './sweeper';
@@ -43,7 +45,7 @@ export interface PgStoreOptions {
    * statements unnamed, settings per transaction, no LISTEN through it (contract section 12). Default: 'none'.
    */
   pooler?: 'none' | 'transaction';
-  /** A connection past the pooler, for LISTEN; behind a pooler without it, accounts are re-read every 10 s. */
+  /** A connection past the pooler, for LISTEN; behind a pooler without it, accounts are re-read every 10 s and waiting feeds poll. */
   directConnectionString?: string;
   /** Apply pending migrations (default); false: refuse a schema that lacks one (MIGRATE_ON_START). */
   migrate?: boolean;
@@ -55,9 +57,25 @@ export interface StoreConnections {
   inUse: number;
   idle: number;
   waiting: number;
-  /** The connection that LISTENs for account changes is up. */
+  /** The session that LISTENs for account changes and committed changes is up. */
   listening: boolean;
 }
+
+/** The account's last seq and its oldest kept one, with the page beside them (no row of it: one row of nulls). */
+const CHANGE_BOUNDS = `SELECT (SELECT last_seq FROM change_counters WHERE source_id = $1) AS last_seq,
+                              (SELECT min(seq) FROM changes WHERE source_id = $1) AS oldest_seq`;
+const READ_CHANGES = `SELECT b.last_seq, b.oldest_seq, c.seq, c.change_id, c.type, c.created_at, c.body
+  FROM (${CHANGE_BOUNDS}) b
+  LEFT JOIN LATERAL (SELECT seq, change_id, type, created_at, body FROM changes
+                      WHERE source_id = $1 AND seq > $2 ORDER BY seq LIMIT $3) c ON true
+ ORDER BY c.seq`;
+export const READ_CHANGES_OF_TYPES = `SELECT b.last_seq, b.oldest_seq, c.seq, c.change_id, c.type, c.created_at, c.body
+  FROM (${CHANGE_BOUNDS}) b
+  LEFT JOIN LATERAL (SELECT p.* FROM unnest($4::text[]) AS t(type)
+                       CROSS JOIN LATERAL (SELECT seq, change_id, type, created_at, body FROM changes
+                                            WHERE source_id = $1 AND type = t.type AND seq > $2 ORDER BY seq LIMIT $3) p
+                      ORDER BY p.seq LIMIT $3) c ON true
+ ORDER BY c.seq`;
 
 /**
  * PostgreSQL: durable, and shared by every instance pointed at the database.
@@ -70,8 +88,12 @@ export interface StoreConnections {
 export class PgStore implements Store {
   private readonly pool: Pool;
   private readonly logger: Logger | undefined;
-  /** Every enabled account, and the connection that hears when they change. */
+  /** The instance's one LISTEN session: account changes and committed changes. */
+  private readonly notifications: NotificationSession;
+  /** Every enabled account, read again when the session hears they changed. */
   private readonly accounts: AccountCache;
+  /** The feed's waiting requests, told of committed changes. */
+  private readonly changeWatch: PgChangeWatch;
   /** Every open connection, idle or checked out, so that close() can cut those the database no longer answers on. */
   private readonly clients = new Set<PoolClient>();
   private readonly sweeper: RetentionSweeper;
@@ -94,7 +116,9 @@ export class PgStore implements Store {
       : pooled
         ? undefined
         : connection;
-    this.accounts = new AccountCache(this.query.bind(this), listenOn, this.logger);
+    this.notifications = new NotificationSession(listenOn, this.logger);
+    this.accounts = new AccountCache(this.query.bind(this), this.notifications, this.logger);
+    this.changeWatch = new PgChangeWatch(this.query.bind(this), this.notifications, this.logger);
     this.pool = new Pool({
       ...connection,
       max: options.poolSize,
@@ -137,7 +161,7 @@ export class PgStore implements Store {
       await store.close();
       throw error;
     }
-    store.accounts.listen();
+    store.notifications.start();
     return store;
   }
 
@@ -174,6 +198,31 @@ export class PgStore implements Store {
     return rows.map((row) => changeFromRow(row));
   }
 
+  /**
+   * One statement, one snapshot: the page, and the account's last and oldest kept seq, which say whether the page
+   * follows `after` without a gap (a sweep between two statements could delete what the first one counted on). With
+   * types, each type is read from migration 019's index in seq order, a page of it at most, and the pages merged:
+   * however rare a type among the account's changes, the read stays within types x (limit) index entries.
+   */
+  async readChanges(sourceId: string, { after, limit, types }: ChangeQuery): Promise<ChangesRead> {
+    const { rows } = await this.query<Row>(types ? READ_CHANGES_OF_TYPES : READ_CHANGES, [
+      sourceId,
+      after,
+      limit,
+      ...(types ? [types] : []),
+    ]);
+    const first = rows[0] as { last_seq: string | null; oldest_seq: string | null };
+    return {
+      changes: rows.filter((row) => row.seq !== null).map((row) => changeFromRow({ ...row, source_id: sourceId })),
+      lastSeq: Number(first.last_seq ?? 0),
+      oldestSeq: first.oldest_seq === null ? undefined : Number(first.oldest_seq),
+    };
+  }
+
+  watchChanges(listener: ChangeListener): () => void {
+    return this.changeWatch.watch(listener);
+  }
+
   /** Forgets what is past retention now (see RetentionSweeper.sweep); resolves false when another instance was sweeping. */
   sweep(now = new Date()): Promise<boolean> {
     return this.sweeper.sweep(now);
@@ -185,7 +234,7 @@ export class PgStore implements Store {
 
   connections(): StoreConnections {
     const { totalCount, idleCount, waitingCount } = this.pool;
-    return { inUse: totalCount - idleCount, idle: idleCount, waiting: waitingCount, listening: this.accounts.listening };
+    return { inUse: totalCount - idleCount, idle: idleCount, waiting: waitingCount, listening: this.notifications.listening };
   }
 
   /** How many units the batches of group commit held so far. */
@@ -237,16 +286,17 @@ export class PgStore implements Store {
 
   private async end(): Promise<void> {
     this.sweeper.stop();
+    this.changeWatch.stop();
     // How well units shared transactions over the process's life: what an operator tunes pool and load by.
     this.logger?.info({ batches: this.groupCommit.batchSizes() }, 'group commit: units per batch');
     // pool.end() waits for every connection to close, and one stuck on a database that stopped answering
     // would hold it until its query timeout, or for ever for an idle one whose goodbye is never answered.
     const cut = setTimeout(() => {
       for (const client of this.clients) client.connection.stream.destroy();
-      this.accounts.cut();
+      this.notifications.cut();
     }, CLOSE_GRACE_MS);
     try {
-      await Promise.all([this.pool.end(), this.accounts.stop()]);
+      await Promise.all([this.pool.end(), this.notifications.stop()]);
     } finally {
       clearTimeout(cut);
     }

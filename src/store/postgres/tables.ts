@@ -23,6 +23,8 @@ export interface ColumnType {
 const TEXT: ColumnType = { array: 'text[]' };
 const BIGINT: ColumnType = { array: 'bigint[]' };
 const JSONB: ColumnType = { array: 'jsonb[]' };
+/** JSON kept as its text, keys in the order written: what is handed on as it was made (migration 019). */
+const JSON_TEXT: ColumnType = { array: 'json[]' };
 const TIMESTAMPTZ: ColumnType = { array: 'timestamptz[]' };
 const BYTEA: ColumnType = { array: 'bytea[]' };
 /** A calendar date, held by records as its day number since 1970-01-01 (domain/calendar-days.ts). */
@@ -186,12 +188,13 @@ export const DELIVERIES: Table<Delivery> = {
 };
 
 /**
- * Changes (migration 017), inserted only. `seq` is not sent: the insert's trigger takes it from the account's
+ * Changes (migration 017; the body json since 019, so it reads back with its keys in the order the views made them),
+ * inserted only. `seq` is not sent: the insert's trigger takes it from the account's
  * counter row, which it locks until COMMIT.
  */
 export const CHANGES: Table<NewChange> = {
   name: 'changes',
-  columns: { source_id: TEXT, change_id: TEXT, type: TEXT, created_at: TIMESTAMPTZ, body: JSONB },
+  columns: { source_id: TEXT, change_id: TEXT, type: TEXT, created_at: TIMESTAMPTZ, body: JSON_TEXT },
   key: ['source_id', 'change_id'],
   changes: [],
   fromRow: (row) => changeFromRow(row),
