@@ -7,7 +7,14 @@ import { createHttpServer } from './process/http-server';
 import { createLogger, exitOnceWritten, logDestination, type Logger } from './process/logger';
 import { Metrics } from './process/metrics';
 import { connectRedis } from './process/redis';
-import { DEMO_SEED_FILE, readSeedFileApart, refusePublishedKeysInProduction, SeedFileError, seedFileToServe } from './seed/file';
+import {
+  DEMO_SEED_FILE,
+  readSeedFileApart,
+  refuseEndpointsAgainstSettings,
+  refusePublishedKeysInProduction,
+  SeedFileError,
+  seedFileToServe,
+} from './seed/file';
 import { createDrain } from './process/shutdown';
 import { DatabaseStartError, exitForStartFailure, startProblemsOf } from './process/start-failure';
 import { MemoryStore } from './store/memory-store';
@@ -46,6 +53,7 @@ async function main(): Promise<void> {
   const seedFile = seedFileToServe(config.seedFile, config.production);
   const seed = await readSeedFileApart(seedFile);
   refusePublishedKeysInProduction(seed, config.seedFile, config.production);
+  refuseEndpointsAgainstSettings(seed.endpoints, seedFile, { production: config.production, allowHttp: config.delivery.allowHttp });
   const metrics = new Metrics({ processMetrics: true });
   const changeRetentionMs = config.changes.retentionDays * DAY_MS;
   const store = config.database
