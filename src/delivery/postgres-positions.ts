@@ -14,6 +14,8 @@ export interface PgSinkPositionsOptions {
   schema?: string;
   statementTimeoutMs: number;
   connectTimeoutMs?: number;
+  /** A transaction-mode pooler: no start-up parameter it would refuse; the driver's own time limit stands in. */
+  pooled?: boolean;
   logger?: Logger;
 }
 
@@ -62,7 +64,7 @@ export class PgSinkPositions implements SinkPositions {
       connectionTimeoutMillis: options.connectTimeoutMs ?? 2_000,
       options: options.schema ? `-c search_path=${options.schema}` : undefined,
       max: POOL_SIZE,
-      statement_timeout: options.statementTimeoutMs,
+      statement_timeout: options.pooled ? undefined : options.statementTimeoutMs,
       query_timeout: options.statementTimeoutMs + 2_000,
     });
     // A broken idle connection must not end the process; the next call connects anew.
