@@ -93,7 +93,14 @@ export function createApp(deps: AppDeps): Express {
   app.use(openApiRouter());
   app.use(docsRouter());
   if (config.adminToken) {
-    const admin = { store, events, adminToken: config.adminToken, limits: perAddress, delivery: deps.delivery, bodyLimitBytes: config.bodyLimitBytes };
+    const admin = {
+      store,
+      events,
+      adminToken: config.adminToken,
+      limits: perAddress,
+      delivery: deps.delivery,
+      bodyLimitBytes: config.bodyLimitBytes,
+    };
     app.use(adminRouter(admin));
   }
 

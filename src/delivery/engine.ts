@@ -93,7 +93,11 @@ export class DeliveryEngine {
     const sender = this.senders.find((candidate) => candidate.sink.id === sinkId);
     if (!sender) return undefined;
     const { positions, store } = this.options;
-    const [snapshot, heads, attempts] = await Promise.all([positions.snapshot(sinkId), positions.accountHeads(), positions.attempts(sinkId, 1)]);
+    const [snapshot, heads, attempts] = await Promise.all([
+      positions.snapshot(sinkId),
+      positions.accountHeads(),
+      positions.attempts(sinkId, 1),
+    ]);
     if (!snapshot) return undefined;
     const accounts = [...new Set([...snapshot.positions.keys(), ...heads.keys()])].sort();
     const views: PositionView[] = [];
@@ -168,7 +172,8 @@ export class DeliveryEngine {
         this.headsUnavailable = false;
         for (const sender of this.senders) if (!this.stopped && (await sender.step(heads))) busy = true;
       } catch (error) {
-        if (!this.headsUnavailable) this.options.logger.warn({ err: error }, 'delivery paused: the database did not answer; it resumes by itself');
+        if (!this.headsUnavailable)
+          this.options.logger.warn({ err: error }, 'delivery paused: the database did not answer; it resumes by itself');
         this.headsUnavailable = true;
       }
       if (this.stopped) break;

@@ -95,4 +95,3 @@ export interface SinkPositions {
   attempts(sinkId: string, limit: number, before?: number): Promise<AttemptRecord[]>;
   close(): Promise<void>;
 }
-

@@ -74,12 +74,15 @@ export class PgSinkPositions implements SinkPositions {
   async register(sinkIds: readonly string[]): Promise<void> {
     for (const sinkId of sinkIds) {
       await this.inTransaction(async (client) => {
-        const created = await client.query('INSERT INTO sink_states (sink_id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING sink_id', [sinkId]);
+        const created = await client.query('INSERT INTO sink_states (sink_id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING sink_id', [
+          sinkId,
+        ]);
         // In the transaction that creates the sink: an account with no row later had no change at this point.
         if (created.rowCount === 1) {
-          await client.query('INSERT INTO sink_positions (sink_id, source_id, position) SELECT $1, source_id, last_seq FROM change_counters', [
-            sinkId,
-          ]);
+          await client.query(
+            'INSERT INTO sink_positions (sink_id, source_id, position) SELECT $1, source_id, last_seq FROM change_counters',
+            [sinkId],
+          );
         }
       });
     }
@@ -113,30 +116,27 @@ export class PgSinkPositions implements SinkPositions {
 
   async snapshot(sinkId: string): Promise<SinkSnapshot | undefined> {
     // One transaction (repeatable read): state, positions and window as of one moment.
-    return this.inTransaction(
-      async (client) => {
-        const states = await client.query<Row>(`SELECT ${STATE_COLUMNS} FROM sink_states WHERE sink_id = $1`, [sinkId]);
-        if (states.rows.length === 0) return undefined;
-        const positions = await client.query<Row>('SELECT source_id, position FROM sink_positions WHERE sink_id = $1', [sinkId]);
-        const window = await client.query<Row>(
-          'SELECT source_id, seq, delivered, attempts, next_attempt_at, last_error FROM sink_window WHERE sink_id = $1 ORDER BY source_id, seq',
-          [sinkId],
-        );
-        return {
-          state: stateOf(states.rows[0]),
-          positions: new Map(positions.rows.map((row) => [row.source_id as string, Number(row.position)])),
-          window: window.rows.map((row) => ({
-            sourceId: row.source_id as string,
-            seq: Number(row.seq),
-            delivered: row.delivered as boolean,
-            attempts: row.attempts as number,
-            nextAttemptAt: row.next_attempt_at as Date | null,
-            lastError: row.last_error as string | null,
-          })),
-        };
-      },
-      'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
-    );
+    return this.inTransaction(async (client) => {
+      const states = await client.query<Row>(`SELECT ${STATE_COLUMNS} FROM sink_states WHERE sink_id = $1`, [sinkId]);
+      if (states.rows.length === 0) return undefined;
+      const positions = await client.query<Row>('SELECT source_id, position FROM sink_positions WHERE sink_id = $1', [sinkId]);
+      const window = await client.query<Row>(
+        'SELECT source_id, seq, delivered, attempts, next_attempt_at, last_error FROM sink_window WHERE sink_id = $1 ORDER BY source_id, seq',
+        [sinkId],
+      );
+      return {
+        state: stateOf(states.rows[0]),
+        positions: new Map(positions.rows.map((row) => [row.source_id as string, Number(row.position)])),
+        window: window.rows.map((row) => ({
+          sourceId: row.source_id as string,
+          seq: Number(row.seq),
+          delivered: row.delivered as boolean,
+          attempts: row.attempts as number,
+          nextAttemptAt: row.next_attempt_at as Date | null,
+          lastError: row.last_error as string | null,
+        })),
+      };
+    }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   }
 
   async record(sinkId: string, owner: string, generation: number, write: SenderWrite): Promise<boolean> {

@@ -153,7 +153,9 @@ export class SinkSender {
       if (window.nextPosition() > window.position) {
         await this.write(session, () => {
           const position = window.nextPosition();
-          return position > window.position ? { write: { sourceId, window: [], position }, apply: () => window.moveTo(position) } : undefined;
+          return position > window.position
+            ? { write: { sourceId, window: [], position }, apply: () => window.moveTo(position) }
+            : undefined;
         });
       }
     }
@@ -184,7 +186,11 @@ export class SinkSender {
     const attempt = this.sink
       .send(entry.change, controller.signal)
       // A sink never throws (sink.ts); one that does has failed this attempt.
-      .catch((error: unknown): DeliveryOutcome => ({ result: 'failed', error: String(error), durationMs: Date.now() - attemptedAt.getTime() }))
+      .catch((error: unknown): DeliveryOutcome => ({
+        result: 'failed',
+        error: String(error),
+        durationMs: Date.now() - attemptedAt.getTime(),
+      }))
       .then(async (outcome) => {
         if (controller.signal.aborted || this.session !== session) return;
         this.settings.metrics?.observeDelivery(this.sink.id, outcome.result, outcome.durationMs / 1000);
@@ -236,7 +242,12 @@ export class SinkSender {
           ? `the endpoint answered that it is gone (${lastError}) to change ${change.id} (account ${change.sourceId}, seq ${change.seq})`
           : `change ${change.id} (account ${change.sourceId}, seq ${change.seq}) failed every step of the retry schedule, last with ${lastError}`;
     const nextAttemptAt = delay === undefined ? 0 : Date.now() + delay;
-    const row: WindowEntry = { ...this.row(entry), attempts, nextAttemptAt: delay === undefined ? null : new Date(nextAttemptAt), lastError };
+    const row: WindowEntry = {
+      ...this.row(entry),
+      attempts,
+      nextAttemptAt: delay === undefined ? null : new Date(nextAttemptAt),
+      lastError,
+    };
     await this.write(session, () => ({
       write: { attempt: record, sourceId: change.sourceId, window: [row], position: window.nextPosition(), disable },
       apply: () => {
@@ -247,7 +258,10 @@ export class SinkSender {
       },
     }));
     if (disable !== undefined && this.session === session) {
-      this.settings.logger.error({ endpoint: this.sink.id, reason: disable }, 'endpoint disabled: nothing is sent to it until ops enable it');
+      this.settings.logger.error(
+        { endpoint: this.sink.id, reason: disable },
+        'endpoint disabled: nothing is sent to it until ops enable it',
+      );
       this.settings.metrics?.countDisable(this.sink.id);
       // Nothing more is sent: the next step loads the disabled state.
       this.drop();

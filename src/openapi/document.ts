@@ -150,7 +150,13 @@ const DEMO_ENDPOINT: ResponseExample<'AdminEndpoint'> = {
   },
 };
 
-const ENDPOINT_ID_PARAMETER = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: "The endpoint's id in the seed" };
+const ENDPOINT_ID_PARAMETER = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string' },
+  description: "The endpoint's id in the seed",
+};
 
 /** An admin POST on an endpoint of webhooks out: answers the endpoint as GET /admin/endpoints shows it. */
 function adminEndpointPost({ operationId, summary, description }: OperationText, body?: z.ZodType): Json {
@@ -163,7 +169,10 @@ function adminEndpointPost({ operationId, summary, description }: OperationText,
       security: ADMIN_BEARER,
       parameters: [ENDPOINT_ID_PARAMETER],
       ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(body, 'input') } } } } : {}),
-      responses: { '200': success('AdminEndpoint', { ...DEMO_ENDPOINT, state: 'enabled', reason: null }, false), ...errorResponses(ADMIN_ERRORS, ADMIN_CHALLENGE) },
+      responses: {
+        '200': success('AdminEndpoint', { ...DEMO_ENDPOINT, state: 'enabled', reason: null }, false),
+        ...errorResponses(ADMIN_ERRORS, ADMIN_CHALLENGE),
+      },
     },
   };
 }
@@ -304,15 +313,21 @@ function documentOf(version: string): Json {
         { endpoints: [DEMO_ENDPOINT] },
       ),
       '/admin/endpoints/{id}/attempts': adminGet(
-        { operationId: 'adminEndpointAttempts', summary: "An endpoint's attempts, newest first (the newest 1,000 are kept)", description: ADMIN_ONLY },
+        {
+          operationId: 'adminEndpointAttempts',
+          summary: "An endpoint's attempts, newest first (the newest 1,000 are kept)",
+          description: ADMIN_ONLY,
+        },
         [
           ENDPOINT_ID_PARAMETER,
-          ...Object.entries((jsonSchema(attemptsQuerySchema, 'input') as { properties: Record<string, Json> }).properties).map(([name, schema]) => ({
-            name,
-            in: 'query',
-            required: false,
-            schema,
-          })),
+          ...Object.entries((jsonSchema(attemptsQuerySchema, 'input') as { properties: Record<string, Json> }).properties).map(
+            ([name, schema]) => ({
+              name,
+              in: 'query',
+              required: false,
+              schema,
+            }),
+          ),
         ],
         'AdminAttempts',
         { attempts: [DEMO_ENDPOINT.last_attempt as NonNullable<ResponseExample<'AdminEndpoint'>['last_attempt']>] },

@@ -78,7 +78,10 @@ export function createDrain(store: Store, logger: Logger, timeoutMs: number, del
     }
     // Bounded: the release and the close of its pool wait for a database that may not answer.
     let deliveryTimer: NodeJS.Timeout | undefined;
-    await Promise.race([deliveryStopped, new Promise((resolve) => (deliveryTimer = setTimeout(resolve, Math.max(0, deadline - Date.now()))))]);
+    await Promise.race([
+      deliveryStopped,
+      new Promise((resolve) => (deliveryTimer = setTimeout(resolve, Math.max(0, deadline - Date.now())))),
+    ]);
     clearTimeout(deliveryTimer);
     let timer: NodeJS.Timeout | undefined;
     const storeClosed = await Promise.race([

@@ -94,7 +94,10 @@ export function endpointRoutes(router: Router, delivery: DeliveryEngine | undefi
       // Forward would skip changes the endpoint never got: a replay only moves back (or stays).
       if (replay.after > position) {
         throw new ValidationError(`Invalid field: after`, [
-          { field: 'after', message: `must be at most the endpoint's position in ${replay.source_id}, ${position}: a replay only moves back` },
+          {
+            field: 'after',
+            message: `must be at most the endpoint's position in ${replay.source_id}, ${position}: a replay only moves back`,
+          },
         ]);
       }
       const view = await delivery?.replay(current.state.sinkId, replay.source_id, replay.after);

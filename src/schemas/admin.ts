@@ -30,5 +30,8 @@ export const attemptsQuerySchema = z.object({
 /** Body of POST /admin/endpoints/{id}/replay: the account whose changes after `after` are sent again. */
 export const replaySchema = z.strictObject({
   source_id: text(),
-  after: z.number({ error: 'must be a whole number, 0 or more' }).int('must be a whole number, 0 or more').min(0, 'must be a whole number, 0 or more'),
+  after: z
+    .number({ error: 'must be a whole number, 0 or more' })
+    .int('must be a whole number, 0 or more')
+    .min(0, 'must be a whole number, 0 or more'),
 });

@@ -126,9 +126,16 @@ const attemptViewSchema = z.strictObject({
   change_id: z.string().meta({ description: "The change's id, the webhook-id it was sent with" }),
   source_id: z.string(),
   seq: z.number().int(),
-  attempt: z.number().int().meta({ description: '1 for the first attempt of the change, 2 for the first retry, ... (from 1 again after an enable)' }),
+  attempt: z
+    .number()
+    .int()
+    .meta({ description: '1 for the first attempt of the change, 2 for the first retry, ... (from 1 again after an enable)' }),
   result: z.enum(['delivered', 'failed', 'gone']),
-  status: z.number().int().nullable().meta({ description: "The endpoint's HTTP status; null when it gave none (timeout, refused connection)" }),
+  status: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: "The endpoint's HTTP status; null when it gave none (timeout, refused connection)" }),
   error: z.string().nullable(),
   duration_ms: z.number().int(),
   attempted_at: z.iso.datetime(),
@@ -141,11 +148,13 @@ export const adminEndpointSchema = z.strictObject({
   positions: z.array(
     z.strictObject({
       source_id: z.string(),
-      position: z.number().int().meta({ description: "Every change of the account up to this seq is done: delivered, or not one the endpoint takes" }),
-      oldest_undelivered: z
-        .strictObject({ seq: z.number().int(), created_at: z.iso.datetime() })
-        .nullable()
-        .meta({ description: 'The first change after the position that the endpoint takes and has not taken (within the next 100); null: none' }),
+      position: z
+        .number()
+        .int()
+        .meta({ description: 'Every change of the account up to this seq is done: delivered, or not one the endpoint takes' }),
+      oldest_undelivered: z.strictObject({ seq: z.number().int(), created_at: z.iso.datetime() }).nullable().meta({
+        description: 'The first change after the position that the endpoint takes and has not taken (within the next 100); null: none',
+      }),
     }),
   ),
   last_attempt: attemptViewSchema.nullable(),

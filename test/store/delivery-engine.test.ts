@@ -103,7 +103,11 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
     const freeze = !frozen.delete(token.token_id);
     if (freeze) frozen.add(token.token_id);
     const account = token.source_id === OTHER.source_id ? otherAccountStatusChange : statusChange;
-    const body = account({ token_id: Number(token.token_id), destination_id: token.destination_id, tokes_status: freeze ? 'freezed' : 'active' });
+    const body = account({
+      token_id: Number(token.token_id),
+      destination_id: token.destination_id,
+      tokes_status: freeze ? 'freezed' : 'active',
+    });
     await clients.statusChange(app, body).expect(200);
   }
 
@@ -127,7 +131,11 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
     const acme = (await changesOf()).slice(1);
     const others = await changesOf(OTHER.source_id);
     const expected = [...acme, ...others];
-    expect(receivedBy(all).map((received) => received.id).sort()).toEqual(expected.map((c) => c.id).sort());
+    expect(
+      receivedBy(all)
+        .map((received) => received.id)
+        .sort(),
+    ).toEqual(expected.map((c) => c.id).sort());
     for (const received of receivedBy(all)) {
       const sent = expected.find((c) => c.id === received.id) as Change;
       expect(received.body).toBe(JSON.stringify(changeView(sent)));
@@ -157,7 +165,13 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
     const active = seqsOf(server, TOKENS.active.token_id);
     expect(active.slice(-2)).toEqual([1, 3]);
     expect(active.slice(0, -1).every((seq) => seq === 1)).toBe(true);
-    expect(new Set(receivedBy(server).filter((r) => r.change.seq === 1).map((r) => r.id)).size).toBe(1);
+    expect(
+      new Set(
+        receivedBy(server)
+          .filter((r) => r.change.seq === 1)
+          .map((r) => r.id),
+      ).size,
+    ).toBe(1);
   });
 
   it('a 410 disables the endpoint; what is recorded meanwhile all arrives, in order, after ops enable it', async () => {
@@ -194,8 +208,15 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
     await change();
     await change(TOKENS.atD2);
     await waitFor(async () => server.received.length === 2);
-    const replay = (id: string, body: unknown) => request(app.server).post(`/admin/endpoints/${id}/replay`).set(bearer).send(body as object);
-    await replay('nope', { source_id: 'ACME', after: 0 }).expect(404, errorBody(404, 'Endpoint not found: the seed lists no endpoint with this id'));
+    const replay = (id: string, body: unknown) =>
+      request(app.server)
+        .post(`/admin/endpoints/${id}/replay`)
+        .set(bearer)
+        .send(body as object);
+    await replay('nope', { source_id: 'ACME', after: 0 }).expect(
+      404,
+      errorBody(404, 'Endpoint not found: the seed lists no endpoint with this id'),
+    );
     await replay('erp', { source_id: 'ACME', after: -1 }).expect(400);
     await replay('erp', { source_id: 'ACME', after: 3 }).expect(400);
     const answered = await replay('erp', { source_id: 'ACME', after: 0 }).expect(200);
@@ -217,7 +238,10 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
     for (let i = 0; i < 5; i += 1) {
       const committed = Date.now();
       await change(i % 2 ? TOKENS.active : TOKENS.atD2);
-      await waitFor(async () => healthy.received.length === i + 1, 10_000).catch((e) => { process.stdout.write(JSON.stringify([healthy.received.length, hanging.received.length]) + '\n'); throw e; });
+      await waitFor(async () => healthy.received.length === i + 1, 10_000).catch((e) => {
+        process.stdout.write(JSON.stringify([healthy.received.length, hanging.received.length]) + '\n');
+        throw e;
+      });
       delays.push(Date.now() - committed);
     }
     process.stdout.write(`${kind.name}: beside an endpoint that never answers, deliveries took ${delays.join(', ')} ms\n`);
