@@ -12,7 +12,10 @@ export interface SinkState {
   /** Why it was disabled; null while enabled. */
   reason: string | null;
   disabledAt: Date | null;
-  /** Bumped by enable, replay and disable: a sender that loaded an older one may write nothing more, and reloads. */
+  /**
+   * Bumped by enable, replay and disable, and when the lease passes to another owner: a sender that loaded an older
+   * one may write nothing more, and reloads.
+   */
   generation: number;
 }
 
@@ -76,15 +79,19 @@ export interface SinkPositions {
   register(sinkIds: readonly string[]): Promise<void>;
   /** Every account with changes, and its last seq. */
   accountHeads(): Promise<Map<string, number>>;
-  /** Takes or renews the sink's lease for `owner` for `leaseMs`; the state while it is held, undefined otherwise. */
+  /**
+   * Takes or renews the sink's lease for `owner` for `leaseMs` (taking it from another owner, or none, bumps the
+   * generation); the state while it is held, undefined otherwise.
+   */
   lease(sinkId: string, owner: string, leaseMs: number): Promise<SinkState | undefined>;
   /** Gives the lease up at once, so another instance takes over without waiting for it to expire. */
   release(sinkIds: readonly string[], owner: string): Promise<void>;
   state(sinkId: string): Promise<SinkState | undefined>;
   snapshot(sinkId: string): Promise<SinkSnapshot | undefined>;
   /**
-   * Writes a sender's step only while `owner` holds the lease and the state is still at `generation`; false when
-   * not (nothing written): a sender that lost its lease, or missed an enable or replay, never moves a position.
+   * Writes a sender's step only while `owner` still owns the lease and the state is still at `generation`; false
+   * when not (nothing written): a sender whose lease another took, or that missed an enable or replay, never moves a
+   * position. A lease that lapsed but that no one took is still its owner's: the write is true and saves a re-send.
    */
   record(sinkId: string, owner: string, generation: number, write: SenderWrite): Promise<boolean>;
   /** Enabled again, from where it stopped: retries start from the first step. False for an unknown sink. */

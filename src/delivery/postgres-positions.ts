@@ -19,6 +19,8 @@ export interface PgSinkPositionsOptions {
   logger?: Logger;
 }
 
+/** How delivery's connections name themselves in pg_stat_activity: ops (and a test) can tell them from the store's. */
+export const DELIVERY_APPLICATION_NAME = 'token-booking-receiver/delivery';
 /** Connections delivery uses at most: one for a sender's writes, one for reads and ops, whatever the number of sinks. */
 const POOL_SIZE = 2;
 /** Attempts are pruned once in this many, each time deleting about this many rows: a bounded statement. */
@@ -64,6 +66,9 @@ export class PgSinkPositions implements SinkPositions {
       connectionTimeoutMillis: options.connectTimeoutMs ?? 2_000,
       options: options.schema ? `-c search_path=${options.schema}` : undefined,
       max: POOL_SIZE,
+      // Kept open while idle: no reconnect (and no connect time limit to meet on a loaded machine) after every quiet spell.
+      idleTimeoutMillis: 0,
+      application_name: DELIVERY_APPLICATION_NAME,
       statement_timeout: options.pooled ? undefined : options.statementTimeoutMs,
       query_timeout: options.statementTimeoutMs + 2_000,
     });
@@ -94,8 +99,10 @@ export class PgSinkPositions implements SinkPositions {
   }
 
   async lease(sinkId: string, owner: string, leaseMs: number): Promise<SinkState | undefined> {
+    // Taken from another owner (or none): a new generation, so whatever an earlier holder loaded is stale for it.
     const { rows } = await this.pool.query<Row>(
-      `UPDATE sink_states SET lease_owner = $2, lease_until = now() + $3 * interval '1 millisecond'
+      `UPDATE sink_states SET lease_owner = $2, lease_until = now() + $3 * interval '1 millisecond',
+         generation = generation + (lease_owner IS DISTINCT FROM $2)::int
        WHERE sink_id = $1 AND (lease_until < now() OR lease_owner = $2) RETURNING ${STATE_COLUMNS}`,
       [sinkId, owner, leaseMs],
     );
@@ -141,11 +148,14 @@ export class PgSinkPositions implements SinkPositions {
 
   async record(sinkId: string, owner: string, generation: number, write: SenderWrite): Promise<boolean> {
     const written = await this.inTransaction(async (client) => {
+      // Still the owner at the same generation: no other instance took the lease since (taking it bumps the
+      // generation), even if it lapsed while this one was slow; then the write is true and saves a re-send.
       // FOR SHARE: the lease cannot pass to another instance, nor an enable or replay commit, before this COMMIT.
-      const held = await client.query(
-        'SELECT 1 FROM sink_states WHERE sink_id = $1 AND lease_owner = $2 AND lease_until > now() AND generation = $3 FOR SHARE',
-        [sinkId, owner, generation],
-      );
+      const held = await client.query('SELECT 1 FROM sink_states WHERE sink_id = $1 AND lease_owner = $2 AND generation = $3 FOR SHARE', [
+        sinkId,
+        owner,
+        generation,
+      ]);
       if (held.rowCount !== 1) return false;
       const { attempt, sourceId } = write;
       if (attempt) {

@@ -21,6 +21,9 @@ export interface SenderSettings {
   metrics?: Metrics;
 }
 
+/** The waits before a failed write is tried again; past them, what the sender loaded is dropped and loaded anew. */
+const WRITE_RETRY_DELAYS_MS = [100, 500, 2_000];
+
 /** Everything a sender loaded when it took the sink (or saw an enable or replay): dropped whole when it stops holding it. */
 class Session {
   readonly accounts = new Map<string, AccountWindow>();
@@ -57,9 +60,9 @@ function describe(outcome: Exclude<DeliveryOutcome, { result: 'delivered' }>): s
 /**
  * Sends one sink's changes while this instance holds its lease: reads each account's changes by position, attempts
  * those that are due (in seq order per key, at most `sink.concurrency` at once), and writes each outcome, checked
- * against the lease, before it counts. No transaction is open during an attempt. Whatever goes wrong with the database
- * drops what it loaded: it is loaded again once the database answers, and a change whose outcome was not written is
- * sent again (at least once).
+ * against the lease, before it counts. No transaction is open during an attempt. A write the database failed drops
+ * what the sender loaded: it is loaded again once the database answers, and a change whose outcome was not written is
+ * sent again (at least once); a failed read only pauses it.
  */
 export class SinkSender {
   private session: Session | undefined;
@@ -281,20 +284,41 @@ export class SinkSender {
   /**
    * One write of this session, made when the writes before it are done (so it starts from what they left), and applied
    * here once written. Not written (another instance holds the lease, or an enable or replay came in): the session is
-   * dropped, and the next step loads the sink again. A database that fails drops it too.
+   * dropped, and the next step loads the sink again. A database that keeps failing drops it too.
    */
   private write(session: Session, make: () => { write: SenderWrite; apply: () => void } | undefined): Promise<void> {
-    const { positions, owner } = this.settings;
     const done = session.writes.then(async () => {
       const step = this.session === session ? make() : undefined;
       if (!step) return;
-      const written = await positions.record(this.sink.id, owner, session.state.generation, step.write);
+      const written = await this.record(session, step.write);
       if (this.session !== session) return;
       if (written) step.apply();
       else this.drop();
     });
-    session.writes = done.catch((error: unknown) => this.fail(error));
+    session.writes = done.catch((error: unknown) => {
+      // Whether it committed is unknown: what was loaded may be stale, so it is loaded again.
+      this.fail(error);
+      this.drop();
+    });
     return session.writes;
+  }
+
+  /**
+   * Records a write, tried again after a short wait when the database failed it (a connection cut or slow to open on
+   * a loaded machine): the same rows again, the lease checked anew, so one that did commit is written twice to the
+   * same effect (but for a second attempt row), and an attempt that went well is not sent again for a hiccup.
+   */
+  private async record(session: Session, write: SenderWrite): Promise<boolean> {
+    const { positions, owner } = this.settings;
+    for (let retry = 0; ; retry += 1) {
+      try {
+        return await positions.record(this.sink.id, owner, session.state.generation, write);
+      } catch (error) {
+        if (retry >= WRITE_RETRY_DELAYS_MS.length || this.session !== session) throw error;
+        this.fail(error);
+        await new Promise((resolve) => setTimeout(resolve, WRITE_RETRY_DELAYS_MS[retry]));
+      }
+    }
   }
 
   private drop(): void {
@@ -302,7 +326,11 @@ export class SinkSender {
     this.session = undefined;
   }
 
-  /** The database failed the sender: logged once until it answers again; what was loaded is dropped. */
+  /**
+   * The database failed the sender: logged once until it answers again, and the lease renewed at the next step. What
+   * was loaded stays when a read failed (attempts in flight go on, their outcomes written once it answers); a failed
+   * write drops it (see write).
+   */
   private fail(error: unknown): void {
     if (!this.unavailable) {
       this.settings.logger.warn(
@@ -311,8 +339,6 @@ export class SinkSender {
       );
     }
     this.unavailable = true;
-    this.leaseValidUntil = 0;
     this.lastRenewal = 0;
-    this.drop();
   }
 }

@@ -21,8 +21,13 @@ import { waitFor } from '../helpers/wait';
 const ADMIN_TOKEN = 'admin-test-token-0123456789';
 const bearer = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 const SECRET = `whsec_${Buffer.from('endpoint-secret-of-the-tests-0123').toString('base64')}`;
-/** Short retries: a test sees several steps pass within a second or two. */
-const SCHEDULE = Array.from({ length: 30 }, () => 100);
+/** Short retries, so a test sees several steps pass within a second or two; never spent within a test's wait. */
+const SCHEDULE = Array.from({ length: 1_000 }, () => 100);
+/**
+ * Far beyond what a loaded machine takes: an attempt cut by the sink's time limit, or a lease lapsing while the
+ * process waits for a core, is sent again (at least once), which the exact counts below must not see.
+ */
+const GENEROUS_MS = 30_000;
 
 /** One request an endpoint received: the change it carried, its webhook-id and body, and whether its signature verifies. */
 function receivedBy(receiver: WebhookReceiver) {
@@ -84,12 +89,12 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
         ? new MemorySinkPositions(() => (store as MemoryStore).changeHeads())
         : new PgSinkPositions({ connectionString: TEST_DATABASE_URL as string, schema: workerSchema(), statementTimeoutMs: 5_000 });
     engine = await DeliveryEngine.start({
-      sinks: specs.map((spec) => new WebhookSink({ ...spec, secrets: [SECRET] }, { timeoutMs: 2_000, concurrency: 8 })),
+      sinks: specs.map((spec) => new WebhookSink({ ...spec, secrets: [SECRET] }, { timeoutMs: GENEROUS_MS, concurrency: 8 })),
       positions,
       store,
       retryDelay: (step) => SCHEDULE[step],
       instanceId: 'test',
-      leaseMs: 3_000,
+      leaseMs: GENEROUS_MS,
       logger: capturingLogger(),
       busyPollMs: 50,
       idlePollMs: 100,
@@ -157,7 +162,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
     await change(TOKENS.atD2);
     await change();
     await change(TOKENS.atD2);
-    await waitFor(async () => seqsOf(server, TOKENS.atD2.token_id).length === 2 && seqsOf(server, TOKENS.active.token_id).length >= 3);
+    await waitFor(async () => seqsOf(server, TOKENS.atD2.token_id).length >= 2 && seqsOf(server, TOKENS.active.token_id).length >= 3);
     // The first change of the active token was tried again and again, its second never.
     expect(new Set(seqsOf(server, TOKENS.active.token_id))).toEqual(new Set([1]));
     failing = false;
@@ -165,6 +170,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
     const active = seqsOf(server, TOKENS.active.token_id);
     expect(active.slice(-2)).toEqual([1, 3]);
     expect(active.slice(0, -1).every((seq) => seq === 1)).toBe(true);
+    expect(seqsOf(server, TOKENS.atD2.token_id)).toEqual([2, 4]);
     expect(
       new Set(
         receivedBy(server)
@@ -195,8 +201,9 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
     server.answer = answering(200);
     const enabled = await request(app.server).post('/admin/endpoints/erp/enable').set(bearer).expect(200);
     expect(enabled.body).toMatchObject({ id: 'erp', state: 'enabled', reason: null });
-    await waitFor(async () => server.received.length === 4);
+    await waitFor(async () => server.received.length >= 4);
     expect(seqsOf(server, TOKENS.active.token_id)).toEqual([1, 1, 2]);
+    expect(server.received).toHaveLength(4);
     const attempts = await request(app.server).get('/admin/endpoints/erp/attempts?limit=2').set(bearer).expect(200);
     expect(attempts.body.attempts).toHaveLength(2);
     expect(attempts.body.attempts[0].id).toBeGreaterThan(attempts.body.attempts[1].id);
@@ -207,7 +214,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
     await start([{ id: 'erp', url: server.url() }]);
     await change();
     await change(TOKENS.atD2);
-    await waitFor(async () => server.received.length === 2);
+    await waitFor(async () => server.received.length >= 2);
     const replay = (id: string, body: unknown) =>
       request(app.server)
         .post(`/admin/endpoints/${id}/replay`)
@@ -221,7 +228,8 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
     await replay('erp', { source_id: 'ACME', after: 3 }).expect(400);
     const answered = await replay('erp', { source_id: 'ACME', after: 0 }).expect(200);
     expect(answered.body.positions).toEqual([{ source_id: 'ACME', position: 0, oldest_undelivered: expect.objectContaining({ seq: 1 }) }]);
-    await waitFor(async () => server.received.length === 4);
+    await waitFor(async () => server.received.length >= 4);
+    expect(server.received).toHaveLength(4);
     const [firstTime, again] = [receivedBy(server).slice(0, 2), receivedBy(server).slice(2)];
     expect(again.map((r) => [r.id, r.body]).sort()).toEqual(firstTime.map((r) => [r.id, r.body]).sort());
   });
@@ -238,13 +246,13 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
     for (let i = 0; i < 5; i += 1) {
       const committed = Date.now();
       await change(i % 2 ? TOKENS.active : TOKENS.atD2);
-      await waitFor(async () => healthy.received.length === i + 1, 10_000).catch((e) => {
-        process.stdout.write(JSON.stringify([healthy.received.length, hanging.received.length]) + '\n');
-        throw e;
-      });
+      await waitFor(async () => healthy.received.length > i);
       delays.push(Date.now() - committed);
     }
     process.stdout.write(`${kind.name}: beside an endpoint that never answers, deliveries took ${delays.join(', ')} ms\n`);
-    expect(Math.max(...delays)).toBeLessThan(3_000);
+    // Generous for a loaded machine (the figures above are the measure); a healthy endpoint held up behind the
+    // hanging one would wait for its whole time limit, GENEROUS_MS.
+    expect(Math.max(...delays)).toBeLessThan(10_000);
+    expect(healthy.received).toHaveLength(5);
   });
 });
