@@ -53,7 +53,9 @@ export class DeliveryEngine {
   private stopped = false;
   private wakeUp: (() => void) | undefined;
   private loop: Promise<void> = Promise.resolve();
-  private headsUnavailable = false;
+  /** The database failed delivery since the last round that went through whole: logged once, not per sink or poll. */
+  private databaseDown = false;
+  private failedThisRound = false;
 
   private constructor(private readonly options: DeliveryEngineOptions) {
     this.owner = `${options.instanceId}/${randomUUID()}`;
@@ -66,6 +68,7 @@ export class DeliveryEngine {
       windowSize: options.windowSize ?? 500,
       logger: options.logger,
       metrics: options.metrics,
+      databaseFailed: (error: unknown) => this.databaseFailed(error),
     };
     this.senders = options.sinks.map((sink) => new SinkSender(sink, settings));
   }
@@ -153,6 +156,13 @@ export class DeliveryEngine {
     await this.options.positions.close();
   }
 
+  private databaseFailed(error: unknown): void {
+    this.failedThisRound = true;
+    if (this.databaseDown) return;
+    this.databaseDown = true;
+    this.options.logger.warn({ err: error }, 'delivery paused: the database did not answer; it resumes where it stopped once it does');
+  }
+
   private held() {
     const now = Date.now();
     return this.senders.flatMap((sender) => {
@@ -166,15 +176,16 @@ export class DeliveryEngine {
     const { busyPollMs = 250, idlePollMs = 1_000, leaseMs } = this.options;
     while (!this.stopped) {
       let busy = false;
+      this.failedThisRound = false;
       try {
         const heads = await this.options.positions.accountHeads();
-        if (this.headsUnavailable) this.options.logger.info('delivery: the database answers again');
-        this.headsUnavailable = false;
         for (const sender of this.senders) if (!this.stopped && (await sender.step(heads))) busy = true;
       } catch (error) {
-        if (!this.headsUnavailable)
-          this.options.logger.warn({ err: error }, 'delivery paused: the database did not answer; it resumes by itself');
-        this.headsUnavailable = true;
+        this.databaseFailed(error);
+      }
+      if (this.databaseDown && !this.failedThisRound) {
+        this.databaseDown = false;
+        this.options.logger.info('delivery resumed: the database answers again');
       }
       if (this.stopped) break;
       await new Promise<void>((resolve) => {

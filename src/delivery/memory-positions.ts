@@ -9,7 +9,7 @@ interface MemorySink {
   positions: Map<string, number>;
   /** By account, then seq. */
   window: Map<string, Map<number, SinkSnapshot['window'][number]>>;
-  /** Oldest first, at most ATTEMPTS_KEPT. */
+  /** Oldest first, at most `attemptsKept`. */
   attempts: AttemptRecord[];
 }
 
@@ -18,7 +18,10 @@ export class MemorySinkPositions implements SinkPositions {
   private lastAttemptId = 0;
 
   /** `heads`: every account with changes and its last seq (MemoryStore.changeHeads). */
-  constructor(private readonly heads: () => Map<string, number>) {}
+  constructor(
+    private readonly heads: () => Map<string, number>,
+    private readonly attemptsKept = ATTEMPTS_KEPT,
+  ) {}
 
   async register(sinkIds: readonly string[]): Promise<void> {
     for (const sinkId of sinkIds) {
@@ -55,7 +58,7 @@ export class MemorySinkPositions implements SinkPositions {
     if (!sink || sink.state.generation !== generation) return false;
     if (write.attempt) {
       sink.attempts.push({ ...write.attempt, id: ++this.lastAttemptId, sinkId });
-      if (sink.attempts.length > ATTEMPTS_KEPT) sink.attempts.shift();
+      if (sink.attempts.length > this.attemptsKept) sink.attempts.shift();
     }
     let rows = sink.window.get(write.sourceId);
     if (!rows) sink.window.set(write.sourceId, (rows = new Map()));

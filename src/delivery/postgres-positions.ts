@@ -17,14 +17,16 @@ export interface PgSinkPositionsOptions {
   /** A transaction-mode pooler: no start-up parameter it would refuse; the driver's own time limit stands in. */
   pooled?: boolean;
   logger?: Logger;
+  /** How its connections name themselves (pg_stat_activity). Default: DELIVERY_APPLICATION_NAME. */
+  applicationName?: string;
+  /** Attempts kept per sink, newest first. Default: ATTEMPTS_KEPT. */
+  attemptsKept?: number;
 }
 
 /** How delivery's connections name themselves in pg_stat_activity: ops (and a test) can tell them from the store's. */
 export const DELIVERY_APPLICATION_NAME = 'token-booking-receiver/delivery';
 /** Connections delivery uses at most: one for a sender's writes, one for reads and ops, whatever the number of sinks. */
 const POOL_SIZE = 2;
-/** Attempts are pruned once in this many, each time deleting about this many rows: a bounded statement. */
-const PRUNE_EVERY = 100;
 
 type Row = Record<string, unknown>;
 
@@ -58,7 +60,11 @@ const STATE_COLUMNS = 'sink_id, enabled, reason, disabled_at, generation';
 
 export class PgSinkPositions implements SinkPositions {
   private readonly pool: Pool;
-  private attemptsSincePrune = 0;
+  /** Per sink, attempts written since its last prune. */
+  private readonly attemptsSincePrune = new Map<string, number>();
+  private readonly attemptsKept: number;
+  /** Attempts are pruned once in this many, each time deleting about as many rows: a bounded statement. */
+  private readonly pruneEvery: number;
 
   constructor(options: PgSinkPositionsOptions) {
     this.pool = new Pool({
@@ -68,12 +74,15 @@ export class PgSinkPositions implements SinkPositions {
       max: POOL_SIZE,
       // Kept open while idle: no reconnect (and no connect time limit to meet on a loaded machine) after every quiet spell.
       idleTimeoutMillis: 0,
-      application_name: DELIVERY_APPLICATION_NAME,
+      application_name: options.applicationName ?? DELIVERY_APPLICATION_NAME,
       statement_timeout: options.pooled ? undefined : options.statementTimeoutMs,
       query_timeout: options.statementTimeoutMs + 2_000,
     });
-    // A broken idle connection must not end the process; the next call connects anew.
-    this.pool.on('error', (error) => options.logger?.warn({ err: error }, 'idle delivery database connection failed'));
+    this.attemptsKept = options.attemptsKept ?? ATTEMPTS_KEPT;
+    this.pruneEvery = Math.ceil(this.attemptsKept / 10);
+    // A broken idle connection must not end the process; the next call connects anew, and a call that fails is what
+    // the engine logs (once), so this is no warning of its own.
+    this.pool.on('error', (error) => options.logger?.debug({ err: error }, 'idle delivery database connection closed'));
   }
 
   async register(sinkIds: readonly string[]): Promise<void> {
@@ -197,9 +206,19 @@ export class PgSinkPositions implements SinkPositions {
       }
       return true;
     });
-    if (written && write.attempt && ++this.attemptsSincePrune >= PRUNE_EVERY) {
-      this.attemptsSincePrune = 0;
-      await this.pruneAttempts(sinkId);
+    if (written && write.attempt) {
+      const since = (this.attemptsSincePrune.get(sinkId) ?? 0) + 1;
+      this.attemptsSincePrune.set(sinkId, since);
+      // The write stands whatever the prune comes to: one that failed is done at the sink's next attempt.
+      if (
+        since >= this.pruneEvery &&
+        (await this.pruneAttempts(sinkId).then(
+          () => true,
+          () => false,
+        ))
+      ) {
+        this.attemptsSincePrune.set(sinkId, 0);
+      }
     }
     return written;
   }
@@ -243,12 +262,12 @@ export class PgSinkPositions implements SinkPositions {
     return this.pool.end();
   }
 
-  /** Keeps the newest ATTEMPTS_KEPT of the sink: deletes the few older ones since the last prune. */
+  /** Keeps the newest `attemptsKept` of the sink: deletes the few older ones since the last prune. */
   private async pruneAttempts(sinkId: string): Promise<void> {
     await this.pool.query(
       `DELETE FROM sink_attempts WHERE sink_id = $1 AND attempt_id <=
          (SELECT attempt_id FROM sink_attempts WHERE sink_id = $1 ORDER BY attempt_id DESC OFFSET $2 LIMIT 1)`,
-      [sinkId, ATTEMPTS_KEPT],
+      [sinkId, this.attemptsKept],
     );
   }
 

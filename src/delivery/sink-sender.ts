@@ -19,6 +19,8 @@ export interface SenderSettings {
   windowSize: number;
   logger: Logger;
   metrics?: Metrics;
+  /** The database failed a read or write of delivery. */
+  databaseFailed: (error: unknown) => void;
 }
 
 /** The waits before a failed write is tried again; past them, what the sender loaded is dropped and loaded anew. */
@@ -69,7 +71,6 @@ export class SinkSender {
   /** Until when the lease is surely held: its last renewal's start plus its length. */
   private leaseValidUntil = 0;
   private lastRenewal = 0;
-  private unavailable = false;
   /** Every attempt in flight, to await them on stop. */
   private readonly attempts = new Set<Promise<void>>();
   /** Across accounts, which one dispatch starts with: each gets its turn at the concurrency. */
@@ -86,8 +87,6 @@ export class SinkSender {
     if (this.stopped) return false;
     try {
       const busy = await this.refresh(heads);
-      if (this.unavailable) this.settings.logger.info({ endpoint: this.sink.id }, 'delivery resumed: the database answers again');
-      this.unavailable = false;
       this.dispatch();
       return busy;
     } catch (error) {
@@ -327,18 +326,12 @@ export class SinkSender {
   }
 
   /**
-   * The database failed the sender: logged once until it answers again, and the lease renewed at the next step. What
-   * was loaded stays when a read failed (attempts in flight go on, their outcomes written once it answers); a failed
-   * write drops it (see write).
+   * The database failed the sender: told to the engine (which logs it once for all sinks), and the lease renewed at
+   * the next step. What was loaded stays when a read failed (attempts in flight go on, their outcomes written once it
+   * answers); a failed write drops it (see write).
    */
   private fail(error: unknown): void {
-    if (!this.unavailable) {
-      this.settings.logger.warn(
-        { endpoint: this.sink.id, err: error },
-        'delivery paused: the database did not answer; it resumes where it stopped once it does',
-      );
-    }
-    this.unavailable = true;
+    this.settings.databaseFailed(error);
     this.lastRenewal = 0;
   }
 }

@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import request from 'supertest';
 import { Webhook } from 'standardwebhooks';
 import { changeView } from '../../src/delivery/change-view';
@@ -9,13 +10,13 @@ import { MemoryStore } from '../../src/store/memory-store';
 import type { Change, Store } from '../../src/store/store';
 import type { EndpointConfig } from '../../src/delivery/endpoints';
 import { buildTestApp, storeKinds, type StoreKind, type TestApp } from '../helpers/app';
-import { capturingLogger } from '../helpers/capture';
+import { captured, capturingLogger } from '../helpers/capture';
 import * as clients from '../helpers/clients';
 import { WebhookReceiver, type WebhookAnswer } from '../helpers/webhook-receiver';
 import { ACME, fixtureSeed, OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
 import { otherAccountStatusChange, statusChange, withdrawal } from '../helpers/payloads';
-import { TEST_DATABASE_URL, workerSchema } from '../helpers/postgres';
+import { sql, TEST_DATABASE_URL, workerSchema } from '../helpers/postgres';
 import { waitFor } from '../helpers/wait';
 
 const ADMIN_TOKEN = 'admin-test-token-0123456789';
@@ -28,6 +29,8 @@ const SCHEDULE = Array.from({ length: 1_000 }, () => 100);
  * process waits for a core, is sent again (at least once), which the exact counts below must not see.
  */
 const GENEROUS_MS = 30_000;
+/** The delivery pool's application_name in this worker: the connections a test cuts, and no other worker's. */
+const DELIVERY_CONNECTIONS = `delivery-${workerSchema()}`;
 
 /** One request an endpoint received: the change it carried, its webhook-id and body, and whether its signature verifies. */
 function receivedBy(receiver: WebhookReceiver) {
@@ -83,11 +86,19 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
     return receiver;
   }
 
-  async function start(specs: Array<Omit<EndpointConfig, 'secrets'>>): Promise<void> {
+  async function start(specs: Array<Omit<EndpointConfig, 'secrets'>>, attemptsKept?: number): Promise<void> {
+    const logger = capturingLogger();
     const positions =
       store instanceof MemoryStore
-        ? new MemorySinkPositions(() => (store as MemoryStore).changeHeads())
-        : new PgSinkPositions({ connectionString: TEST_DATABASE_URL as string, schema: workerSchema(), statementTimeoutMs: 5_000 });
+        ? new MemorySinkPositions(() => (store as MemoryStore).changeHeads(), attemptsKept)
+        : new PgSinkPositions({
+            connectionString: TEST_DATABASE_URL as string,
+            schema: workerSchema(),
+            statementTimeoutMs: 5_000,
+            applicationName: DELIVERY_CONNECTIONS,
+            attemptsKept,
+            logger,
+          });
     engine = await DeliveryEngine.start({
       sinks: specs.map((spec) => new WebhookSink({ ...spec, secrets: [SECRET] }, { timeoutMs: GENEROUS_MS, concurrency: 8 })),
       positions,
@@ -95,7 +106,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
       retryDelay: (step) => SCHEDULE[step],
       instanceId: 'test',
       leaseMs: GENEROUS_MS,
-      logger: capturingLogger(),
+      logger,
       busyPollMs: 50,
       idlePollMs: 100,
     });
@@ -233,6 +244,74 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
     const [firstTime, again] = [receivedBy(server).slice(0, 2), receivedBy(server).slice(2)];
     expect(again.map((r) => [r.id, r.body]).sort()).toEqual(firstTime.map((r) => [r.id, r.body]).sort());
   });
+
+  it('attempts are kept to the newest few per endpoint (the bound injected small), newest first', async () => {
+    const server = await endpoint();
+    server.answer = answering(503);
+    await start([{ id: 'erp', url: server.url() }], 5);
+    await change();
+    await waitFor(async () => server.received.length >= 12);
+    // Hanging from now on: once the next attempt is at the endpoint, the one before is written and pruned.
+    server.answer = answering('never');
+    await waitFor(async () => server.inFlight === 1);
+    const made = server.received.length - 1;
+    const page = await request(app.server).get('/admin/endpoints/erp/attempts?limit=100').set(bearer).expect(200);
+    expect(page.body.attempts.map((attempt: { attempt: number }) => attempt.attempt)).toEqual([
+      made,
+      made - 1,
+      made - 2,
+      made - 3,
+      made - 4,
+    ]);
+  });
+
+  (kind.name === 'postgres' ? it : it.skip)(
+    "the delivery pool's connections cut while changes are pending: no crash, one log line for all endpoints, and every change arrives by itself",
+    async () => {
+      const server = await endpoint();
+      const second = await endpoint();
+      await start([
+        { id: 'erp', url: server.url() },
+        { id: 'crm', url: second.url() },
+      ]);
+      await change();
+      await change(TOKENS.atD2);
+      await waitFor(async () => server.received.length >= 2 && second.received.length >= 2);
+      const delivery = `application_name = '${DELIVERY_CONNECTIONS}'`;
+      // A lock holds delivery's next read of its state, so that the cut finds a query of it under way.
+      const locker = new Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${workerSchema()}` });
+      await locker.connect();
+      const logged = captured.logLines.length;
+      try {
+        await locker.query('BEGIN');
+        await locker.query('LOCK TABLE sink_states IN ACCESS EXCLUSIVE MODE');
+        await change();
+        await change(TOKENS.atD2);
+        await waitFor(
+          async () => (await sql(`SELECT 1 FROM pg_stat_activity WHERE ${delivery} AND wait_event_type = 'Lock'`)).rowCount! > 0,
+        );
+        const cut = await sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE ${delivery}`);
+        expect(cut.rowCount).toBeGreaterThan(0);
+      } finally {
+        await locker.query('ROLLBACK');
+        await locker.end();
+      }
+      await change();
+      const recorded = (await changesOf()).map((c) => c.id);
+      expect(recorded).toHaveLength(5);
+      const firstArrivals = (seqs: number[]) => seqs.filter((seq, i) => seqs.indexOf(seq) === i);
+      for (const receiver of [server, second]) {
+        await waitFor(async () => recorded.every((id) => receivedBy(receiver).some((received) => received.id === id)));
+        expect(firstArrivals(seqsOf(receiver, TOKENS.active.token_id))).toEqual([1, 3, 5]);
+        expect(firstArrivals(seqsOf(receiver, TOKENS.atD2.token_id))).toEqual([2, 4]);
+      }
+      const lines = captured.logLines.slice(logged).map((line) => JSON.parse(line) as { level: number; msg: string });
+      expect(lines.filter((line) => line.level >= 40).map((line) => line.msg)).toEqual([
+        'delivery paused: the database did not answer; it resumes where it stopped once it does',
+      ]);
+      expect(lines.map((line) => line.msg)).toContain('delivery resumed: the database answers again');
+    },
+  );
 
   it('an endpoint that never answers does not delay another endpoint', async () => {
     const hanging = await endpoint();
