@@ -206,20 +206,7 @@ export class PgSinkPositions implements SinkPositions {
       }
       return true;
     });
-    if (written && write.attempt) {
-      const since = (this.attemptsSincePrune.get(sinkId) ?? 0) + 1;
-      this.attemptsSincePrune.set(sinkId, since);
-      // The write stands whatever the prune comes to: one that failed is done at the sink's next attempt.
-      if (
-        since >= this.pruneEvery &&
-        (await this.pruneAttempts(sinkId).then(
-          () => true,
-          () => false,
-        ))
-      ) {
-        this.attemptsSincePrune.set(sinkId, 0);
-      }
-    }
+    if (written && write.attempt) await this.countAttempt(sinkId);
     return written;
   }
 
@@ -260,6 +247,19 @@ export class PgSinkPositions implements SinkPositions {
 
   close(): Promise<void> {
     return this.pool.end();
+  }
+
+  /** Prunes the sink's attempts once in `pruneEvery`; a prune that fails is done at its next attempt, never failing the write. */
+  private async countAttempt(sinkId: string): Promise<void> {
+    const since = (this.attemptsSincePrune.get(sinkId) ?? 0) + 1;
+    this.attemptsSincePrune.set(sinkId, since);
+    if (since < this.pruneEvery) return;
+    try {
+      await this.pruneAttempts(sinkId);
+      this.attemptsSincePrune.set(sinkId, 0);
+    } catch {
+      // Left at its count: the sink's next attempt prunes.
+    }
   }
 
   /** Keeps the newest `attemptsKept` of the sink: deletes the few older ones since the last prune. */
