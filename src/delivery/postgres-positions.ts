@@ -28,6 +28,13 @@ export const DELIVERY_APPLICATION_NAME = 'token-booking-receiver/delivery';
 /** Connections delivery uses at most: one for a sender's writes, one for reads and ops, whatever the number of sinks. */
 const POOL_SIZE = 2;
 
+/**
+ * A sender's write does not wait for its WAL to reach the disk: a database crash can lose the last moment of
+ * positions, which only sends those changes again (at least once), never loses one; and a delivery's write a
+ * moment of the disk's time, however busy partners keep it. Per transaction, so a transaction-mode pooler passes it.
+ */
+const RECORD_BEGIN = 'BEGIN; SET LOCAL synchronous_commit = off';
+
 type Row = Record<string, unknown>;
 
 function stateOf(row: Row): SinkState {
@@ -205,7 +212,7 @@ export class PgSinkPositions implements SinkPositions {
         );
       }
       return true;
-    });
+    }, RECORD_BEGIN);
     if (written && write.attempt) await this.countAttempt(sinkId);
     return written;
   }
