@@ -6,6 +6,7 @@
  */
 import { Pool, type PoolClient } from 'pg';
 import type { Logger } from '../process/logger';
+import { withClient } from '../store/postgres/connection';
 import { ATTEMPTS_KEPT, type AttemptRecord, type SenderWrite, type SinkPositions, type SinkSnapshot, type SinkState } from './positions';
 
 export interface PgSinkPositionsOptions {
@@ -278,21 +279,21 @@ export class PgSinkPositions implements SinkPositions {
     );
   }
 
-  private async inTransaction<T>(work: (client: PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
-    const client = await this.pool.connect();
-    let broken: unknown;
-    try {
-      await client.query(begin);
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      broken = error;
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      // A connection that failed mid-transaction is discarded rather than handed to the next caller.
-      client.release(broken instanceof Error && !('code' in broken) ? broken : undefined);
-    }
+  /**
+   * BEGIN (or `begin`), the work, COMMIT; ROLLBACK when it throws. On the store's withClient: a connection that dies
+   * while checked out emits an error the pool does not listen to, which would end the process.
+   */
+  private inTransaction<T>(work: (client: PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+    return withClient(
+      this.pool,
+      async (client) => {
+        await client.query(begin);
+        const result = await work(client);
+        const commit = await client.query('COMMIT');
+        if (commit.command !== 'COMMIT') throw new Error(`COMMIT answered ${commit.command}`);
+        return result;
+      },
+      (client) => client.query('ROLLBACK'),
+    );
   }
 }

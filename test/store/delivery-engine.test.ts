@@ -278,18 +278,32 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
       await change(TOKENS.atD2);
       await waitFor(async () => server.received.length >= 2 && second.received.length >= 2);
       const delivery = `application_name = '${DELIVERY_CONNECTIONS}'`;
-      // A lock holds delivery's next read of its state, so that the cut finds a query of it under way.
+      const waitingOnLock =
+        (query = '') =>
+        async () =>
+          (await sql(`SELECT 1 FROM pg_stat_activity WHERE ${delivery} AND wait_event_type = 'Lock' AND query LIKE $1`, [`%${query}%`]))
+            .rowCount! > 0;
+      // Answers held, so that attempts are in flight when the lock comes.
+      const held: Array<() => void> = [];
+      const hold: WebhookAnswer = (_received, response) => held.push(() => response.writeHead(204).end());
+      server.answer = hold;
+      second.answer = hold;
+      await change();
+      await waitFor(async () => held.length === 2);
+      // A lock holds delivery's reads of its state and then its writes of the outcomes, so that the cut finds
+      // both a query and a transaction of it under way.
       const locker = new Client({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${workerSchema()}` });
       await locker.connect();
       const logged = captured.logLines.length;
       try {
         await locker.query('BEGIN');
         await locker.query('LOCK TABLE sink_states IN ACCESS EXCLUSIVE MODE');
-        await change();
+        await waitFor(waitingOnLock());
+        for (const answer of held.splice(0)) answer();
+        await waitFor(waitingOnLock('FOR SHARE'));
+        server.answer = answering(204);
+        second.answer = answering(204);
         await change(TOKENS.atD2);
-        await waitFor(
-          async () => (await sql(`SELECT 1 FROM pg_stat_activity WHERE ${delivery} AND wait_event_type = 'Lock'`)).rowCount! > 0,
-        );
         const cut = await sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE ${delivery}`);
         expect(cut.rowCount).toBeGreaterThan(0);
       } finally {
