@@ -23,6 +23,7 @@ import type { OperationSteps } from './routes/lifecycle';
 import { operationRouter } from './routes/operation';
 import { openApiRouter } from './routes/openapi';
 import type { Store } from './store/store';
+import type { DeliveryEngine } from './delivery/engine';
 import { createSignatureCheck } from './middleware/webhooks';
 
 export interface AppDeps {
@@ -41,6 +42,8 @@ export interface AppDeps {
   /** Aborted when the drain begins (as isShuttingDown turns true): feed requests that wait for changes answer at once. */
   drainStarted?: AbortSignal;
   now?: () => Date;
+  /** Webhooks out and the NATS relay (src/delivery/engine.ts), for the admin API; unset when there is nothing to hand on. */
+  delivery?: DeliveryEngine;
 }
 
 /**
@@ -105,7 +108,17 @@ export function createApp(deps: AppDeps): Express {
   app.use(docsRouter());
   if (config.adminToken) {
     const feed = new ChangeFeed(store, changeSignal, config.maxWaitingFeedsPerAccount);
-    app.use(adminRouter({ store, events, adminToken: config.adminToken, limits: perAddress, feed, stopWaiting }));
+    const admin = {
+      store,
+      events,
+      adminToken: config.adminToken,
+      limits: perAddress,
+      feed,
+      stopWaiting,
+      delivery: deps.delivery,
+      bodyLimitBytes: config.bodyLimitBytes,
+    };
+    app.use(adminRouter(admin));
   }
 
   app.use(notFound);

@@ -7,11 +7,25 @@ import { createHttpServer } from './process/http-server';
 import { createLogger, exitOnceWritten, logDestination, type Logger } from './process/logger';
 import { Metrics } from './process/metrics';
 import { connectRedis } from './process/redis';
-import { DEMO_SEED_FILE, readSeedFileApart, refusePublishedKeysInProduction, SeedFileError, seedFileToServe } from './seed/file';
+import {
+  DEMO_SEED_FILE,
+  readSeedFileApart,
+  refuseEndpointsAgainstSettings,
+  refusePublishedKeysInProduction,
+  SeedFileError,
+  seedFileToServe,
+} from './seed/file';
 import { createDrain } from './process/shutdown';
 import { DatabaseStartError, exitForStartFailure, startProblemsOf } from './process/start-failure';
 import { MemoryStore } from './store/memory-store';
 import { PgStore } from './store/postgres/pg-store';
+import { DeliveryEngine } from './delivery/engine';
+import type { EndpointConfig } from './delivery/endpoints';
+import { MemorySinkPositions } from './delivery/memory-positions';
+import { PgSinkPositions } from './delivery/postgres-positions';
+import { retryDelay } from './delivery/retry-delay';
+import { WebhookSink } from './delivery/webhook-sink';
+import type { Config } from './process/config';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -38,6 +52,46 @@ async function openDatabase(database: DatabaseConfig, changeRetentionMs: number,
   }
 }
 
+/**
+ * Webhooks out (contract section 13.3), once the store holds the seed: only when the seed lists endpoints. Positions
+ * beside the store: PostgreSQL's on a pool of their own (straight to the database when a pooler is in front and
+ * DATABASE_DIRECT_URL is set), the memory store's in memory.
+ */
+async function startDelivery(
+  config: Config,
+  store: MemoryStore | PgStore,
+  endpoints: readonly EndpointConfig[],
+  logger: Logger,
+  metrics: Metrics,
+): Promise<DeliveryEngine | undefined> {
+  if (endpoints.length === 0) return undefined;
+  const { database, delivery } = config;
+  const positions = database
+    ? new PgSinkPositions({
+        connectionString: database.directUrl ?? database.url,
+        pooled: database.pooler === 'transaction' && !database.directUrl,
+        statementTimeoutMs: database.statementTimeoutMs,
+        connectTimeoutMs: database.connectTimeoutMs,
+        logger,
+      })
+    : new MemorySinkPositions(() => (store as MemoryStore).changeHeads());
+  try {
+    return await DeliveryEngine.start({
+      sinks: endpoints.map((endpoint) => new WebhookSink(endpoint, delivery)),
+      positions,
+      store,
+      retryDelay: (step, retryAfterMs) => retryDelay(step, delivery.retryScheduleMs, retryAfterMs),
+      instanceId: config.instanceId,
+      leaseMs: delivery.leaseMs,
+      logger,
+      metrics,
+    });
+  } catch (error) {
+    await positions.close();
+    throw new DatabaseStartError(error);
+  }
+}
+
 async function main(): Promise<void> {
   loadEnvFile();
   const config = loadConfig(process.env);
@@ -46,6 +100,7 @@ async function main(): Promise<void> {
   const seedFile = seedFileToServe(config.seedFile, config.production);
   const seed = await readSeedFileApart(seedFile);
   refusePublishedKeysInProduction(seed, config.seedFile, config.production);
+  refuseEndpointsAgainstSettings(seed.endpoints, seedFile, { production: config.production, allowHttp: config.delivery.allowHttp });
   const metrics = new Metrics({ processMetrics: true });
   const changeRetentionMs = config.changes.retentionDays * DAY_MS;
   const store = config.database
@@ -55,7 +110,9 @@ async function main(): Promise<void> {
   if (seedFile === DEMO_SEED_FILE) logger.warn({ seedFile }, 'serving the demo seed: its keys are public, never use it for real accounts');
   if (!config.database) logger.warn('memory store: nothing survives a restart; set DATABASE_URL for durable state');
 
-  const drain = createDrain(store, logger, config.shutdownTimeoutMs, config.shutdownDelayMs);
+  const delivery = await startDelivery(config, store, seed.endpoints, logger, metrics);
+
+  const drain = createDrain(store, logger, config.shutdownTimeoutMs, config.shutdownDelayMs, delivery);
   const redis = config.redis && connectRedis(config.redis.url, logger, metrics);
   const sharedCounts = redis && config.redis && { sendCommand: redis.sendCommand, keyPrefix: config.redis.keyPrefix, outage: redis.outage };
   const app = createApp({
@@ -67,6 +124,7 @@ async function main(): Promise<void> {
     isStopping: drain.isStopping,
     drainStarted: drain.drainStarted,
     redis: sharedCounts,
+    delivery,
   });
   const server = createHttpServer(app, {}, config.connections).listen(config.port, config.host, () => {
     const { port } = server.address() as AddressInfo;

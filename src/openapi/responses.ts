@@ -2,7 +2,10 @@
 import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
 import {
+  adminAttemptsSchema,
   adminBookingSchema,
+  adminEndpointSchema,
+  adminEndpointsSchema,
   adminEventsSchema,
   adminTokenSchema,
   bookingSuccessSchema,
@@ -35,6 +38,9 @@ export const RESPONSE_SCHEMAS = {
   AdminBooking: adminBookingSchema,
   AdminEvents: adminEventsSchema,
   ChangesPage: changesPageSchema,
+  AdminEndpoints: adminEndpointsSchema,
+  AdminEndpoint: adminEndpointSchema,
+  AdminAttempts: adminAttemptsSchema,
 };
 
 export type ResponseName = keyof typeof RESPONSE_SCHEMAS;

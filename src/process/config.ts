@@ -52,6 +52,30 @@ function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
     .refine((value) => value >= min && value <= max, range);
 }
 
+/** The longest wait a Node timer keeps (2^31 - 1 ms, about 24.8 days): a longer one fires at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** More retry steps than this is a typo, not a schedule: seven are the contract's default. */
+const MAX_RETRY_STEPS = 100;
+
+/**
+ * DELIVERY_RETRY_SCHEDULE (contract section 13.3): the waits before each retry, in milliseconds separated by commas,
+ * each a whole number from 1 to MAX_TIMER_MS; strictly so, since a lax parse (spaces, units, `5s`) would guess.
+ */
+const retrySchedule = z.string().transform((value, ctx) => {
+  const steps = /^\d+(,\d+)*$/.test(value) ? value.split(',').map(Number) : [];
+  if (steps.length > 0 && steps.length <= MAX_RETRY_STEPS && steps.every((step) => step >= 1 && step <= MAX_TIMER_MS)) return steps;
+  ctx.issues.push({
+    code: 'custom',
+    input: value,
+    message: `must be 1 to ${MAX_RETRY_STEPS} waits in milliseconds (whole numbers from 1 to ${MAX_TIMER_MS}) separated by commas, without spaces, such as 5000,300000,1800000`,
+  });
+  return z.NEVER;
+});
+
+/** The contract's retries: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h. */
+export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+
 /** OTEL_TRACES_SAMPLER's values (OpenTelemetry's names); each stands for a ratio of the traces started here. */
 const SAMPLERS = [
   'always_on',
@@ -201,6 +225,13 @@ const environmentSchema = z.object({
   MEMORY_CHANGES_PER_ACCOUNT: wholeNumber(1).default(100_000),
   // Contract section 13.2: feed requests of one account waiting for changes at once, per instance; at least 1.
   MAX_WAITING_FEEDS_PER_ACCOUNT: wholeNumber(1).default(4),
+  // Contract section 13.3, webhooks out: how long one attempt may take, whether http:// endpoints are allowed, attempts
+  // in flight per endpoint, the retries' waits, and how long an instance holds an endpoint after it last said so.
+  DELIVERY_TIMEOUT_MS: wholeNumber(1, MAX_TIMER_MS).default(10000),
+  DELIVERY_ALLOW_HTTP: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  DELIVERY_CONCURRENCY: wholeNumber(1, 1000).default(8),
+  DELIVERY_RETRY_SCHEDULE: retrySchedule.default([...DEFAULT_RETRY_SCHEDULE_MS]),
+  DELIVERY_LEASE_MS: wholeNumber(1, MAX_TIMER_MS).default(30000),
   ...traceSamplingSchema.shape,
 });
 
@@ -259,6 +290,21 @@ export interface Config {
   changes: { retentionDays: number; memoryPerAccount: number };
   /** Feed requests of one account that may wait for changes at once on this instance (contract section 13.2). */
   maxWaitingFeedsPerAccount: number;
+  /** Webhooks out (contract section 13.3); the endpoints themselves are the seed's. */
+  delivery: DeliveryConfig;
+}
+
+export interface DeliveryConfig {
+  /** DELIVERY_TIMEOUT_MS: one attempt, from connecting to the answer's status and the part of its body read. */
+  timeoutMs: number;
+  /** DELIVERY_ALLOW_HTTP: endpoints may be http:// too, not only https://. */
+  allowHttp: boolean;
+  /** DELIVERY_CONCURRENCY: attempts in flight per endpoint. */
+  concurrency: number;
+  /** DELIVERY_RETRY_SCHEDULE: the wait before each retry (index 0: the first); past the last, the endpoint is disabled. */
+  retryScheduleMs: readonly number[];
+  /** DELIVERY_LEASE_MS: how long an instance holds an endpoint without renewing; past it another takes over. */
+  leaseMs: number;
 }
 
 export interface WebhookConfig {
@@ -367,6 +413,13 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
     },
     changes: { retentionDays: settings.CHANGE_RETENTION_DAYS, memoryPerAccount: settings.MEMORY_CHANGES_PER_ACCOUNT },
     maxWaitingFeedsPerAccount: settings.MAX_WAITING_FEEDS_PER_ACCOUNT,
+    delivery: {
+      timeoutMs: settings.DELIVERY_TIMEOUT_MS,
+      allowHttp: settings.DELIVERY_ALLOW_HTTP === 'true',
+      concurrency: settings.DELIVERY_CONCURRENCY,
+      retryScheduleMs: settings.DELIVERY_RETRY_SCHEDULE,
+      leaseMs: settings.DELIVERY_LEASE_MS,
+    },
   });
 }
 

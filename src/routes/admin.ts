@@ -11,6 +11,8 @@ import { parsePayload } from '../schemas/validate';
 import { hashKey, keyMatches } from '../domain/secrets';
 import type { Store } from '../store/store';
 import type { ChangeFeed } from '../delivery/feed';
+import type { DeliveryEngine } from '../delivery/engine';
+import { endpointRoutes } from './admin-endpoints';
 import { bookingView } from './booking-view';
 import { answerFeed, feedRequest } from './changes-feed';
 import { ledgerEntryView, tokenView } from './token-view';
@@ -31,8 +33,8 @@ function requireAdmin(adminToken: string): RequestHandler {
 }
 
 /**
- * Read-only inspection for ops and developers; mounted only when ADMIN_TOKEN is set. Never shows keys or
- * secrets. `limits` (the per-address rate limit) runs first, so guessing the token counts against the
+ * Inspection for ops and developers, and webhooks out's enable and replay; mounted only when ADMIN_TOKEN is set.
+ * Never shows keys or secrets. `limits` (the per-address rate limit) runs first, so guessing the token counts against the
  * client's address like any other failed request.
  */
 export function adminRouter({
@@ -42,6 +44,8 @@ export function adminRouter({
   limits,
   feed,
   stopWaiting,
+  delivery,
+  bodyLimitBytes,
 }: {
   store: Store;
   events: EventLog;
@@ -50,6 +54,9 @@ export function adminRouter({
   /** Any account's feed, its waits bounded apart from the account's own (ops watching never takes a partner's slot). */
   feed: ChangeFeed;
   stopWaiting: AbortSignal;
+  /** Webhooks out; unset when the seed lists no endpoint. */
+  delivery: DeliveryEngine | undefined;
+  bodyLimitBytes: number;
 }): Router {
   const router = Router();
   router.use('/admin', ...limits, requireAdmin(adminToken));
@@ -98,5 +105,6 @@ export function adminRouter({
     })
     .all(methodNotAllowed(['GET', 'HEAD']));
 
+  endpointRoutes(router, delivery, bodyLimitBytes);
   return router;
 }

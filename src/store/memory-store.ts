@@ -273,6 +273,11 @@ export class MemoryStore implements Store {
     for (const sourceId of accounts) for (const listener of this.changeListeners) listener.changed(sourceId);
   }
 
+  /** Every account with changes, and its last seq: where a new sink starts (delivery/memory-positions.ts). */
+  changeHeads(): Map<string, number> {
+    return this.tables.changes.heads();
+  }
+
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     const run = this.queue.then(async () => {
       this.assertOpen();

@@ -66,6 +66,7 @@ export async function buildTestApp(kind: StoreKind = memoryStoreKind, options: T
     drainStarted: options.drainStarted,
     metrics,
     redis: options.redis,
+    delivery: options.delivery,
     store,
     config: testConfig(options.config),
   });

@@ -20,7 +20,7 @@ export function workerSchema(): string {
 }
 
 const TABLES =
-  'accounts, account_holdings, destinations, tokens, ledger, bookings, keyed_requests, deliveries, changes, change_counters, change_listeners';
+  'accounts, account_holdings, destinations, tokens, ledger, bookings, keyed_requests, deliveries, changes, change_counters, change_listeners, sink_states, sink_positions, sink_window, sink_attempts';
 
 /** Runs SQL in the worker's schema (or another) on a connection of its own. */
 export async function sql(text: string, values: unknown[] = [], schema = workerSchema()) {
