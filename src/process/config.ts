@@ -103,6 +103,40 @@ export function instanceIdIn(environment: NodeJS.ProcessEnv): string {
   return presentIn(environment).INSTANCE_ID ?? hostname();
 }
 
+/** What NATS_URL gives the client: the servers, whether TLS is required, and the credentials written in the URLs. */
+function natsConnection(value: string, ctx: z.RefinementCtx): NatsConnectionConfig {
+  const refuse = (message: string) => {
+    ctx.issues.push({ code: 'custom', input: value, message });
+    return z.NEVER;
+  };
+  const urls: URL[] = [];
+  for (const entry of value.split(',').map((text) => text.trim())) {
+    const url = URL.canParse(entry) ? new URL(entry) : undefined;
+    if (
+      !url ||
+      !['nats:', 'tls:'].includes(url.protocol) ||
+      url.hostname === '' ||
+      !['', '/'].includes(url.pathname) ||
+      url.search ||
+      url.hash
+    )
+      return refuse('must be one or more nats:// or tls:// URLs (nats://host:4222), separated by commas');
+    urls.push(url);
+  }
+  const [first] = urls;
+  // One client, one identity: servers of a cluster that asked for different credentials would be a typo.
+  if (urls.some((url) => url.protocol !== first.protocol || url.username !== first.username || url.password !== first.password))
+    return refuse('must give every server the same scheme and the same credentials');
+  const username = decodeURIComponent(first.username);
+  const password = decodeURIComponent(first.password);
+  return {
+    servers: urls.map((url) => url.host),
+    tls: first.protocol === 'tls:',
+    // nats://user:password@host is a user and password; nats://secret@host, a token (as the NATS CLI reads them).
+    credentials: password ? { user: username, pass: password } : username ? { token: username } : {},
+  };
+}
+
 /** Every setting the service reads, documented in .env.example. */
 const environmentSchema = z.object({
   PORT: wholeNumber(0, 65535).default(3000),
@@ -199,6 +233,14 @@ const environmentSchema = z.object({
   MAX_KEYS_PER_ACCOUNT: wholeNumber(0).default(100_000),
   CHANGE_RETENTION_DAYS: wholeNumber(1).default(30),
   MEMORY_CHANGES_PER_ACCOUNT: wholeNumber(1).default(100_000),
+  // Contract section 13.4: unset, nothing of NATS is loaded and no change is published.
+  NATS_URL: z.string().transform(natsConnection).optional(),
+  // JetStream's stream names: no dots, wildcards, spaces or path separators; NATS advises at most 32 characters.
+  NATS_STREAM: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1 to 32 letters, digits, _ or -')
+    .default('RECEIVER_CHANGES'),
+  NATS_PUBLISH_TIMEOUT_MS: wholeNumber(1).default(5000),
   ...traceSamplingSchema.shape,
 });
 
@@ -255,6 +297,24 @@ export interface Config {
    * MEMORY_CHANGES_PER_ACCOUNT of each account's newest.
    */
   changes: { retentionDays: number; memoryPerAccount: number };
+  /** NATS_URL: the JetStream relay (contract section 13.4); unset, there is none. */
+  nats: NatsConfig | undefined;
+}
+
+export interface NatsConnectionConfig {
+  /** host:port of each server NATS_URL lists. */
+  servers: string[];
+  /** tls:// URLs: the connection must be TLS (a nats:// one still upgrades when the server offers it). */
+  tls: boolean;
+  /** From the URLs' user information: a user and password, a token, or nothing. */
+  credentials: { user?: string; pass?: string; token?: string };
+}
+
+export interface NatsConfig extends NatsConnectionConfig {
+  /** NATS_STREAM: the stream that captures `receiver.changes.>`, created when missing. */
+  stream: string;
+  /** NATS_PUBLISH_TIMEOUT_MS: how long one publish waits for JetStream's acknowledgement before it counts as failed. */
+  publishTimeoutMs: number;
 }
 
 export interface WebhookConfig {
@@ -362,6 +422,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
       keysPerAccount: settings.MAX_KEYS_PER_ACCOUNT,
     },
     changes: { retentionDays: settings.CHANGE_RETENTION_DAYS, memoryPerAccount: settings.MEMORY_CHANGES_PER_ACCOUNT },
+    nats: settings.NATS_URL && { ...settings.NATS_URL, stream: settings.NATS_STREAM, publishTimeoutMs: settings.NATS_PUBLISH_TIMEOUT_MS },
   });
 }
 
