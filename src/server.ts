@@ -2,6 +2,7 @@
 import { tracing } from './process/tracing';
 import type { AddressInfo } from 'node:net';
 import { createApp, createMetricsApp } from './app';
+import { openNatsRelay } from './delivery/nats-sink';
 import { loadConfig, loadEnvFile, type DatabaseConfig } from './process/config';
 import { createHttpServer } from './process/http-server';
 import { createLogger, exitOnceWritten, logDestination, type Logger } from './process/logger';
@@ -56,6 +57,8 @@ async function main(): Promise<void> {
   if (!config.database) logger.warn('memory store: nothing survives a restart; set DATABASE_URL for durable state');
 
   const drain = createDrain(store, logger, config.shutdownTimeoutMs, config.shutdownDelayMs);
+  // Contract section 13.4: with NATS_URL, the relay connects (and makes its stream) while the service starts.
+  const natsRelay = openNatsRelay(config, logger);
   const redis = config.redis && connectRedis(config.redis.url, logger, metrics);
   const sharedCounts = redis && config.redis && { sendCommand: redis.sendCommand, keyPrefix: config.redis.keyPrefix, outage: redis.outage };
   const app = createApp({
@@ -100,6 +103,7 @@ async function main(): Promise<void> {
         .shutdown(server, signal)
         .then(async (code) => {
           await redis?.close();
+          await natsRelay?.close();
           await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'traces not all exported'));
           return code;
         })

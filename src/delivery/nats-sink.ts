@@ -139,8 +139,8 @@ export class NatsSink implements Sink {
       failures = 0;
       this.connection = connection;
       this.connected = true;
-      this.streamChecked = undefined;
       this.logger.info({ server: connection.getServer() }, 'NATS connected');
+      this.checkStream(connection);
       void this.watchStatus(connection).catch((error: unknown) => this.logger.warn({ err: error }, 'NATS status not followed'));
       const closedBy = await connection.closed();
       this.connection = undefined;
@@ -156,14 +156,24 @@ export class NatsSink implements Sink {
         this.logger.warn({ server: status.server }, 'NATS disconnected; reconnecting');
       } else if (status.type === 'reconnect') {
         this.connected = true;
-        // JetStream may have lost the stream (a new server, a wiped store): look again before the next publish.
-        this.streamChecked = undefined;
         this.logger.info({ server: status.server }, 'NATS reconnected');
+        this.checkStream(connection);
       }
     }
   }
 
-  /** Once per connection: the stream exists, or is created as section 13.4 says. One check at a time. */
+  /**
+   * On each (re)connection, before any change waits for it: JetStream may have lost the stream meanwhile (another
+   * server, a wiped store), and ops see it made as soon as the service runs.
+   */
+  private checkStream(connection: NatsConnection): void {
+    this.streamChecked = undefined;
+    this.ensureStream(connection).catch((error: unknown) =>
+      this.logger.warn({ err: error, stream: this.settings.stream }, 'NATS stream not found or made yet; publishing tries again'),
+    );
+  }
+
+  /** The stream exists, or is created as section 13.4 says; checked once per connection, one check at a time. */
   private ensureStream(connection: NatsConnection): Promise<void> {
     this.streamChecked ??= this.findOrCreateStream(connection).catch((error: unknown) => {
       this.streamChecked = undefined;

@@ -8,6 +8,7 @@ import { DUPLICATE_WINDOW_MS, openNatsSink, type NatsSink, type NatsSinkSettings
 import type { DeliveryOutcome } from '../../src/delivery/sink';
 import type { Change, ChangeType } from '../../src/store/store';
 import { captured, capturingLogger } from '../helpers/capture';
+import { startServer } from '../helpers/server-process';
 import { HAS_NATS_SERVER, noteIfNoNatsServer, TestNatsServer } from '../helpers/nats-server';
 import { waitFor } from '../helpers/wait';
 
@@ -96,6 +97,13 @@ function asPublished(item: Change, subject: string) {
 
   it('creates the stream when missing, and publishes each change on its subject, with its id and its JSON, in order', async () => {
     sink = openNatsSink(settingsFor(server), capturingLogger());
+    // Made once connected, before any change asks for it.
+    await waitFor(() =>
+      manager.streams.info(STREAM).then(
+        () => true,
+        () => false,
+      ),
+    );
     const sent = [change('PDR28'), change('PDR28', 'booking.created'), change('a.b *>'), change('PDR28', 'token.status_changed')];
     for (const item of sent) await sendUntilDelivered(sink, item);
 
@@ -176,6 +184,32 @@ function asPublished(item: Change, subject: string) {
     const item = change('PDR28');
     await sendUntilDelivered(sink, item);
     expect((await storedMessages(manager)).map((message) => message.header.get('Nats-Msg-Id'))).toEqual([item.id]);
+  });
+});
+
+(HAS_NATS_SERVER ? describe : describe.skip)('the service with NATS_URL', () => {
+  it('starts and serves while NATS is down, makes the stream once NATS is up, and stops cleanly (exit 0)', async () => {
+    const nats = await TestNatsServer.start();
+    await nats.stop();
+    const service = await startServer({ NATS_URL: nats.url });
+    try {
+      const logged = (message: string) => service.stdout.some((line) => line.includes(`"msg":"${message}`));
+      await waitFor(async () => logged('NATS connection failed; changes wait for it'));
+      expect((await fetch(`http://127.0.0.1:${service.port}/readyz`)).status).toBe(200);
+
+      await nats.restart();
+      await waitFor(async () => logged('NATS stream created'));
+      const client = await connect({ servers: nats.url });
+      const { config } = await (await jetstreamManager(client)).streams.info(STREAM);
+      await client.close();
+      expect(config.subjects).toEqual(['receiver.changes.>']);
+
+      service.child.kill('SIGTERM');
+      expect((await service.exited).code).toBe(0);
+    } finally {
+      service.child.kill('SIGKILL');
+      await nats.remove();
+    }
   });
 });
 
