@@ -21,6 +21,7 @@ import type { OperationSteps } from './routes/lifecycle';
 import { operationRouter } from './routes/operation';
 import { openApiRouter } from './routes/openapi';
 import type { Store } from './store/store';
+import type { DeliveryEngine } from './delivery/engine';
 import { createSignatureCheck } from './middleware/webhooks';
 
 export interface AppDeps {
@@ -37,6 +38,8 @@ export interface AppDeps {
   /** True from the stop's signal on, before the drain (SHUTDOWN_DELAY_MS): readiness answers 503. Default: isShuttingDown. */
   isStopping?: () => boolean;
   now?: () => Date;
+  /** Webhooks out and the NATS relay (src/delivery/engine.ts), for the admin API; unset when there is nothing to hand on. */
+  delivery?: DeliveryEngine;
 }
 
 /**
@@ -89,7 +92,17 @@ export function createApp(deps: AppDeps): Express {
   if (documentsLimit.length > 0) app.use(['/openapi.json', '/docs'], ...documentsLimit);
   app.use(openApiRouter());
   app.use(docsRouter());
-  if (config.adminToken) app.use(adminRouter({ store, events, adminToken: config.adminToken, limits: perAddress }));
+  if (config.adminToken) {
+    const admin = {
+      store,
+      events,
+      adminToken: config.adminToken,
+      limits: perAddress,
+      delivery: deps.delivery,
+      bodyLimitBytes: config.bodyLimitBytes,
+    };
+    app.use(adminRouter(admin));
+  }
 
   app.use(notFound);
   app.use(errorHandler);

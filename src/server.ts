@@ -2,17 +2,32 @@
 import { tracing } from './process/tracing';
 import type { AddressInfo } from 'node:net';
 import { createApp, createMetricsApp } from './app';
-import { openNatsRelay } from './delivery/nats-sink';
 import { loadConfig, loadEnvFile, type DatabaseConfig } from './process/config';
 import { createHttpServer } from './process/http-server';
 import { createLogger, exitOnceWritten, logDestination, type Logger } from './process/logger';
 import { Metrics } from './process/metrics';
 import { connectRedis } from './process/redis';
-import { DEMO_SEED_FILE, readSeedFileApart, refusePublishedKeysInProduction, SeedFileError, seedFileToServe } from './seed/file';
+import {
+  DEMO_SEED_FILE,
+  readSeedFileApart,
+  refuseEndpointsAgainstSettings,
+  refusePublishedKeysInProduction,
+  SeedFileError,
+  seedFileToServe,
+} from './seed/file';
 import { createDrain } from './process/shutdown';
 import { DatabaseStartError, exitForStartFailure, startProblemsOf } from './process/start-failure';
 import { MemoryStore } from './store/memory-store';
 import { PgStore } from './store/postgres/pg-store';
+import { DeliveryEngine } from './delivery/engine';
+import type { EndpointConfig } from './delivery/endpoints';
+import { MemorySinkPositions } from './delivery/memory-positions';
+import { openNatsRelay } from './delivery/nats-sink';
+import { PgSinkPositions } from './delivery/postgres-positions';
+import { retryDelay } from './delivery/retry-delay';
+import { WebhookSink } from './delivery/webhook-sink';
+import type { Sink } from './delivery/sink';
+import type { Config } from './process/config';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -39,6 +54,52 @@ async function openDatabase(database: DatabaseConfig, changeRetentionMs: number,
   }
 }
 
+/**
+ * Webhooks out and the NATS relay (contract sections 13.3 and 13.4), once the store holds the seed: only when the
+ * seed lists endpoints or NATS_URL is set. The relay is one more sink, connecting (and making its stream) as the
+ * service starts; the engine closes every sink when it stops. Positions
+ * beside the store: PostgreSQL's on a pool of their own (straight to the database when a pooler is in front and
+ * DATABASE_DIRECT_URL is set), the memory store's in memory.
+ */
+async function startDelivery(
+  config: Config,
+  store: MemoryStore | PgStore,
+  endpoints: readonly EndpointConfig[],
+  logger: Logger,
+  metrics: Metrics,
+): Promise<DeliveryEngine | undefined> {
+  const { database, delivery } = config;
+  const natsRelay = openNatsRelay(config, logger);
+  const sinks: Sink[] = endpoints.map((endpoint) => new WebhookSink(endpoint, delivery));
+  if (natsRelay) sinks.push(natsRelay);
+  if (sinks.length === 0) return undefined;
+  const positions = database
+    ? new PgSinkPositions({
+        connectionString: database.directUrl ?? database.url,
+        pooled: database.pooler === 'transaction' && !database.directUrl,
+        statementTimeoutMs: database.statementTimeoutMs,
+        connectTimeoutMs: database.connectTimeoutMs,
+        logger,
+      })
+    : new MemorySinkPositions(() => (store as MemoryStore).changeHeads());
+  try {
+    return await DeliveryEngine.start({
+      sinks,
+      positions,
+      store,
+      retryDelay: (step, retryAfterMs) => retryDelay(step, delivery.retryScheduleMs, retryAfterMs),
+      instanceId: config.instanceId,
+      leaseMs: delivery.leaseMs,
+      logger,
+      metrics,
+    });
+  } catch (error) {
+    await positions.close();
+    await natsRelay?.close();
+    throw new DatabaseStartError(error);
+  }
+}
+
 async function main(): Promise<void> {
   loadEnvFile();
   const config = loadConfig(process.env);
@@ -47,6 +108,7 @@ async function main(): Promise<void> {
   const seedFile = seedFileToServe(config.seedFile, config.production);
   const seed = await readSeedFileApart(seedFile);
   refusePublishedKeysInProduction(seed, config.seedFile, config.production);
+  refuseEndpointsAgainstSettings(seed.endpoints, seedFile, { production: config.production, allowHttp: config.delivery.allowHttp });
   const metrics = new Metrics({ processMetrics: true });
   const changeRetentionMs = config.changes.retentionDays * DAY_MS;
   const store = config.database
@@ -56,9 +118,9 @@ async function main(): Promise<void> {
   if (seedFile === DEMO_SEED_FILE) logger.warn({ seedFile }, 'serving the demo seed: its keys are public, never use it for real accounts');
   if (!config.database) logger.warn('memory store: nothing survives a restart; set DATABASE_URL for durable state');
 
-  const drain = createDrain(store, logger, config.shutdownTimeoutMs, config.shutdownDelayMs);
-  // Contract section 13.4: with NATS_URL, the relay connects (and makes its stream) while the service starts.
-  const natsRelay = openNatsRelay(config, logger);
+  const delivery = await startDelivery(config, store, seed.endpoints, logger, metrics);
+
+  const drain = createDrain(store, logger, config.shutdownTimeoutMs, config.shutdownDelayMs, delivery);
   const redis = config.redis && connectRedis(config.redis.url, logger, metrics);
   const sharedCounts = redis && config.redis && { sendCommand: redis.sendCommand, keyPrefix: config.redis.keyPrefix, outage: redis.outage };
   const app = createApp({
@@ -69,6 +131,7 @@ async function main(): Promise<void> {
     isShuttingDown: drain.isShuttingDown,
     isStopping: drain.isStopping,
     redis: sharedCounts,
+    delivery,
   });
   const server = createHttpServer(app, {}, config.connections).listen(config.port, config.host, () => {
     const { port } = server.address() as AddressInfo;
@@ -103,7 +166,6 @@ async function main(): Promise<void> {
         .shutdown(server, signal)
         .then(async (code) => {
           await redis?.close();
-          await natsRelay?.close();
           await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: error }, 'traces not all exported'));
           return code;
         })

@@ -18,7 +18,8 @@ export function renderSeedSchema(): string {
     description:
       'Accounts (authoritative: keys, signing secrets and destinations are set from the file on every start), tokens and bookings (inserted when missing). ' +
       "Also checked, beyond this schema: every token's and booking's source_id names an account, a token's destination_id is one of its account's destinations, " +
-      'ids do not repeat, expiry_date is not before available_date, and booking rules (check_out not before check_in, a % margin at most 100). ' +
+      'ids do not repeat, expiry_date is not before available_date, and booking rules (check_out not before check_in, a % margin at most 100); ' +
+      "an endpoint's url is an absolute http(s) URL without user or password (https:// only unless DELIVERY_ALLOW_HTTP=true), its secrets are whsec_ secrets, its source_ids name accounts. " +
       'Check a file with: npm run seed:check FILE',
   };
   return `${JSON.stringify(schema, null, 2)}\n`;

@@ -6,11 +6,10 @@ import type { Config, NatsConfig } from '../process/config';
 import type { Logger } from '../process/logger';
 import type { Change } from '../store/store';
 import { changeView } from './change-view';
+import { NATS_SINK_ID } from './endpoints';
 import { CHANGE_SUBJECT_ROOT, changeSubject } from './nats-subject';
+import { retryDelay } from './retry-delay';
 import type { DeliveryOutcome, Sink } from './sink';
-
-/** The relay's sink id: reserved, a seed's webhook endpoint cannot take it (positions and metrics are keyed by it). */
-export const NATS_SINK_ID = 'nats';
 
 /**
  * The duplicate window of the stream the service creates: JetStream drops a message whose Nats-Msg-Id it stored
@@ -29,6 +28,13 @@ const CLIENT_RECONNECT_WAIT_MS = 2_000;
 const CLIENT_RECONNECT_JITTER_MS = 1_000;
 
 const NANOS_PER_MS = 1_000_000;
+
+/**
+ * The relay's own retry waits (each with up to 20% jitter), the last repeated for good: NATS back after a restart
+ * gets what waited within 30 s, not at the webhooks' 5-minute or 10-hour steps, and an outage, however long, never
+ * disables the relay (contract section 13.4: it survives NATS outages and resumes in order).
+ */
+export const NATS_RETRY_SCHEDULE_MS: readonly number[] = [1_000, 2_000, 5_000, 10_000, 30_000];
 
 export interface NatsSinkSettings extends NatsConfig {
   /** max_age of the stream the service creates: as long as the service keeps changes (CHANGE_RETENTION_DAYS). */
@@ -68,6 +74,9 @@ export class NatsSink implements Sink {
   ) {
     this.running = this.keepConnected();
   }
+
+  // Past the schedule's end its last step, for good: a step within the schedule always has a wait.
+  readonly retryDelay = (step: number) => retryDelay(Math.min(step, NATS_RETRY_SCHEDULE_MS.length - 1), NATS_RETRY_SCHEDULE_MS);
 
   accepts(): boolean {
     return true;

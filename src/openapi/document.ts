@@ -14,7 +14,7 @@ import type { z } from 'zod';
 import { DEMO_BOOKING } from '../operations/demo-examples';
 import { OPERATIONS } from '../operations/catalogue';
 import { loadConfig } from '../process/config';
-import { eventQuerySchema } from '../schemas/admin';
+import { attemptsQuerySchema, eventQuerySchema, replaySchema } from '../schemas/admin';
 import type { OperationText } from '../operations/docs';
 import { operationPaths } from './operation-paths';
 import {
@@ -125,8 +125,57 @@ const TAGS = {
   Bookings:
     'Booking creation, changes and cancellation, from partner platforms, each under an idempotency key in the path. share_secret in the body.',
   Health: 'Liveness, readiness and this document, for operators and load balancers. Open.',
-  Admin: 'Read-only inspection of tokens, bookings and recent requests, for ops and developers. Only with ADMIN_TOKEN, as a bearer token.',
+  Admin:
+    'Inspection of tokens, bookings and recent requests, and the endpoints of webhooks out (state, positions, attempts; enable, replay), for ops and developers. Only with ADMIN_TOKEN, as a bearer token.',
 };
+
+/** An endpoint of webhooks out as GET /admin/endpoints shows it (contract section 13.3). */
+const DEMO_ENDPOINT: ResponseExample<'AdminEndpoint'> = {
+  id: 'erp',
+  state: 'disabled',
+  reason:
+    'change chg_0b9e7c1a-8d52-4f0e-9a43-2c7d1e5f6a80 (account PDR28, seq 42) failed every step of the retry schedule, last with 503: Service Unavailable',
+  positions: [{ source_id: 'PDR28', position: 41, oldest_undelivered: { seq: 42, created_at: '2026-11-27T10:00:00.000Z' } }],
+  last_attempt: {
+    id: 1207,
+    change_id: 'chg_0b9e7c1a-8d52-4f0e-9a43-2c7d1e5f6a80',
+    source_id: 'PDR28',
+    seq: 42,
+    attempt: 8,
+    result: 'failed',
+    status: 503,
+    error: '503: Service Unavailable',
+    duration_ms: 38,
+    attempted_at: '2026-11-28T09:41:07.512Z',
+  },
+};
+
+const ENDPOINT_ID_PARAMETER = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string' },
+  description: "The endpoint's id in the seed",
+};
+
+/** An admin POST on an endpoint of webhooks out: answers the endpoint as GET /admin/endpoints shows it. */
+function adminEndpointPost({ operationId, summary, description }: OperationText, body?: z.ZodType): Json {
+  return {
+    post: {
+      operationId,
+      tags: ['Admin'],
+      summary,
+      description,
+      security: ADMIN_BEARER,
+      parameters: [ENDPOINT_ID_PARAMETER],
+      ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(body, 'input') } } } } : {}),
+      responses: {
+        '200': success('AdminEndpoint', { ...DEMO_ENDPOINT, state: 'enabled', reason: null }, false),
+        ...errorResponses(ADMIN_ERRORS, ADMIN_CHALLENGE),
+      },
+    },
+  };
+}
 
 /** A read-only admin GET: the bearer ADMIN_TOKEN. */
 function adminGet<Name extends ResponseName>(
@@ -252,6 +301,49 @@ function documentOf(version: string): Json {
         ),
         'AdminEvents',
         DEMO_ADMIN_EVENTS,
+      ),
+      '/admin/endpoints': adminGet(
+        {
+          operationId: 'adminEndpoints',
+          summary: 'Webhooks out: each endpoint of the seed, its state, its position per account and its last attempt',
+          description: `${ADMIN_ONLY} An endpoint the seed no longer lists is not shown (its positions are kept).`,
+        },
+        [],
+        'AdminEndpoints',
+        { endpoints: [DEMO_ENDPOINT] },
+      ),
+      '/admin/endpoints/{id}/attempts': adminGet(
+        {
+          operationId: 'adminEndpointAttempts',
+          summary: "An endpoint's attempts, newest first (the newest 1,000 are kept)",
+          description: ADMIN_ONLY,
+        },
+        [
+          ENDPOINT_ID_PARAMETER,
+          ...Object.entries((jsonSchema(attemptsQuerySchema, 'input') as { properties: Record<string, Json> }).properties).map(
+            ([name, schema]) => ({
+              name,
+              in: 'query',
+              required: false,
+              schema,
+            }),
+          ),
+        ],
+        'AdminAttempts',
+        { attempts: [DEMO_ENDPOINT.last_attempt as NonNullable<ResponseExample<'AdminEndpoint'>['last_attempt']>] },
+      ),
+      '/admin/endpoints/{id}/enable': adminEndpointPost({
+        operationId: 'adminEnableEndpoint',
+        summary: 'Enables a disabled endpoint: it resumes where it stopped, in order, the failed change from the first retry step',
+        description: ADMIN_ONLY,
+      }),
+      '/admin/endpoints/{id}/replay': adminEndpointPost(
+        {
+          operationId: 'adminReplayEndpoint',
+          summary: "Moves the endpoint's position in an account back to `after`: the changes after it that match are sent again, in order",
+          description: `${ADMIN_ONLY} Same webhook-id and body as before, new timestamp and signature. \`after\` above the current position is a 400: a replay never skips a change.`,
+        },
+        replaySchema,
       ),
     },
     components: {

@@ -2,7 +2,10 @@
 import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
 import {
+  adminAttemptsSchema,
   adminBookingSchema,
+  adminEndpointSchema,
+  adminEndpointsSchema,
   adminEventsSchema,
   adminTokenSchema,
   bookingSuccessSchema,
@@ -33,6 +36,9 @@ export const RESPONSE_SCHEMAS = {
   AdminToken: adminTokenSchema,
   AdminBooking: adminBookingSchema,
   AdminEvents: adminEventsSchema,
+  AdminEndpoints: adminEndpointsSchema,
+  AdminEndpoint: adminEndpointSchema,
+  AdminAttempts: adminAttemptsSchema,
 };
 
 export type ResponseName = keyof typeof RESPONSE_SCHEMAS;

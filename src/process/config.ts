@@ -52,6 +52,30 @@ function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
     .refine((value) => value >= min && value <= max, range);
 }
 
+/** The longest wait a Node timer keeps (2^31 - 1 ms, about 24.8 days): a longer one fires at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** More retry steps than this is a typo, not a schedule: seven are the contract's default. */
+const MAX_RETRY_STEPS = 100;
+
+/**
+ * DELIVERY_RETRY_SCHEDULE (contract section 13.3): the waits before each retry, in milliseconds separated by commas,
+ * each a whole number from 1 to MAX_TIMER_MS; strictly so, since a lax parse (spaces, units, `5s`) would guess.
+ */
+const retrySchedule = z.string().transform((value, ctx) => {
+  const steps = /^\d+(,\d+)*$/.test(value) ? value.split(',').map(Number) : [];
+  if (steps.length > 0 && steps.length <= MAX_RETRY_STEPS && steps.every((step) => step >= 1 && step <= MAX_TIMER_MS)) return steps;
+  ctx.issues.push({
+    code: 'custom',
+    input: value,
+    message: `must be 1 to ${MAX_RETRY_STEPS} waits in milliseconds (whole numbers from 1 to ${MAX_TIMER_MS}) separated by commas, without spaces, such as 5000,300000,1800000`,
+  });
+  return z.NEVER;
+});
+
+/** The contract's retries: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h. */
+export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+
 /** OTEL_TRACES_SAMPLER's values (OpenTelemetry's names); each stands for a ratio of the traces started here. */
 const SAMPLERS = [
   'always_on',
@@ -241,6 +265,13 @@ const environmentSchema = z.object({
     .regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1 to 32 letters, digits, _ or -')
     .default('RECEIVER_CHANGES'),
   NATS_PUBLISH_TIMEOUT_MS: wholeNumber(1).default(5000),
+  // Contract section 13.3, webhooks out: how long one attempt may take, whether http:// endpoints are allowed, attempts
+  // in flight per endpoint, the retries' waits, and how long an instance holds an endpoint after it last said so.
+  DELIVERY_TIMEOUT_MS: wholeNumber(1, MAX_TIMER_MS).default(10000),
+  DELIVERY_ALLOW_HTTP: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  DELIVERY_CONCURRENCY: wholeNumber(1, 1000).default(8),
+  DELIVERY_RETRY_SCHEDULE: retrySchedule.default([...DEFAULT_RETRY_SCHEDULE_MS]),
+  DELIVERY_LEASE_MS: wholeNumber(1, MAX_TIMER_MS).default(30000),
   ...traceSamplingSchema.shape,
 });
 
@@ -299,6 +330,8 @@ export interface Config {
   changes: { retentionDays: number; memoryPerAccount: number };
   /** NATS_URL: the JetStream relay (contract section 13.4); unset, there is none. */
   nats: NatsConfig | undefined;
+  /** Webhooks out (contract section 13.3); the endpoints themselves are the seed's. */
+  delivery: DeliveryConfig;
 }
 
 export interface NatsConnectionConfig {
@@ -315,6 +348,19 @@ export interface NatsConfig extends NatsConnectionConfig {
   stream: string;
   /** NATS_PUBLISH_TIMEOUT_MS: how long one publish waits for JetStream's acknowledgement before it counts as failed. */
   publishTimeoutMs: number;
+}
+
+export interface DeliveryConfig {
+  /** DELIVERY_TIMEOUT_MS: one attempt, from connecting to the answer's status and the part of its body read. */
+  timeoutMs: number;
+  /** DELIVERY_ALLOW_HTTP: endpoints may be http:// too, not only https://. */
+  allowHttp: boolean;
+  /** DELIVERY_CONCURRENCY: attempts in flight per endpoint. */
+  concurrency: number;
+  /** DELIVERY_RETRY_SCHEDULE: the wait before each retry (index 0: the first); past the last, the endpoint is disabled. */
+  retryScheduleMs: readonly number[];
+  /** DELIVERY_LEASE_MS: how long an instance holds an endpoint without renewing; past it another takes over. */
+  leaseMs: number;
 }
 
 export interface WebhookConfig {
@@ -423,6 +469,13 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
     },
     changes: { retentionDays: settings.CHANGE_RETENTION_DAYS, memoryPerAccount: settings.MEMORY_CHANGES_PER_ACCOUNT },
     nats: settings.NATS_URL && { ...settings.NATS_URL, stream: settings.NATS_STREAM, publishTimeoutMs: settings.NATS_PUBLISH_TIMEOUT_MS },
+    delivery: {
+      timeoutMs: settings.DELIVERY_TIMEOUT_MS,
+      allowHttp: settings.DELIVERY_ALLOW_HTTP === 'true',
+      concurrency: settings.DELIVERY_CONCURRENCY,
+      retryScheduleMs: settings.DELIVERY_RETRY_SCHEDULE,
+      leaseMs: settings.DELIVERY_LEASE_MS,
+    },
   });
 }
 

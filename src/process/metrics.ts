@@ -65,6 +65,28 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly deliveries = new Counter({
+    name: 'receiver_deliveries_total',
+    help: 'Attempts to hand a change on, by endpoint (or relay) and result: delivered, failed (retried) or gone (disabled)',
+    labelNames: ['endpoint', 'result'] as const,
+    registers: [this.registry],
+  });
+
+  private readonly deliveryDuration = new Histogram({
+    name: 'receiver_delivery_attempt_duration_seconds',
+    help: 'Time of each attempt to hand a change on, by endpoint (or relay): its count is the attempts made',
+    labelNames: ['endpoint'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  private readonly disables = new Counter({
+    name: 'receiver_endpoint_disables_total',
+    help: 'Endpoints disabled, by endpoint: a change failed every retry step, or the endpoint answered 410',
+    labelNames: ['endpoint'] as const,
+    registers: [this.registry],
+  });
+
   /** By method, route and status. */
   private readonly requestSeries = new Map<string, Map<string, Map<number, RequestSeries>>>();
   /** By operation, outcome and reason. */
@@ -172,5 +194,44 @@ export class Metrics {
 
   countRateLimitStoreError(): void {
     this.rateLimitStoreErrors.inc();
+  }
+
+  /** One attempt to hand a change on to a sink (a webhook endpoint, the NATS relay), by its result. */
+  observeDelivery(endpoint: string, result: 'delivered' | 'failed' | 'gone', seconds: number): void {
+    this.deliveries.labels(endpoint, result).inc();
+    this.deliveryDuration.labels(endpoint).observe(seconds);
+  }
+
+  /** A sink disabled: a change failed every step, or the endpoint said it is gone. */
+  countDisable(endpoint: string): void {
+    this.disables.labels(endpoint).inc();
+  }
+
+  /**
+   * The sinks this instance sends to (it holds their lease), read when the page renders: the age of the oldest change
+   * not yet taken, and whether it is disabled. Another instance's sinks are its own to report.
+   */
+  watchDelivery(sinks: () => Array<{ endpoint: string; oldestUndeliveredSeconds: number; disabled: boolean }>): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'receiver_delivery_oldest_undelivered_seconds',
+      help: 'Age of the oldest change not yet delivered, per endpoint this instance sends to (0: none waiting)',
+      labelNames: ['endpoint'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const sink of sinks()) this.set({ endpoint: sink.endpoint }, sink.oldestUndeliveredSeconds);
+      },
+    });
+    new Gauge({
+      name: 'receiver_endpoint_disabled',
+      help: 'Per endpoint this instance sends to: 1 while disabled (nothing is sent; nothing is dropped), else 0',
+      labelNames: ['endpoint'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const sink of sinks()) this.set({ endpoint: sink.endpoint }, sink.disabled ? 1 : 0);
+      },
+    });
   }
 }

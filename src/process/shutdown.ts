@@ -30,14 +30,22 @@ function stopListening(server: Server): Promise<void> {
  * Graceful stop: readiness turns 503 at once; for delayMs (SHUTDOWN_DELAY_MS)
  * the service accepts and serves as before, so that a load balancer that
  * learns of the stop after the signal has routed elsewhere by then; then the
- * drain: the listener stops taking new connections, requests in flight
- * finish, each connection closes with its next answer (those answering no
+ * drain: delivery stops (attempts aborted, leases released), the listener
+ * stops taking new connections, requests in flight finish, each connection closes with its next answer (those answering no
  * request after a second), then the store closes. Past the time limit, counted
  * from the end of the delay, the remaining connections are cut and the exit
  * code says so. The limit covers closing the store too: a database that
  * stopped answering must not hold the exit past it.
  */
-export function createDrain(store: Store, logger: Logger, timeoutMs: number, delayMs = 0): Drain {
+/** Whatever hands changes on (src/delivery/engine.ts): stopped with the drain, before the store it reads closes. */
+export interface Stoppable {
+  stop(boundMs: number): Promise<void>;
+}
+
+/** The longest the drain gives delivery to abort its attempts in flight and release its leases. */
+const DELIVERY_STOP_MS = 5_000;
+
+export function createDrain(store: Store, logger: Logger, timeoutMs: number, delayMs = 0, delivery?: Stoppable): Drain {
   let stopping: Promise<number> | undefined;
   let draining = false;
 
@@ -51,6 +59,11 @@ export function createDrain(store: Store, logger: Logger, timeoutMs: number, del
   async function drain(server: Server): Promise<number> {
     if (delayMs > 0) logger.info('draining');
     const deadline = Date.now() + timeoutMs;
+    // Attempts in flight are aborted at once (a re-send keeps its id and body) and the leases released, so another
+    // instance takes the endpoints over now rather than after DELIVERY_LEASE_MS; alongside the requests' drain.
+    const deliveryStopped = delivery?.stop(Math.min(DELIVERY_STOP_MS, timeoutMs / 2)).catch((error: unknown) => {
+      logger.error({ err: error }, 'stopping delivery failed');
+    });
     closeConnectionsAfterAnswers(server);
     const closed = stopListening(server).then(() => 'closed' as const);
     // A moment for requests already on their way to arrive and be answered 503; then connections with none close.
@@ -63,6 +76,13 @@ export function createDrain(store: Store, logger: Logger, timeoutMs: number, del
       logger.error('requests still in flight at the shutdown time limit; cutting them off');
       server.closeAllConnections();
     }
+    // Bounded: the release and the close of its pool wait for a database that may not answer.
+    let deliveryTimer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      deliveryStopped,
+      new Promise((resolve) => (deliveryTimer = setTimeout(resolve, Math.max(0, deadline - Date.now())))),
+    ]);
+    clearTimeout(deliveryTimer);
     let timer: NodeJS.Timeout | undefined;
     const storeClosed = await Promise.race([
       store.close().then(

@@ -9,6 +9,8 @@ import { text, tokenId } from '../schemas/fields';
 import { parsePayload } from '../schemas/validate';
 import { hashKey, keyMatches } from '../domain/secrets';
 import type { Store } from '../store/store';
+import type { DeliveryEngine } from '../delivery/engine';
+import { endpointRoutes } from './admin-endpoints';
 import { bookingView } from './booking-view';
 import { ledgerEntryView, tokenView } from './token-view';
 
@@ -28,8 +30,8 @@ function requireAdmin(adminToken: string): RequestHandler {
 }
 
 /**
- * Read-only inspection for ops and developers; mounted only when ADMIN_TOKEN is set. Never shows keys or
- * secrets. `limits` (the per-address rate limit) runs first, so guessing the token counts against the
+ * Inspection for ops and developers, and webhooks out's enable and replay; mounted only when ADMIN_TOKEN is set.
+ * Never shows keys or secrets. `limits` (the per-address rate limit) runs first, so guessing the token counts against the
  * client's address like any other failed request.
  */
 export function adminRouter({
@@ -37,11 +39,16 @@ export function adminRouter({
   events,
   adminToken,
   limits,
+  delivery,
+  bodyLimitBytes,
 }: {
   store: Store;
   events: EventLog;
   adminToken: string;
   limits: RequestHandler[];
+  /** Webhooks out; unset when the seed lists no endpoint. */
+  delivery: DeliveryEngine | undefined;
+  bodyLimitBytes: number;
 }): Router {
   const router = Router();
   router.use('/admin', ...limits, requireAdmin(adminToken));
@@ -82,5 +89,6 @@ export function adminRouter({
     })
     .all(methodNotAllowed(['GET', 'HEAD']));
 
+  endpointRoutes(router, delivery, bodyLimitBytes);
   return router;
 }

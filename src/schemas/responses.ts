@@ -120,3 +120,49 @@ export const adminEventsSchema = z.strictObject({
     }),
   ),
 });
+
+const attemptViewSchema = z.strictObject({
+  id: z.number().int().meta({ description: "The attempt's id: the cursor of the next page (before)" }),
+  change_id: z.string().meta({ description: "The change's id, the webhook-id it was sent with" }),
+  source_id: z.string(),
+  seq: z.number().int(),
+  attempt: z
+    .number()
+    .int()
+    .meta({ description: '1 for the first attempt of the change, 2 for the first retry, ... (from 1 again after an enable)' }),
+  result: z.enum(['delivered', 'failed', 'gone']),
+  status: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: "The endpoint's HTTP status; null when it gave none (timeout, refused connection)" }),
+  error: z.string().nullable(),
+  duration_ms: z.number().int(),
+  attempted_at: z.iso.datetime(),
+});
+
+export const adminEndpointSchema = z.strictObject({
+  id: z.string(),
+  state: z.enum(['enabled', 'disabled']),
+  reason: z.string().nullable().meta({ description: 'Why it is disabled; null while enabled' }),
+  positions: z.array(
+    z.strictObject({
+      source_id: z.string(),
+      position: z
+        .number()
+        .int()
+        .meta({ description: 'Every change of the account up to this seq is done: delivered, or not one the endpoint takes' }),
+      oldest_undelivered: z
+        .strictObject({ seq: z.number().int(), created_at: z.iso.datetime() })
+        .nullable()
+        .meta({
+          description: 'The first change after the position that the endpoint takes and has not taken (within the next 100); null: none',
+        }),
+    }),
+  ),
+  last_attempt: attemptViewSchema.nullable(),
+});
+
+export const adminEndpointsSchema = z.strictObject({ endpoints: z.array(adminEndpointSchema) });
+
+export const adminAttemptsSchema = z.strictObject({ attempts: z.array(attemptViewSchema) });

@@ -10,12 +10,13 @@ import { foldedKeyText, isPublishedKeyText, isPublishedSigningSecret } from '../
 import { hashKey } from '../domain/secrets';
 import { receivedSeed, type PublishedKey, type ReadSeed, type SeedWorkerAnswer } from './transfer';
 import type { SeedData } from '../store/store';
+import type { EndpointConfig } from '../delivery/endpoints';
 
 /** A seed file's records as read in this thread: its tokens in an array. */
 export type SeedRecords = SeedData & { tokens: Token[] };
 
-/** A seed file as read: its records, and the published keys its accounts hold. */
-export type SeedFileRecords = SeedRecords & { publishedKeys: PublishedKey[] };
+/** A seed file as read: its records, the published keys its accounts hold, and its webhook endpoints. */
+export type SeedFileRecords = SeedRecords & { publishedKeys: PublishedKey[]; endpoints: EndpointConfig[] };
 
 /** Shipped with the service and served when SEED_FILE is unset, so the README's examples work as written. */
 export const DEMO_SEED_FILE = path.resolve(__dirname, '..', '..', 'seed', 'demo.json');
@@ -101,6 +102,51 @@ export function refusePublishedKeysInProduction(
   }
 }
 
+/** What the endpoints' check reads of the settings (process/config.ts). */
+export interface EndpointSettings {
+  production: boolean;
+  /** DELIVERY_ALLOW_HTTP. */
+  allowHttp: boolean;
+}
+
+/**
+ * Contract section 13.3, the endpoints' rules that depend on the settings: an http:// URL only with
+ * DELIVERY_ALLOW_HTTP=true, and with NODE_ENV=production no secret this repository publishes (compared as keys, as
+ * the accounts' signing secrets are: anyone who read the docs could sign as the service). Every bad endpoint is named.
+ */
+export function refuseEndpointsAgainstSettings(
+  endpoints: readonly EndpointConfig[],
+  seedFile: string,
+  { production, allowHttp }: EndpointSettings,
+): void {
+  const problems: string[] = [];
+  endpoints.forEach((endpoint, index) => {
+    if (!allowHttp && new URL(endpoint.url).protocol === 'http:')
+      problems.push(`endpoints.${index}.url must be an https:// URL (endpoint ${endpoint.id}); DELIVERY_ALLOW_HTTP=true allows http://`);
+    if (production && endpoint.secrets.some(isPublishedSigningSecret))
+      problems.push(
+        `endpoints.${index}.secrets holds a value published in this repository's documentation (endpoint ${endpoint.id}); NODE_ENV=production needs secrets of your own`,
+      );
+  });
+  if (problems.length > 0) {
+    throw new SeedFileError(
+      `Seed file ${seedFile} is invalid: ${problems.join('; ')}`,
+      problems.map((problem) => `Seed file ${seedFile} is invalid: ${problem}`),
+    );
+  }
+}
+
+/** A seed's endpoints as the delivery engine reads them. */
+function toEndpoints(seed: SeedFile): EndpointConfig[] {
+  return seed.endpoints.map((endpoint) => ({
+    id: endpoint.id,
+    url: endpoint.url,
+    secrets: endpoint.secrets,
+    ...(endpoint.source_ids ? { sourceIds: endpoint.source_ids } : {}),
+    ...(endpoint.types ? { types: endpoint.types } : {}),
+  }));
+}
+
 /**
  * One string object per distinct value: a million tokens of a few accounts and destinations would
  * otherwise hold a million copies of each name.
@@ -167,7 +213,7 @@ export function readSeedFile(file: string, loadedAt = new Date()): SeedFileRecor
       problems.map((problem) => `Seed file ${file} is invalid: ${problem}`),
     );
   }
-  return { ...toSeedData(result.data, loadedAt), publishedKeys: publishedKeysOf(result.data) };
+  return { ...toSeedData(result.data, loadedAt), publishedKeys: publishedKeysOf(result.data), endpoints: toEndpoints(result.data) };
 }
 
 /** worker's own file beside this one: .js when built, .ts when run by tsx (the thread inherits its loader). */

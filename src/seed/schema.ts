@@ -4,6 +4,8 @@ import { isBeforeDate } from '../domain/calendar-days';
 import { bookingFieldSchemas } from '../schemas/booking';
 import { parseSecrets } from '../middleware/webhooks';
 import { amount, calendarDate, text, tokenId, tokenStatus } from '../schemas/fields';
+import { CHANGE_TYPES } from '../store/store';
+import { ENDPOINT_ID_PATTERN, MAX_ENDPOINT_SECRETS, MAX_ENDPOINTS, NATS_SINK_ID } from '../delivery/endpoints';
 
 /** A Standard Webhooks secret, as standardwebhooks takes it. */
 const signingSecret = text(1024).refine((secret) => {
@@ -47,12 +49,53 @@ const seedBooking = z.object({
   updated_at: z.iso.datetime({ offset: true, error: 'must be an ISO 8601 date-time' }).optional(),
 });
 
+/**
+ * Where an endpoint is called: an http(s) URL without user or password, which would sit in the seed, in logs and in
+ * every request's Authorization header; the signature is what proves the sender. Whether http:// is allowed is a
+ * setting's (DELIVERY_ALLOW_HTTP), checked at start (seed/file.ts). Any host: endpoints are the operator's choice.
+ */
+const endpointUrl = text(2048)
+  .superRefine((value, ctx) => {
+    const url = URL.parse(value);
+    const message = !url
+      ? 'must be an absolute URL, such as https://erp.example/hooks'
+      : url.protocol !== 'https:' && url.protocol !== 'http:'
+        ? 'must be an https:// URL'
+        : url.username || url.password
+          ? 'must not carry a user or password: the signature proves the sender'
+          : undefined;
+    if (message) ctx.addIssue({ code: 'custom', message });
+  })
+  .describe('https:// (http:// too with DELIVERY_ALLOW_HTTP=true), without user or password; any host');
+
+/** A webhook endpoint (contract section 13.3): `source_ids` and `types` unset send every account's and type's changes. */
+const seedEndpoint = z.object({
+  id: z
+    .string({ error: 'must be a string' })
+    .regex(ENDPOINT_ID_PATTERN, "must be 1 to 64 lower-case letters, digits, '-' or '_', starting with a letter or digit"),
+  url: endpointUrl,
+  secrets: z
+    .array(signingSecret)
+    .min(1, 'must hold at least one whsec_… secret')
+    .max(MAX_ENDPOINT_SECRETS, `must hold at most ${MAX_ENDPOINT_SECRETS} secrets`),
+  source_ids: z.array(text()).min(1, 'must name at least one account, or be left out for all').optional(),
+  types: z
+    .array(z.enum(CHANGE_TYPES, { error: `must be one of ${CHANGE_TYPES.join(', ')}` }))
+    .min(1, 'must name at least one type, or be left out for all')
+    .optional(),
+});
+
 /** The seed file of the contract's section 7, with its cross-references checked. */
 export const seedSchema = z
   .object({
     accounts: z.array(seedAccount),
     tokens: z.array(seedToken).default([]),
     bookings: z.array(seedBooking).default([]),
+    endpoints: z
+      .array(seedEndpoint)
+      .max(MAX_ENDPOINTS, `must hold at most ${MAX_ENDPOINTS} endpoints`)
+      .default([])
+      .describe('Webhook endpoints every matching change is sent to (docs/WEBHOOKS-OUT.md); authoritative on every start'),
   })
   .superRefine((seed, ctx) => {
     const problem = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message });
@@ -83,6 +126,15 @@ export const seedSchema = z
       // The rules read the fields as values: a booking with a field out of its format is reported for that field alone.
       const fieldsValid = !ctx.issues.some(({ path = [] }) => path[0] === 'bookings' && path[1] === index);
       if (fieldsValid) for (const rule of bookingRuleProblems(booking)) problem(['bookings', index, rule.field], rule.message);
+    });
+    const endpointIds = new Set<string>();
+    seed.endpoints.forEach((endpoint, index) => {
+      if (endpointIds.has(endpoint.id)) problem(['endpoints', index, 'id'], `repeats ${endpoint.id}`);
+      if (endpoint.id === NATS_SINK_ID) problem(['endpoints', index, 'id'], `is the NATS relay's own id (NATS_URL): choose another`);
+      endpointIds.add(endpoint.id);
+      endpoint.source_ids?.forEach((sourceId, at) => {
+        if (!accounts.has(sourceId)) problem(['endpoints', index, 'source_ids', at], `names no account in accounts`);
+      });
     });
   });
 

@@ -6,6 +6,7 @@
 import type { Token } from '../domain/tokens';
 import { TOKEN_STATUSES } from '../domain/tokens';
 import type { Account, SeedData } from '../store/store';
+import type { EndpointConfig } from '../delivery/endpoints';
 
 /** A day column's value for "no such date": below any calendar day a seed can state. */
 const NO_DAY = -2_147_483_648;
@@ -36,8 +37,8 @@ export interface PublishedKey {
   demoKey: boolean;
 }
 
-/** A seed as the serving thread takes it: the store's records, and the published keys production refuses. */
-export type ReadSeed = SeedData & { publishedKeys: readonly PublishedKey[] };
+/** A seed as the serving thread takes it: the store's records, the published keys production refuses, the endpoints. */
+export type ReadSeed = SeedData & { publishedKeys: readonly PublishedKey[]; endpoints: EndpointConfig[] };
 
 /** A seed as it crosses threads: accounts and bookings as they are, tokens in columns. */
 export interface TransferredSeed {
@@ -45,6 +46,7 @@ export interface TransferredSeed {
   bookings: SeedData['bookings'];
   tokens: TokenColumns;
   publishedKeys: readonly PublishedKey[];
+  endpoints: EndpointConfig[];
 }
 
 /** What the seed's thread answers: the seed, or why it could not be read. */
@@ -131,5 +133,6 @@ export function receivedSeed(seed: TransferredSeed): ReadSeed {
     tokens: tokensOf(seed.tokens),
     bookings: seed.bookings,
     publishedKeys: seed.publishedKeys,
+    endpoints: seed.endpoints,
   };
 }

@@ -11,10 +11,10 @@ const { file } = workerData as { file: string };
 let answer: SeedWorkerAnswer;
 let moved: ArrayBuffer[] = [];
 try {
-  const { accounts, tokens, bookings, publishedKeys } = readSeedFile(file);
+  const { accounts, tokens, bookings, publishedKeys, endpoints } = readSeedFile(file);
   const columns = toColumns(tokens);
   moved = movedBuffers(columns);
-  answer = { seed: { accounts, bookings, tokens: columns, publishedKeys } };
+  answer = { seed: { accounts, bookings, tokens: columns, publishedKeys, endpoints } };
 } catch (error) {
   // A seed problem is the operator's to fix and is shown as its message; anything else is a fault, with its stack.
   answer =

@@ -57,6 +57,11 @@ export class MemoryChanges {
     }
   }
 
+  /** Every account with changes, and its last seq (dropped and forgotten changes keep their numbers). */
+  heads(): Map<string, number> {
+    return new Map([...this.accounts].map(([sourceId, account]) => [sourceId, account.lastSeq]));
+  }
+
   /** The account's kept changes with seq above `after`, oldest first, at most `limit`, as copies. */
   after(sourceId: string, after: number, limit: number): Change[] {
     const account = this.accounts.get(sourceId);

@@ -241,6 +241,11 @@ export class MemoryStore implements Store {
     return this.tables.changes.after(sourceId, after, limit);
   }
 
+  /** Every account with changes, and its last seq: where a new sink starts (delivery/memory-positions.ts). */
+  changeHeads(): Map<string, number> {
+    return this.tables.changes.heads();
+  }
+
   transaction<T>(work: (tx: StoreTransaction) => Promise<T>): Promise<T> {
     const run = this.queue.then(async () => {
       this.assertOpen();

@@ -65,6 +65,7 @@ export async function buildTestApp(kind: StoreKind = memoryStoreKind, options: T
     isShuttingDown: options.isShuttingDown,
     metrics,
     redis: options.redis,
+    delivery: options.delivery,
     store,
     config: testConfig(options.config),
   });

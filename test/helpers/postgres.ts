@@ -19,7 +19,8 @@ export function workerSchema(): string {
   return `test_worker_${process.env.JEST_WORKER_ID ?? '1'}`;
 }
 
-const TABLES = 'accounts, account_holdings, destinations, tokens, ledger, bookings, keyed_requests, deliveries, changes, change_counters';
+const TABLES =
+  'accounts, account_holdings, destinations, tokens, ledger, bookings, keyed_requests, deliveries, changes, change_counters, sink_states, sink_positions, sink_window, sink_attempts';
 
 /** Runs SQL in the worker's schema (or another) on a connection of its own. */
 export async function sql(text: string, values: unknown[] = [], schema = workerSchema()) {

@@ -7,9 +7,10 @@ import { DEMO_SEED_FILE } from '../../src/seed/file';
 const ROOT = path.resolve(__dirname, '..', '..');
 
 /** Runs `npm run seed:check`'s script as npm does, and collects what it says. */
-function seedCheck(file: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function seedCheck(file: string, settings: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env = { ...process.env, ...settings };
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'src/cli/seed-check.ts', file], { cwd: ROOT }, (error, stdout, stderr) =>
+    execFile(process.execPath, ['--import', 'tsx', 'src/cli/seed-check.ts', file], { cwd: ROOT, env }, (error, stdout, stderr) =>
       resolve({ code: error ? (error.code as number) : 0, stdout, stderr }),
     );
   });
@@ -19,7 +20,7 @@ describe('npm run seed:check FILE', () => {
   it('says what a valid file holds and exits 0', async () => {
     expect(await seedCheck(DEMO_SEED_FILE)).toEqual({
       code: 0,
-      stdout: `${DEMO_SEED_FILE}: valid: 2 accounts, 11 tokens, 2 bookings\n`,
+      stdout: `${DEMO_SEED_FILE}: valid: 2 accounts, 11 tokens, 2 bookings, 0 endpoints\n`,
       stderr: '',
     });
   });
@@ -37,6 +38,25 @@ describe('npm run seed:check FILE', () => {
       code: 1,
       stdout: '',
       stderr: `Seed file ${file} is invalid: tokens.0.destination_id is not a destination of account A\n`,
+    });
+  });
+
+  it('checks the endpoints under the settings the service would start with: http:// only with DELIVERY_ALLOW_HTTP=true', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'seed-check-')), 'endpoints.json');
+    const endpoint = { id: 'erp', url: 'http://127.0.0.1:9000/hooks', secrets: ['whsec_ZXJwLXNlY3JldC1vZi1vdXItb3du'] };
+    writeFileSync(
+      file,
+      JSON.stringify({ accounts: [{ source_id: 'A', share_public: 'p', share_secret: 's', destinations: [] }], endpoints: [endpoint] }),
+    );
+    expect(await seedCheck(file, { DELIVERY_ALLOW_HTTP: 'false' })).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `Seed file ${file} is invalid: endpoints.0.url must be an https:// URL (endpoint erp); DELIVERY_ALLOW_HTTP=true allows http://\n`,
+    });
+    expect(await seedCheck(file, { DELIVERY_ALLOW_HTTP: 'true' })).toEqual({
+      code: 0,
+      stdout: `${file}: valid: 1 accounts, 0 tokens, 0 bookings, 1 endpoints\n`,
+      stderr: '',
     });
   });
 });

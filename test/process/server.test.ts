@@ -181,4 +181,22 @@ describe('the server process', () => {
       ],
     });
   });
+
+  it('stops at start on endpoints the settings refuse: an http:// URL without DELIVERY_ALLOW_HTTP, a published secret in production', async () => {
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'seed-')), 'endpoints.json');
+    const account = { source_id: 'REAL1', share_public: 'pk_real_0001', share_secret: 'sk_real_0001', destinations: ['D1'] };
+    const endpoints = [
+      { id: 'erp', url: 'http://127.0.0.1:9000/hooks', secrets: ['whsec_ZXJwLXNlY3JldC1vZi1vdXItb3du'] },
+      { id: 'copied', url: 'https://erp.example/hooks', secrets: ['whsec_ZGVtby1zaWduaW5nLXNlY3JldC0wMDAwMDAwMDAx'] },
+    ];
+    writeFileSync(file, JSON.stringify({ accounts: [account], endpoints }));
+    const { code, stderr } = await runServer({ NODE_ENV: 'production', SEED_FILE: file }).exited;
+    expect({ code, problems: startProblems(stderr) }).toEqual({
+      code: 1,
+      problems: [
+        `Seed file ${file} is invalid: endpoints.0.url must be an https:// URL (endpoint erp); DELIVERY_ALLOW_HTTP=true allows http://`,
+        `Seed file ${file} is invalid: endpoints.1.secrets holds a value published in this repository's documentation (endpoint copied); NODE_ENV=production needs secrets of your own`,
+      ],
+    });
+  });
 });

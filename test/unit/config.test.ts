@@ -32,6 +32,13 @@ describe('loadConfig', () => {
       changes: { retentionDays: 30, memoryPerAccount: 100_000 },
       connections: { maxConnections: 4096, maxConnectionsPerAddress: 256, writeTimeout: 30000 },
       nats: undefined,
+      delivery: {
+        timeoutMs: 10000,
+        allowHttp: false,
+        concurrency: 8,
+        retryScheduleMs: [5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+        leaseMs: 30000,
+      },
     });
   });
 
@@ -63,6 +70,11 @@ describe('loadConfig', () => {
         MAX_CONNECTIONS: '100',
         MAX_CONNECTIONS_PER_ADDRESS: '0',
         WRITE_TIMEOUT_MS: '5000',
+        DELIVERY_TIMEOUT_MS: '2500',
+        DELIVERY_ALLOW_HTTP: 'true',
+        DELIVERY_CONCURRENCY: '2',
+        DELIVERY_RETRY_SCHEDULE: '1000,60000',
+        DELIVERY_LEASE_MS: '15000',
       }),
     ).toMatchObject({
       port: 8080,
@@ -87,6 +99,7 @@ describe('loadConfig', () => {
       quotas: { tokensPerAccount: 0, bookingsPerAccount: 250, keysPerAccount: 5000 },
       changes: { retentionDays: 7, memoryPerAccount: 1000 },
       connections: { maxConnections: 100, maxConnectionsPerAddress: 0, writeTimeout: 5000 },
+      delivery: { timeoutMs: 2500, allowHttp: true, concurrency: 2, retryScheduleMs: [1000, 60000], leaseMs: 15000 },
     });
   });
 
@@ -172,6 +185,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ PORT: '', LOG_LEVEL: '' }).port).toBe(3000);
   });
 
+  it('refuses a DELIVERY_RETRY_SCHEDULE of more than 100 steps, and takes one of 100', () => {
+    const steps = (count: number) => Array<string>(count).fill('1000').join(',');
+    expect(() => loadConfig({ DELIVERY_RETRY_SCHEDULE: steps(101) })).toThrow('DELIVERY_RETRY_SCHEDULE must be 1 to 100 waits');
+    expect(loadConfig({ DELIVERY_RETRY_SCHEDULE: steps(100) }).delivery.retryScheduleMs).toHaveLength(100);
+  });
+
   it('returns a frozen object', () => {
     expect(Object.isFrozen(loadConfig({}))).toBe(true);
   });
@@ -217,6 +236,16 @@ describe('loadConfig', () => {
     ['MAX_TOKENS_PER_ACCOUNT', '-1', 'MAX_TOKENS_PER_ACCOUNT must be a whole number'],
     ['MAX_BOOKINGS_PER_ACCOUNT', 'many', 'MAX_BOOKINGS_PER_ACCOUNT must be a whole number'],
     ['MAX_KEYS_PER_ACCOUNT', '-1', 'MAX_KEYS_PER_ACCOUNT must be a whole number, 0 or more'],
+    ['DELIVERY_TIMEOUT_MS', '0', 'DELIVERY_TIMEOUT_MS must be a whole number from 1 to 2147483647'],
+    ['DELIVERY_ALLOW_HTTP', 'yes', 'DELIVERY_ALLOW_HTTP must be true or false'],
+    ['DELIVERY_CONCURRENCY', '0', 'DELIVERY_CONCURRENCY must be a whole number from 1 to 1000'],
+    ['DELIVERY_LEASE_MS', '30s', 'DELIVERY_LEASE_MS must be a whole number'],
+    // Strictly milliseconds and commas: no spaces, units, empty, zero or negative steps, nor one past a timer's reach.
+    ...['5000, 300000', '5s,5m', '5000,,300000', '5000,', '0,5000', '-5000', '2147483648'].map((schedule) => [
+      'DELIVERY_RETRY_SCHEDULE',
+      schedule,
+      'DELIVERY_RETRY_SCHEDULE must be 1 to 100 waits in milliseconds (whole numbers from 1 to 2147483647) separated by commas, without spaces',
+    ]),
   ])('stops on a bad %s = %p with a message naming it', (name, value, message) => {
     expect(() => loadConfig({ [name]: value })).toThrow(message);
   });

@@ -27,7 +27,9 @@ describe('a seed crossing from the thread that read it', () => {
   it('gives back every token as it was, in order, each time its tokens are read', () => {
     fc.assert(
       fc.property(fc.array(seedToken, { maxLength: 200 }), (tokens: Token[]) => {
-        const received = receivedSeed(crossThreads({ accounts: [], bookings: [], tokens: toColumns(tokens), publishedKeys: [] }));
+        const received = receivedSeed(
+          crossThreads({ accounts: [], bookings: [], tokens: toColumns(tokens), publishedKeys: [], endpoints: [] }),
+        );
         expect([...received.tokens]).toEqual(tokens);
         expect([...received.tokens]).toEqual(tokens);
       }),
@@ -39,17 +41,34 @@ describe('a seed crossing from the thread that read it', () => {
       accounts: [],
       bookings: [],
       publishedKeys: [],
+      endpoints: [],
       tokens: toColumns([{ tokenId: '1', sourceId: 'A', destinationId: 'D', status: 'active', balance: 5 }]),
     };
     crossThreads(seed);
     expect(seed.tokens.balances.byteLength).toBe(0);
   });
 
-  it('gives back the demo seed as read in this thread, key hashes as Buffers, and its published keys', () => {
+  it('gives back the demo seed as read in this thread, key hashes as Buffers, its published keys and endpoints', () => {
     const read = readSeedFile(DEMO_SEED_FILE);
+    const endpoints = [
+      {
+        id: 'erp',
+        url: 'https://erp.example/hooks',
+        secrets: ['whsec_ZXJwLXNlY3JldA=='],
+        sourceIds: ['PDR28'],
+        types: ['token.withdrawn' as const],
+      },
+    ];
     const received = receivedSeed(
-      crossThreads({ accounts: read.accounts, bookings: read.bookings, tokens: toColumns(read.tokens), publishedKeys: read.publishedKeys }),
+      crossThreads({
+        accounts: read.accounts,
+        bookings: read.bookings,
+        tokens: toColumns(read.tokens),
+        publishedKeys: read.publishedKeys,
+        endpoints,
+      }),
     );
+    expect(received.endpoints).toEqual(endpoints);
     expect(received.publishedKeys).toEqual(read.publishedKeys);
     expect(received.publishedKeys.every((published) => published.demoKey)).toBe(true);
     expect(received.publishedKeys.length).toBe(2 * read.accounts.length);

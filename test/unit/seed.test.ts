@@ -2,7 +2,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PUBLISHED_SECRETS } from '../../src/process/published-secrets';
-import { DEMO_SEED_FILE, readSeedFile, refusePublishedKeysInProduction } from '../../src/seed/file';
+import {
+  DEMO_SEED_FILE,
+  readSeedFile,
+  refuseEndpointsAgainstSettings,
+  refusePublishedKeysInProduction,
+  SeedFileError,
+} from '../../src/seed/file';
 import { keyMatches } from '../../src/domain/secrets';
 import { FIXTURE } from '../helpers/fixtures';
 
@@ -175,5 +181,73 @@ describe('the demo seed in production (contract section 11)', () => {
       demoKey ? 'holds a key of the demo seed' : refusal,
     );
     expect(() => refusePublishedKeysInProduction(readSeedFile(file), file, false)).not.toThrow();
+  });
+});
+
+describe("the seed's webhook endpoints (contract section 13.3)", () => {
+  const secret = 'whsec_ZXJwLXNlY3JldC1vZi1vdXItb3du';
+  const erp = { id: 'erp', url: 'https://erp.example/hooks', secrets: [secret], source_ids: ['ACME'], types: ['token.withdrawn'] };
+  const problemsOf = (act: () => unknown): readonly string[] => {
+    try {
+      act();
+    } catch (error) {
+      if (error instanceof SeedFileError) return error.problems;
+      throw error;
+    }
+    return [];
+  };
+
+  it('come out as the engine reads them: source_ids and types only when given', () => {
+    const any = { id: 'analytics-2', url: 'http://10.0.0.7:8080/in', secrets: [secret, secret.replace('ZXJw', 'bmV3')] };
+    expect(readSeedFile(seedFile({ ...FIXTURE, endpoints: [erp, any] })).endpoints).toEqual([
+      { id: 'erp', url: 'https://erp.example/hooks', secrets: [secret], sourceIds: ['ACME'], types: ['token.withdrawn'] },
+      { id: 'analytics-2', url: 'http://10.0.0.7:8080/in', secrets: any.secrets },
+    ]);
+    expect(readSeedFile(seedFile(FIXTURE)).endpoints).toEqual([]);
+  });
+
+  it('a file with bad endpoints is refused, naming each bad field; then each repeated id and unknown account', () => {
+    const malformed = [
+      { ...erp, url: 'erp.example/hooks' },
+      { ...erp, id: 'ERP 2', url: 'ftp://erp.example/hooks' },
+      { ...erp, url: 'https://user:pass@erp.example/hooks', secrets: [] },
+      { ...erp, secrets: ['whsec_!!!'], types: ['token.deleted'] },
+    ];
+    const file = seedFile({ ...FIXTURE, endpoints: malformed }, 'endpoints.json');
+    expect(problemsOf(() => readSeedFile(file))).toEqual(
+      [
+        'endpoints.0.url must be an absolute URL, such as https://erp.example/hooks',
+        "endpoints.1.id must be 1 to 64 lower-case letters, digits, '-' or '_', starting with a letter or digit",
+        'endpoints.1.url must be an https:// URL',
+        'endpoints.2.url must not carry a user or password: the signature proves the sender',
+        'endpoints.2.secrets must hold at least one whsec_… secret',
+        'endpoints.3.secrets.0 must be one whsec_… secret (base64 after the prefix)',
+        'endpoints.3.types.0 must be one of token.created, token.modified, token.status_changed, token.dates_changed, token.withdrawn, token.loaded, token.unloaded, token.refunded, token.schedule_credited, booking.created, booking.modified, booking.cancelled',
+      ].map((problem) => `Seed file ${file} is invalid: ${problem}`),
+    );
+    // Rules across entries, as for tokens, once every entry has its shape.
+    const crossed = seedFile({ ...FIXTURE, endpoints: [erp, { ...erp, source_ids: ['ACME', 'NOBODY'] }] }, 'crossed.json');
+    expect(problemsOf(() => readSeedFile(crossed))).toEqual(
+      ['endpoints.1.id repeats erp', 'endpoints.1.source_ids.1 names no account in accounts'].map(
+        (problem) => `Seed file ${crossed} is invalid: ${problem}`,
+      ),
+    );
+  });
+
+  it('an http:// URL is refused unless DELIVERY_ALLOW_HTTP=true; a published secret in production, however spelled', () => {
+    const published = 'whsec_ZGVtby1zaWduaW5nLXNlY3JldC0wMDAwMDAwMDAx';
+    expect(PUBLISHED_SECRETS).toContain(published);
+    const endpoints = [
+      { ...erp, url: 'http://127.0.0.1:9000/hooks' },
+      { ...erp, id: 'leaked', secrets: [secret, published.slice('whsec_'.length)] },
+    ];
+    const file = seedFile({ ...FIXTURE, endpoints }, 'settings.json');
+    const read = readSeedFile(file).endpoints;
+    expect(problemsOf(() => refuseEndpointsAgainstSettings(read, file, { production: true, allowHttp: false }))).toEqual([
+      `Seed file ${file} is invalid: endpoints.0.url must be an https:// URL (endpoint erp); DELIVERY_ALLOW_HTTP=true allows http://`,
+      `Seed file ${file} is invalid: endpoints.1.secrets holds a value published in this repository's documentation (endpoint leaked); NODE_ENV=production needs secrets of your own`,
+    ]);
+    expect(problemsOf(() => refuseEndpointsAgainstSettings(read.slice(0, 1), file, { production: true, allowHttp: true }))).toEqual([]);
+    expect(problemsOf(() => refuseEndpointsAgainstSettings(read.slice(1), file, { production: false, allowHttp: false }))).toEqual([]);
   });
 });

@@ -1,0 +1,190 @@
+/**
+ * The delivery engine (contract sections 13.3 and 13.4): hands every change on to each sink (webhook endpoints, the
+ * NATS relay), by position, in order per key, retried on the schedule, one sending instance per sink at a time. It
+ * reads the store by position (Store.changesAfter) and is never called by a request's chain but for ops.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../process/logger';
+import type { Metrics } from '../process/metrics';
+import type { Store } from '../store/store';
+import type { AttemptRecord, SinkPositions, SinkState } from './positions';
+import type { Sink } from './sink';
+import { SinkSender, type RetryDelay } from './sink-sender';
+
+export interface DeliveryEngineOptions {
+  sinks: readonly Sink[];
+  positions: SinkPositions;
+  store: Pick<Store, 'changesAfter'>;
+  retryDelay: RetryDelay;
+  /** INSTANCE_ID: the lease's owner is it and a random part, so two processes never pass for one. */
+  instanceId: string;
+  /** DELIVERY_LEASE_MS. */
+  leaseMs: number;
+  logger: Logger;
+  metrics?: Metrics;
+  /** Changes open or delivered above the position, per sink and account. Default: 500. */
+  windowSize?: number;
+  /** How often the engine looks for new changes while there is work. Default: 250 ms. */
+  busyPollMs?: number;
+  /** ... and while there is none (at most a third of the lease, which it renews). Default: 1 s. */
+  idlePollMs?: number;
+}
+
+/** One account of an endpoint, as ops see it. */
+export interface PositionView {
+  sourceId: string;
+  position: number;
+  /** The first change after the position that the endpoint takes and has not taken, within the next page read. */
+  oldestUndelivered: { seq: number; createdAt: Date } | null;
+}
+
+export interface EndpointView {
+  state: SinkState;
+  positions: PositionView[];
+  lastAttempt: AttemptRecord | null;
+}
+
+/** How many changes after a position GET /admin/endpoints reads to find the oldest one not yet taken. */
+const OLDEST_LOOKAHEAD = 100;
+
+export class DeliveryEngine {
+  private readonly senders: SinkSender[];
+  private readonly owner: string;
+  private stopped = false;
+  private wakeUp: (() => void) | undefined;
+  private loop: Promise<void> = Promise.resolve();
+  private headsUnavailable = false;
+
+  private constructor(private readonly options: DeliveryEngineOptions) {
+    this.owner = `${options.instanceId}/${randomUUID()}`;
+    const settings = {
+      positions: options.positions,
+      read: (sourceId: string, after: number, limit: number) => options.store.changesAfter(sourceId, after, limit),
+      retryDelay: options.retryDelay,
+      owner: this.owner,
+      leaseMs: options.leaseMs,
+      windowSize: options.windowSize ?? 500,
+      logger: options.logger,
+      metrics: options.metrics,
+    };
+    this.senders = options.sinks.map((sink) => new SinkSender(sink, settings));
+  }
+
+  /** Makes the sinks known (a new one starts after the last change of each account) and starts sending. */
+  static async start(options: DeliveryEngineOptions): Promise<DeliveryEngine> {
+    const engine = new DeliveryEngine(options);
+    await options.positions.register(options.sinks.map((sink) => sink.id));
+    options.metrics?.watchDelivery(() => engine.held());
+    engine.loop = engine.run();
+    options.logger.info({ endpoints: options.sinks.map((sink) => sink.id) }, 'delivery started');
+    return engine;
+  }
+
+  /** Looks for new changes now rather than at the next poll (a change committed). */
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  sinkIds(): string[] {
+    return this.senders.map((sender) => sender.sink.id);
+  }
+
+  async endpoint(sinkId: string): Promise<EndpointView | undefined> {
+    const sender = this.senders.find((candidate) => candidate.sink.id === sinkId);
+    if (!sender) return undefined;
+    const { positions, store } = this.options;
+    const [snapshot, heads, attempts] = await Promise.all([
+      positions.snapshot(sinkId),
+      positions.accountHeads(),
+      positions.attempts(sinkId, 1),
+    ]);
+    if (!snapshot) return undefined;
+    const accounts = [...new Set([...snapshot.positions.keys(), ...heads.keys()])].sort();
+    const views: PositionView[] = [];
+    for (const sourceId of accounts) {
+      const position = snapshot.positions.get(sourceId) ?? 0;
+      const delivered = new Set(snapshot.window.filter((row) => row.sourceId === sourceId && row.delivered).map((row) => row.seq));
+      const after = (heads.get(sourceId) ?? 0) > position ? await store.changesAfter(sourceId, position, OLDEST_LOOKAHEAD) : [];
+      const oldest = after.find((change) => !delivered.has(change.seq) && sender.sink.accepts(change));
+      views.push({ sourceId, position, oldestUndelivered: oldest ? { seq: oldest.seq, createdAt: oldest.createdAt } : null });
+    }
+    return { state: snapshot.state, positions: views, lastAttempt: attempts[0] ?? null };
+  }
+
+  /** Undefined for an endpoint the seed does not list. */
+  async attempts(sinkId: string, limit: number, before?: number): Promise<AttemptRecord[] | undefined> {
+    if (!this.sinkIds().includes(sinkId)) return undefined;
+    return this.options.positions.attempts(sinkId, limit, before);
+  }
+
+  /** Resumes where it stopped, the failed change from the first step. */
+  async enable(sinkId: string): Promise<EndpointView | undefined> {
+    if (!this.sinkIds().includes(sinkId)) return undefined;
+    await this.options.positions.enable(sinkId);
+    this.options.logger.info({ endpoint: sinkId }, 'endpoint enabled by ops');
+    this.wake();
+    return this.endpoint(sinkId);
+  }
+
+  /** Moves the account's position back to `after`: what follows and matches is sent again, in order. */
+  async replay(sinkId: string, sourceId: string, after: number): Promise<EndpointView | undefined> {
+    if (!this.sinkIds().includes(sinkId)) return undefined;
+    await this.options.positions.replay(sinkId, sourceId, after);
+    this.options.logger.info({ endpoint: sinkId, source_id: sourceId, after }, 'endpoint replay by ops');
+    this.wake();
+    return this.endpoint(sinkId);
+  }
+
+  /**
+   * Stops within about `boundMs`: no new attempt; those in flight aborted and awaited up to the bound; the leases
+   * released, so another instance takes over at once; then the sinks and positions closed.
+   */
+  async stop(boundMs: number): Promise<void> {
+    this.stopped = true;
+    this.wake();
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, boundMs)));
+    await Promise.all([...this.senders.map((sender) => sender.stop(bound)), Promise.race([this.loop, bound])]);
+    clearTimeout(timer);
+    await this.options.positions
+      .release(this.sinkIds(), this.owner)
+      .catch((error: unknown) => this.options.logger.warn({ err: error }, 'delivery leases not released: they expire by themselves'));
+    await Promise.all(this.options.sinks.map((sink) => sink.close()));
+    await this.options.positions.close();
+  }
+
+  private held() {
+    const now = Date.now();
+    return this.senders.flatMap((sender) => {
+      const age = sender.oldestUndeliveredAgeMs(now);
+      return age === undefined ? [] : [{ endpoint: sender.sink.id, oldestUndeliveredSeconds: age / 1000, disabled: sender.heldDisabled() }];
+    });
+  }
+
+  /** One round over every sink, then a wait: short while there is work, up to a third of the lease when there is none. */
+  private async run(): Promise<void> {
+    const { busyPollMs = 250, idlePollMs = 1_000, leaseMs } = this.options;
+    while (!this.stopped) {
+      let busy = false;
+      try {
+        const heads = await this.options.positions.accountHeads();
+        if (this.headsUnavailable) this.options.logger.info('delivery: the database answers again');
+        this.headsUnavailable = false;
+        for (const sender of this.senders) if (!this.stopped && (await sender.step(heads))) busy = true;
+      } catch (error) {
+        if (!this.headsUnavailable)
+          this.options.logger.warn({ err: error }, 'delivery paused: the database did not answer; it resumes by itself');
+        this.headsUnavailable = true;
+      }
+      if (this.stopped) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, busy ? busyPollMs : Math.min(idlePollMs, leaseMs / 3));
+        this.wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wakeUp = undefined;
+    }
+  }
+}

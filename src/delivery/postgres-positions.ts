@@ -1,0 +1,262 @@
+/**
+ * Sinks' positions in PostgreSQL (migration 018), shared by every instance: a lease per sink says which one sends to
+ * it, and every write of a sender checks, in its transaction, that it still holds the lease at the generation it
+ * loaded. A pool of its own, of two connections, so delivery never takes a connection a partner's request waits for;
+ * no transaction is ever open across a sink's attempt (the engine writes before and after it, never during).
+ */
+import { Pool, type PoolClient } from 'pg';
+import type { Logger } from '../process/logger';
+import { ATTEMPTS_KEPT, type AttemptRecord, type SenderWrite, type SinkPositions, type SinkSnapshot, type SinkState } from './positions';
+
+export interface PgSinkPositionsOptions {
+  connectionString: string;
+  /** The store's schema, when it has one of its own (tests). */
+  schema?: string;
+  statementTimeoutMs: number;
+  connectTimeoutMs?: number;
+  /** A transaction-mode pooler: no start-up parameter it would refuse; the driver's own time limit stands in. */
+  pooled?: boolean;
+  logger?: Logger;
+}
+
+/** Connections delivery uses at most: one for a sender's writes, one for reads and ops, whatever the number of sinks. */
+const POOL_SIZE = 2;
+/** Attempts are pruned once in this many, each time deleting about this many rows: a bounded statement. */
+const PRUNE_EVERY = 100;
+
+type Row = Record<string, unknown>;
+
+function stateOf(row: Row): SinkState {
+  return {
+    sinkId: row.sink_id as string,
+    enabled: row.enabled as boolean,
+    reason: row.reason as string | null,
+    disabledAt: row.disabled_at as Date | null,
+    generation: Number(row.generation),
+  };
+}
+
+function attemptOf(row: Row): AttemptRecord {
+  return {
+    id: Number(row.attempt_id),
+    sinkId: row.sink_id as string,
+    sourceId: row.source_id as string,
+    seq: Number(row.seq),
+    changeId: row.change_id as string,
+    attempt: row.attempt as number,
+    result: row.result as AttemptRecord['result'],
+    status: row.status as number | null,
+    error: row.error as string | null,
+    durationMs: row.duration_ms as number,
+    attemptedAt: row.attempted_at as Date,
+  };
+}
+
+const STATE_COLUMNS = 'sink_id, enabled, reason, disabled_at, generation';
+
+export class PgSinkPositions implements SinkPositions {
+  private readonly pool: Pool;
+  private attemptsSincePrune = 0;
+
+  constructor(options: PgSinkPositionsOptions) {
+    this.pool = new Pool({
+      connectionString: options.connectionString,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 2_000,
+      options: options.schema ? `-c search_path=${options.schema}` : undefined,
+      max: POOL_SIZE,
+      statement_timeout: options.pooled ? undefined : options.statementTimeoutMs,
+      query_timeout: options.statementTimeoutMs + 2_000,
+    });
+    // A broken idle connection must not end the process; the next call connects anew.
+    this.pool.on('error', (error) => options.logger?.warn({ err: error }, 'idle delivery database connection failed'));
+  }
+
+  async register(sinkIds: readonly string[]): Promise<void> {
+    for (const sinkId of sinkIds) {
+      await this.inTransaction(async (client) => {
+        const created = await client.query('INSERT INTO sink_states (sink_id) VALUES ($1) ON CONFLICT DO NOTHING RETURNING sink_id', [
+          sinkId,
+        ]);
+        // In the transaction that creates the sink: an account with no row later had no change at this point.
+        if (created.rowCount === 1) {
+          await client.query(
+            'INSERT INTO sink_positions (sink_id, source_id, position) SELECT $1, source_id, last_seq FROM change_counters',
+            [sinkId],
+          );
+        }
+      });
+    }
+  }
+
+  async accountHeads(): Promise<Map<string, number>> {
+    const { rows } = await this.pool.query<Row>('SELECT source_id, last_seq FROM change_counters');
+    return new Map(rows.map((row) => [row.source_id as string, Number(row.last_seq)]));
+  }
+
+  async lease(sinkId: string, owner: string, leaseMs: number): Promise<SinkState | undefined> {
+    const { rows } = await this.pool.query<Row>(
+      `UPDATE sink_states SET lease_owner = $2, lease_until = now() + $3 * interval '1 millisecond'
+       WHERE sink_id = $1 AND (lease_until < now() OR lease_owner = $2) RETURNING ${STATE_COLUMNS}`,
+      [sinkId, owner, leaseMs],
+    );
+    return rows[0] && stateOf(rows[0]);
+  }
+
+  async release(sinkIds: readonly string[], owner: string): Promise<void> {
+    await this.pool.query(
+      "UPDATE sink_states SET lease_owner = NULL, lease_until = '-infinity' WHERE sink_id = ANY($1::text[]) AND lease_owner = $2",
+      [sinkIds, owner],
+    );
+  }
+
+  async state(sinkId: string): Promise<SinkState | undefined> {
+    const { rows } = await this.pool.query<Row>(`SELECT ${STATE_COLUMNS} FROM sink_states WHERE sink_id = $1`, [sinkId]);
+    return rows[0] && stateOf(rows[0]);
+  }
+
+  async snapshot(sinkId: string): Promise<SinkSnapshot | undefined> {
+    // One transaction (repeatable read): state, positions and window as of one moment.
+    return this.inTransaction(async (client) => {
+      const states = await client.query<Row>(`SELECT ${STATE_COLUMNS} FROM sink_states WHERE sink_id = $1`, [sinkId]);
+      if (states.rows.length === 0) return undefined;
+      const positions = await client.query<Row>('SELECT source_id, position FROM sink_positions WHERE sink_id = $1', [sinkId]);
+      const window = await client.query<Row>(
+        'SELECT source_id, seq, delivered, attempts, next_attempt_at, last_error FROM sink_window WHERE sink_id = $1 ORDER BY source_id, seq',
+        [sinkId],
+      );
+      return {
+        state: stateOf(states.rows[0]),
+        positions: new Map(positions.rows.map((row) => [row.source_id as string, Number(row.position)])),
+        window: window.rows.map((row) => ({
+          sourceId: row.source_id as string,
+          seq: Number(row.seq),
+          delivered: row.delivered as boolean,
+          attempts: row.attempts as number,
+          nextAttemptAt: row.next_attempt_at as Date | null,
+          lastError: row.last_error as string | null,
+        })),
+      };
+    }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  }
+
+  async record(sinkId: string, owner: string, generation: number, write: SenderWrite): Promise<boolean> {
+    const written = await this.inTransaction(async (client) => {
+      // FOR SHARE: the lease cannot pass to another instance, nor an enable or replay commit, before this COMMIT.
+      const held = await client.query(
+        'SELECT 1 FROM sink_states WHERE sink_id = $1 AND lease_owner = $2 AND lease_until > now() AND generation = $3 FOR SHARE',
+        [sinkId, owner, generation],
+      );
+      if (held.rowCount !== 1) return false;
+      const { attempt, sourceId } = write;
+      if (attempt) {
+        await client.query(
+          `INSERT INTO sink_attempts (sink_id, source_id, seq, change_id, attempt, result, status, error, duration_ms, attempted_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+          [
+            sinkId,
+            attempt.sourceId,
+            attempt.seq,
+            attempt.changeId,
+            attempt.attempt,
+            attempt.result,
+            attempt.status,
+            attempt.error,
+            Math.round(attempt.durationMs),
+            attempt.attemptedAt,
+          ],
+        );
+      }
+      for (const row of write.window) {
+        await client.query(
+          `INSERT INTO sink_window (sink_id, source_id, seq, delivered, attempts, next_attempt_at, last_error) VALUES ($1, $2, $3, $4, $5, $6, $7)
+           ON CONFLICT (sink_id, source_id, seq) DO UPDATE SET delivered = $4, attempts = $5, next_attempt_at = $6, last_error = $7`,
+          [sinkId, sourceId, row.seq, row.delivered, row.attempts, row.nextAttemptAt, row.lastError],
+        );
+      }
+      await client.query('DELETE FROM sink_window WHERE sink_id = $1 AND source_id = $2 AND seq <= $3', [sinkId, sourceId, write.position]);
+      await client.query(
+        `INSERT INTO sink_positions (sink_id, source_id, position) VALUES ($1, $2, $3)
+         ON CONFLICT (sink_id, source_id) DO UPDATE SET position = $3`,
+        [sinkId, sourceId, write.position],
+      );
+      if (write.disable !== undefined) {
+        await client.query(
+          'UPDATE sink_states SET enabled = false, reason = $2, disabled_at = now(), generation = generation + 1 WHERE sink_id = $1',
+          [sinkId, write.disable],
+        );
+      }
+      return true;
+    });
+    if (written && write.attempt && ++this.attemptsSincePrune >= PRUNE_EVERY) {
+      this.attemptsSincePrune = 0;
+      await this.pruneAttempts(sinkId);
+    }
+    return written;
+  }
+
+  async enable(sinkId: string): Promise<boolean> {
+    return this.inTransaction(async (client) => {
+      const updated = await client.query(
+        'UPDATE sink_states SET enabled = true, reason = NULL, disabled_at = NULL, generation = generation + 1 WHERE sink_id = $1',
+        [sinkId],
+      );
+      if (updated.rowCount !== 1) return false;
+      // From the first step again: the retries' counts go; what was delivered above the position stays.
+      await client.query('DELETE FROM sink_window WHERE sink_id = $1 AND NOT delivered', [sinkId]);
+      return true;
+    });
+  }
+
+  async replay(sinkId: string, sourceId: string, after: number): Promise<boolean> {
+    return this.inTransaction(async (client) => {
+      const updated = await client.query('UPDATE sink_states SET generation = generation + 1 WHERE sink_id = $1', [sinkId]);
+      if (updated.rowCount !== 1) return false;
+      await client.query('DELETE FROM sink_window WHERE sink_id = $1 AND source_id = $2', [sinkId, sourceId]);
+      await client.query(
+        `INSERT INTO sink_positions (sink_id, source_id, position) VALUES ($1, $2, $3)
+         ON CONFLICT (sink_id, source_id) DO UPDATE SET position = $3`,
+        [sinkId, sourceId, after],
+      );
+      return true;
+    });
+  }
+
+  async attempts(sinkId: string, limit: number, before?: number): Promise<AttemptRecord[]> {
+    const { rows } = await this.pool.query<Row>(
+      `SELECT * FROM sink_attempts WHERE sink_id = $1 AND ($3::bigint IS NULL OR attempt_id < $3) ORDER BY attempt_id DESC LIMIT $2`,
+      [sinkId, limit, before ?? null],
+    );
+    return rows.map(attemptOf);
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+
+  /** Keeps the newest ATTEMPTS_KEPT of the sink: deletes the few older ones since the last prune. */
+  private async pruneAttempts(sinkId: string): Promise<void> {
+    await this.pool.query(
+      `DELETE FROM sink_attempts WHERE sink_id = $1 AND attempt_id <=
+         (SELECT attempt_id FROM sink_attempts WHERE sink_id = $1 ORDER BY attempt_id DESC OFFSET $2 LIMIT 1)`,
+      [sinkId, ATTEMPTS_KEPT],
+    );
+  }
+
+  private async inTransaction<T>(work: (client: PoolClient) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: unknown;
+    try {
+      await client.query(begin);
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      broken = error;
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      // A connection that failed mid-transaction is discarded rather than handed to the next caller.
+      client.release(broken instanceof Error && !('code' in broken) ? broken : undefined);
+    }
+  }
+}

@@ -1,0 +1,253 @@
+import request from 'supertest';
+import { Webhook } from 'standardwebhooks';
+import { changeView } from '../../src/delivery/change-view';
+import { DeliveryEngine } from '../../src/delivery/engine';
+import { MemorySinkPositions } from '../../src/delivery/memory-positions';
+import { PgSinkPositions } from '../../src/delivery/postgres-positions';
+import type { Sink } from '../../src/delivery/sink';
+import { MemoryStore } from '../../src/store/memory-store';
+import type { Change, ChangeType, Store } from '../../src/store/store';
+import { buildTestApp, storeKinds, type StoreKind, type TestApp } from '../helpers/app';
+import { capturingLogger } from '../helpers/capture';
+import * as clients from '../helpers/clients';
+import { EndpointServer } from '../helpers/endpoint-server';
+import { ACME, fixtureSeed, OTHER, TOKENS } from '../helpers/fixtures';
+import { errorBody } from '../helpers/http';
+import { otherAccountStatusChange, statusChange, withdrawal } from '../helpers/payloads';
+import { TEST_DATABASE_URL, workerSchema } from '../helpers/postgres';
+import { waitFor } from '../helpers/wait';
+
+const ADMIN_TOKEN = 'admin-test-token-0123456789';
+const bearer = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+const SECRET = `whsec_${Buffer.from('endpoint-secret-of-the-tests-0123').toString('base64')}`;
+/** Short retries: a test sees several steps pass within a second or two. */
+const SCHEDULE = Array.from({ length: 30 }, () => 100);
+
+interface EndpointSpec {
+  id: string;
+  url: string;
+  sourceIds?: string[];
+  types?: ChangeType[];
+}
+
+function sinkOf(endpoint: EndpointSpec): Sink {
+  const webhook = new Webhook(SECRET);
+  return {
+    id: endpoint.id,
+    concurrency: 8,
+    accepts: (change: Change) =>
+      (!endpoint.sourceIds || endpoint.sourceIds.includes(change.sourceId)) && (!endpoint.types || endpoint.types.includes(change.type)),
+    orderKey: (change: Change) => String((change.body.token as { token_id?: string } | undefined)?.token_id ?? change.sourceId),
+    async send(change, signal) {
+      const body = JSON.stringify(changeView(change));
+      const started = Date.now();
+      const at = new Date();
+      try {
+        const response = await fetch(endpoint.url, {
+          method: 'POST',
+          body,
+          signal: AbortSignal.any([signal, AbortSignal.timeout(2_000)]),
+          headers: {
+            'content-type': 'application/json',
+            'webhook-id': change.id,
+            'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+            'webhook-signature': webhook.sign(change.id, at, body),
+          },
+        });
+        const durationMs = Date.now() - started;
+        if (response.status >= 200 && response.status < 300) return { result: 'delivered', status: response.status, durationMs };
+        if (response.status === 410) return { result: 'gone', status: 410, error: 'Gone', durationMs };
+        return { result: 'failed', status: response.status, error: 'not 2xx', durationMs };
+      } catch (error) {
+        return { result: 'failed', error: String(error), durationMs: Date.now() - started };
+      }
+    },
+    close: async () => undefined,
+  };
+}
+
+describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks out on the %s store', (_name, kind: StoreKind) => {
+  let store: Store;
+  let app: TestApp;
+  let engine: DeliveryEngine | undefined;
+  const endpoints: EndpointServer[] = [];
+
+  beforeEach(async () => {
+    store = await kind.create();
+    await store.loadSeed(fixtureSeed());
+    frozen.clear();
+  });
+  afterEach(async () => {
+    await engine?.stop(2_000);
+    engine = undefined;
+    await Promise.all(endpoints.splice(0).map((endpoint) => endpoint.close()));
+    await store.close();
+  });
+
+  async function endpoint(): Promise<EndpointServer> {
+    const server = await EndpointServer.start(SECRET);
+    endpoints.push(server);
+    return server;
+  }
+
+  async function start(specs: EndpointSpec[]): Promise<void> {
+    const positions =
+      store instanceof MemoryStore
+        ? new MemorySinkPositions(() => (store as MemoryStore).changeHeads())
+        : new PgSinkPositions({ connectionString: TEST_DATABASE_URL as string, schema: workerSchema(), statementTimeoutMs: 5_000 });
+    engine = await DeliveryEngine.start({
+      sinks: specs.map(sinkOf),
+      positions,
+      store,
+      retryDelay: (step) => SCHEDULE[step],
+      instanceId: 'test',
+      leaseMs: 3_000,
+      logger: capturingLogger(),
+      busyPollMs: 50,
+      idlePollMs: 100,
+    });
+    app = await buildTestApp(kind, { store, delivery: engine, config: { adminToken: ADMIN_TOKEN } });
+  }
+
+  /** Toggles a token's status between freezed and active: one change each time. */
+  const frozen = new Set<string>();
+  async function change(token: { token_id: string; destination_id: string; source_id: string } = TOKENS.active): Promise<void> {
+    const freeze = !frozen.delete(token.token_id);
+    if (freeze) frozen.add(token.token_id);
+    const account = token.source_id === OTHER.source_id ? otherAccountStatusChange : statusChange;
+    const body = account({
+      token_id: Number(token.token_id),
+      destination_id: token.destination_id,
+      tokes_status: freeze ? 'freezed' : 'active',
+    });
+    await clients.statusChange(app, body).expect(200);
+  }
+
+  const changesOf = async (sourceId = ACME.source_id) => store.changesAfter(sourceId, 0, 1000);
+
+  it('a new endpoint gets every change recorded after it appears, once, signed, with the change id as webhook-id and the feed body; filters by account and type', async () => {
+    const all = await endpoint();
+    const filtered = await endpoint();
+    // Recorded before the endpoints appear: never sent (a replay would).
+    app = await buildTestApp(kind, { store });
+    await change();
+    await start([
+      { id: 'all', url: all.url },
+      { id: 'filtered', url: filtered.url, sourceIds: [ACME.source_id], types: ['token.withdrawn'] },
+    ]);
+    await change();
+    await clients.withdraw(app, withdrawal({ token_balance: '900.00' })).expect(200);
+    await change(TOKENS.atD2);
+    await change(TOKENS.others);
+    await waitFor(async () => all.received.length >= 4 && filtered.received.length >= 1);
+    const acme = (await changesOf()).slice(1);
+    const others = await changesOf(OTHER.source_id);
+    const expected = [...acme, ...others];
+    expect(all.received.map((received) => received.id).sort()).toEqual(expected.map((c) => c.id).sort());
+    for (const received of all.received) {
+      const sent = expected.find((c) => c.id === received.id) as Change;
+      expect(received.body).toBe(JSON.stringify(changeView(sent)));
+      expect(received.verified).toBe(true);
+    }
+    expect(filtered.received.map((received) => received.change.type)).toEqual(['token.withdrawn']);
+    // Nothing more arrives: the engine has caught up, and each change went once.
+    const settled = await request(app.server).get('/admin/endpoints').set(bearer).expect(200);
+    expect(settled.body.endpoints.map((e: { id: string }) => e.id)).toEqual(['all', 'filtered']);
+    expect(all.received).toHaveLength(4);
+  });
+
+  it("a token's changes wait behind its failing one, in order, while another token's pass; retries keep the webhook-id", async () => {
+    const server = await endpoint();
+    let failing = true;
+    server.answer = (received) =>
+      failing && received.change.token?.token_id === TOKENS.active.token_id ? { status: 503 } : { status: 200 };
+    await start([{ id: 'erp', url: server.url }]);
+    await change();
+    await change(TOKENS.atD2);
+    await change();
+    await change(TOKENS.atD2);
+    await waitFor(async () => server.seqsOf(TOKENS.atD2.token_id).length === 2 && server.seqsOf(TOKENS.active.token_id).length >= 3);
+    // The first change of the active token was tried again and again, its second never.
+    expect(new Set(server.seqsOf(TOKENS.active.token_id))).toEqual(new Set([1]));
+    failing = false;
+    await waitFor(async () => server.seqsOf(TOKENS.active.token_id).includes(3));
+    const active = server.seqsOf(TOKENS.active.token_id);
+    expect(active.slice(-2)).toEqual([1, 3]);
+    expect(active.slice(0, -1).every((seq) => seq === 1)).toBe(true);
+    expect(new Set(server.received.filter((r) => r.change.seq === 1).map((r) => r.id)).size).toBe(1);
+  });
+
+  it('a 410 disables the endpoint; what is recorded meanwhile all arrives, in order, after ops enable it', async () => {
+    const server = await endpoint();
+    server.answer = () => ({ status: 410 });
+    await start([{ id: 'erp', url: server.url }]);
+    await change();
+    await waitFor(async () => (await request(app.server).get('/admin/endpoints').set(bearer)).body.endpoints[0].state === 'disabled');
+    await change();
+    await change(TOKENS.atD2);
+    const disabled = await request(app.server).get('/admin/endpoints').set(bearer).expect(200);
+    const [first] = await changesOf();
+    expect(disabled.body.endpoints[0]).toMatchObject({
+      id: 'erp',
+      state: 'disabled',
+      reason: expect.stringContaining(`change ${first.id}`),
+      positions: [{ source_id: 'ACME', position: 0, oldest_undelivered: { seq: 1, created_at: first.createdAt.toISOString() } }],
+      last_attempt: { change_id: first.id, attempt: 1, result: 'gone', status: 410 },
+    });
+    expect(server.received).toHaveLength(1);
+    server.answer = () => ({ status: 200 });
+    const enabled = await request(app.server).post('/admin/endpoints/erp/enable').set(bearer).expect(200);
+    expect(enabled.body).toMatchObject({ id: 'erp', state: 'enabled', reason: null });
+    await waitFor(async () => server.received.length === 4);
+    expect(server.seqsOf(TOKENS.active.token_id)).toEqual([1, 1, 2]);
+    const attempts = await request(app.server).get('/admin/endpoints/erp/attempts?limit=2').set(bearer).expect(200);
+    expect(attempts.body.attempts).toHaveLength(2);
+    expect(attempts.body.attempts[0].id).toBeGreaterThan(attempts.body.attempts[1].id);
+  });
+
+  it('a replay sends the changes after the position again, same ids and bodies; unknown ids are 404 and bad bodies 400', async () => {
+    const server = await endpoint();
+    await start([{ id: 'erp', url: server.url }]);
+    await change();
+    await change(TOKENS.atD2);
+    await waitFor(async () => server.received.length === 2);
+    const replay = (id: string, body: unknown) =>
+      request(app.server)
+        .post(`/admin/endpoints/${id}/replay`)
+        .set(bearer)
+        .send(body as object);
+    await replay('nope', { source_id: 'ACME', after: 0 }).expect(
+      404,
+      errorBody(404, 'Endpoint not found: the seed lists no endpoint with this id'),
+    );
+    await replay('erp', { source_id: 'ACME', after: -1 }).expect(400);
+    await replay('erp', { source_id: 'ACME', after: 3 }).expect(400);
+    const answered = await replay('erp', { source_id: 'ACME', after: 0 }).expect(200);
+    expect(answered.body.positions).toEqual([{ source_id: 'ACME', position: 0, oldest_undelivered: expect.objectContaining({ seq: 1 }) }]);
+    await waitFor(async () => server.received.length === 4);
+    const [firstTime, again] = [server.received.slice(0, 2), server.received.slice(2)];
+    expect(again.map((r) => [r.id, r.body]).sort()).toEqual(firstTime.map((r) => [r.id, r.body]).sort());
+  });
+
+  it('an endpoint that never answers does not delay another endpoint', async () => {
+    const hanging = await endpoint();
+    hanging.answer = () => 'never';
+    const healthy = await endpoint();
+    await start([
+      { id: 'hanging', url: hanging.url },
+      { id: 'healthy', url: healthy.url },
+    ]);
+    const delays: number[] = [];
+    for (let i = 0; i < 5; i += 1) {
+      const committed = Date.now();
+      await change(i % 2 ? TOKENS.active : TOKENS.atD2);
+      await waitFor(async () => healthy.received.length === i + 1, 10_000).catch((e) => {
+        process.stdout.write(JSON.stringify([healthy.received.length, hanging.received.length]) + '\n');
+        throw e;
+      });
+      delays.push(Date.now() - committed);
+    }
+    process.stdout.write(`${kind.name}: beside an endpoint that never answers, deliveries took ${delays.join(', ')} ms\n`);
+    expect(Math.max(...delays)).toBeLessThan(3_000);
+  });
+});
