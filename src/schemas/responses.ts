@@ -152,12 +152,9 @@ export const adminEndpointSchema = z.strictObject({
         .number()
         .int()
         .meta({ description: 'Every change of the account up to this seq is done: delivered, or not one the endpoint takes' }),
-      oldest_undelivered: z
-        .strictObject({ seq: z.number().int(), created_at: z.iso.datetime() })
-        .nullable()
-        .meta({
-          description: 'The first change after the position that the endpoint takes and has not taken (within the next 100); null: none',
-        }),
+      oldest_undelivered: z.strictObject({ seq: z.number().int(), created_at: z.iso.datetime() }).nullable().meta({
+        description: 'The first change after the position that the endpoint takes and has not taken (within the next 100); null: none',
+      }),
     }),
   ),
   last_attempt: attemptViewSchema.nullable(),

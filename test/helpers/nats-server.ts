@@ -4,6 +4,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect as connectSocket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { JetStreamApiCodes, JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
 import { systemTool } from './system-tools';
 import { freePort } from './throwaway-cluster';
 
@@ -93,5 +95,35 @@ export class TestNatsServer {
         resolve(true);
       }).on('error', () => resolve(false));
     });
+  }
+}
+
+/** A message as a consumer reads it: its stream sequence, subject, Nats-Msg-Id and JSON body. */
+export interface ReadMessage {
+  streamSeq: number;
+  subject: string;
+  msgId: string | undefined;
+  body: Record<string, unknown>;
+}
+
+/** Every message of the stream, oldest first, read on a connection of its own; none while the stream does not exist. */
+export async function readStream(server: TestNatsServer, stream = 'RECEIVER_CHANGES'): Promise<ReadMessage[]> {
+  const client = await connect({ servers: server.url });
+  try {
+    const manager = await jetstreamManager(client);
+    const info = await manager.streams.info(stream).catch((error: unknown) => {
+      if (error instanceof JetStreamApiError && error.code === JetStreamApiCodes.StreamNotFound) return undefined;
+      throw error;
+    });
+    const messages: ReadMessage[] = [];
+    if (!info || info.state.messages === 0) return messages;
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq; seq += 1) {
+      const message = await manager.streams.getMessage(stream, { seq });
+      if (message)
+        messages.push({ streamSeq: seq, subject: message.subject, msgId: message.header.get('Nats-Msg-Id'), body: message.json() });
+    }
+    return messages;
+  } finally {
+    await client.close();
   }
 }
