@@ -12,7 +12,7 @@ import { capturingLogger } from '../helpers/capture';
 import * as clients from '../helpers/clients';
 import { ACME, fixtureSeed, OTHER, TOKENS } from '../helpers/fixtures';
 import { HAS_NATS_SERVER, noteIfNoNatsServer, readStream, type ReadMessage, TestNatsServer } from '../helpers/nats-server';
-import { otherAccountStatusChange, statusChange } from '../helpers/payloads';
+import { statusToggles } from '../helpers/payloads';
 import { sql, TEST_DATABASE_URL, warnIfNoDatabase, workerSchema } from '../helpers/postgres';
 import { DEMO_WITHDRAWAL } from '../helpers/slow-request';
 import { startServer, type ServerProcess } from '../helpers/server-process';
@@ -50,19 +50,9 @@ function asRead(messages: ReadMessage[]) {
       store = await kind.create();
       await store.loadSeed(fixtureSeed());
       let app: TestApp = await buildTestApp(kind, { store });
-      const frozen = new Set<string>();
-      /** Toggles a token's status between freezed and active: one change each time; the answer's status. */
-      async function toggle(token: { token_id: string; destination_id: string; source_id: string }): Promise<number> {
-        const freeze = !frozen.delete(token.token_id);
-        if (freeze) frozen.add(token.token_id);
-        const account = token.source_id === OTHER.source_id ? otherAccountStatusChange : statusChange;
-        const body = account({
-          token_id: Number(token.token_id),
-          destination_id: token.destination_id,
-          tokes_status: freeze ? 'freezed' : 'active',
-        });
-        return (await clients.statusChange(app, body)).status;
-      }
+      const statusToggle = statusToggles();
+      /** One change of the token (its status toggled); the answer's status. */
+      const toggle = async (token: Parameters<typeof statusToggle>[0]) => (await clients.statusChange(app, statusToggle(token))).status;
       // Recorded before the relay appears: never published (contract 13.4: it starts with the changes recorded after).
       expect(await toggle(TOKENS.active)).toBe(200);
 
