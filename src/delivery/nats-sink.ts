@@ -13,8 +13,9 @@ import type { DeliveryOutcome, Sink } from './sink';
 
 /**
  * The duplicate window of the stream the service creates: JetStream drops a message whose Nats-Msg-Id it stored
- * this recently. JetStream's own default (2 minutes) covers a re-send after a lost acknowledgement, the engine's
- * first retry (5 s); 10 minutes covers its second (5 min) too, for a few MB of ids on the server at full rate.
+ * this recently. A publish stored just before NATS went away, its acknowledgement lost, is sent again once NATS
+ * answers: JetStream's default 2 minutes covers a quick restart, 10 minutes an outage that long (or another
+ * instance taking the relay over), for a few MB of ids on the server at full rate.
  */
 export const DUPLICATE_WINDOW_MS = 10 * 60_000;
 
@@ -34,7 +35,7 @@ const NANOS_PER_MS = 1_000_000;
  * gets what waited within 30 s, not at the webhooks' 5-minute or 10-hour steps, and an outage, however long, never
  * disables the relay (contract section 13.4: it survives NATS outages and resumes in order).
  */
-export const NATS_RETRY_SCHEDULE_MS: readonly number[] = [1_000, 2_000, 5_000, 10_000, 30_000];
+const NATS_RETRY_SCHEDULE_MS: readonly number[] = [1_000, 2_000, 5_000, 10_000, 30_000];
 
 export interface NatsSinkSettings extends NatsConfig {
   /** max_age of the stream the service creates: as long as the service keeps changes (CHANGE_RETENTION_DAYS). */
