@@ -4,13 +4,14 @@ import { changeView } from '../../src/delivery/change-view';
 import { DeliveryEngine } from '../../src/delivery/engine';
 import { MemorySinkPositions } from '../../src/delivery/memory-positions';
 import { PgSinkPositions } from '../../src/delivery/postgres-positions';
-import type { Sink } from '../../src/delivery/sink';
+import { WebhookSink } from '../../src/delivery/webhook-sink';
 import { MemoryStore } from '../../src/store/memory-store';
-import type { Change, ChangeType, Store } from '../../src/store/store';
+import type { Change, Store } from '../../src/store/store';
+import type { EndpointConfig } from '../../src/delivery/endpoints';
 import { buildTestApp, storeKinds, type StoreKind, type TestApp } from '../helpers/app';
 import { capturingLogger } from '../helpers/capture';
 import * as clients from '../helpers/clients';
-import { EndpointServer } from '../helpers/endpoint-server';
+import { WebhookReceiver, type WebhookAnswer } from '../helpers/webhook-receiver';
 import { ACME, fixtureSeed, OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
 import { statusToggles, withdrawal } from '../helpers/payloads';
@@ -23,54 +24,41 @@ const SECRET = `whsec_${Buffer.from('endpoint-secret-of-the-tests-0123').toStrin
 /** Short retries: a test sees several steps pass within a second or two. */
 const SCHEDULE = Array.from({ length: 30 }, () => 100);
 
-interface EndpointSpec {
-  id: string;
-  url: string;
-  sourceIds?: string[];
-  types?: ChangeType[];
+/** One request an endpoint received: the change it carried, its webhook-id and body, and whether its signature verifies. */
+function receivedBy(receiver: WebhookReceiver) {
+  const webhook = new Webhook(SECRET);
+  return receiver.received.map((received) => {
+    const body = received.body.toString('utf8');
+    let verified = true;
+    try {
+      webhook.verify(body, received.headers as Record<string, string>);
+    } catch {
+      verified = false;
+    }
+    const change = JSON.parse(body) as { seq: number; type: string; token?: { token_id: string } };
+    return { id: String(received.headers['webhook-id']), body, change, verified };
+  });
 }
 
-function sinkOf(endpoint: EndpointSpec): Sink {
-  const webhook = new Webhook(SECRET);
-  return {
-    id: endpoint.id,
-    concurrency: 8,
-    accepts: (change: Change) =>
-      (!endpoint.sourceIds || endpoint.sourceIds.includes(change.sourceId)) && (!endpoint.types || endpoint.types.includes(change.type)),
-    orderKey: (change: Change) => String((change.body.token as { token_id?: string } | undefined)?.token_id ?? change.sourceId),
-    async send(change, signal) {
-      const body = JSON.stringify(changeView(change));
-      const started = Date.now();
-      const at = new Date();
-      try {
-        const response = await fetch(endpoint.url, {
-          method: 'POST',
-          body,
-          signal: AbortSignal.any([signal, AbortSignal.timeout(2_000)]),
-          headers: {
-            'content-type': 'application/json',
-            'webhook-id': change.id,
-            'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
-            'webhook-signature': webhook.sign(change.id, at, body),
-          },
-        });
-        const durationMs = Date.now() - started;
-        if (response.status >= 200 && response.status < 300) return { result: 'delivered', status: response.status, durationMs };
-        if (response.status === 410) return { result: 'gone', status: 410, error: 'Gone', durationMs };
-        return { result: 'failed', status: response.status, error: 'not 2xx', durationMs };
-      } catch (error) {
-        return { result: 'failed', error: String(error), durationMs: Date.now() - started };
-      }
-    },
-    close: async () => undefined,
+/** The seq of each request for the token, in the order they arrived. */
+const seqsOf = (receiver: WebhookReceiver, tokenId: string) =>
+  receivedBy(receiver)
+    .filter((received) => received.change.token?.token_id === tokenId)
+    .map((received) => received.change.seq);
+
+/** Answers every request with `status`, or, for 'never', never. */
+const answering = (status: number | 'never', when: (change: { token?: { token_id: string } }) => boolean = () => true): WebhookAnswer => {
+  return (received, response) => {
+    if (!when(JSON.parse(received.body.toString('utf8')))) response.writeHead(204).end();
+    else if (status !== 'never') response.writeHead(status).end();
   };
-}
+};
 
 describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks out on the %s store', (_name, kind: StoreKind) => {
   let store: Store;
   let app: TestApp;
   let engine: DeliveryEngine | undefined;
-  const endpoints: EndpointServer[] = [];
+  const endpoints: WebhookReceiver[] = [];
 
   beforeEach(async () => {
     store = await kind.create();
@@ -80,23 +68,23 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
   afterEach(async () => {
     await engine?.stop(2_000);
     engine = undefined;
-    await Promise.all(endpoints.splice(0).map((endpoint) => endpoint.close()));
+    await Promise.all(endpoints.splice(0).map((endpoint) => endpoint.stop()));
     await store.close();
   });
 
-  async function endpoint(): Promise<EndpointServer> {
-    const server = await EndpointServer.start(SECRET);
-    endpoints.push(server);
-    return server;
+  async function endpoint(): Promise<WebhookReceiver> {
+    const receiver = await WebhookReceiver.start();
+    endpoints.push(receiver);
+    return receiver;
   }
 
-  async function start(specs: EndpointSpec[]): Promise<void> {
+  async function start(specs: Array<Omit<EndpointConfig, 'secrets'>>): Promise<void> {
     const positions =
       store instanceof MemoryStore
         ? new MemorySinkPositions(() => (store as MemoryStore).changeHeads())
         : new PgSinkPositions({ connectionString: TEST_DATABASE_URL as string, schema: workerSchema(), statementTimeoutMs: 5_000 });
     engine = await DeliveryEngine.start({
-      sinks: specs.map(sinkOf),
+      sinks: specs.map((spec) => new WebhookSink({ ...spec, secrets: [SECRET] }, { timeoutMs: 2_000, concurrency: 8 })),
       positions,
       store,
       retryDelay: (step) => SCHEDULE[step],
@@ -124,8 +112,8 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
     app = await buildTestApp(kind, { store });
     await change();
     await start([
-      { id: 'all', url: all.url },
-      { id: 'filtered', url: filtered.url, sourceIds: [ACME.source_id], types: ['token.withdrawn'] },
+      { id: 'all', url: all.url() },
+      { id: 'filtered', url: filtered.url(), sourceIds: [ACME.source_id], types: ['token.withdrawn'] },
     ]);
     await change();
     await clients.withdraw(app, withdrawal({ token_balance: '900.00' })).expect(200);
@@ -135,13 +123,17 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
     const acme = (await changesOf()).slice(1);
     const others = await changesOf(OTHER.source_id);
     const expected = [...acme, ...others];
-    expect(all.received.map((received) => received.id).sort()).toEqual(expected.map((c) => c.id).sort());
-    for (const received of all.received) {
+    expect(
+      receivedBy(all)
+        .map((received) => received.id)
+        .sort(),
+    ).toEqual(expected.map((c) => c.id).sort());
+    for (const received of receivedBy(all)) {
       const sent = expected.find((c) => c.id === received.id) as Change;
       expect(received.body).toBe(JSON.stringify(changeView(sent)));
       expect(received.verified).toBe(true);
     }
-    expect(filtered.received.map((received) => received.change.type)).toEqual(['token.withdrawn']);
+    expect(receivedBy(filtered).map((received) => received.change.type)).toEqual(['token.withdrawn']);
     // Nothing more arrives: the engine has caught up, and each change went once.
     const settled = await request(app.server).get('/admin/endpoints').set(bearer).expect(200);
     expect(settled.body.endpoints.map((e: { id: string }) => e.id)).toEqual(['all', 'filtered']);
@@ -151,28 +143,33 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
   it("a token's changes wait behind its failing one, in order, while another token's pass; retries keep the webhook-id", async () => {
     const server = await endpoint();
     let failing = true;
-    server.answer = (received) =>
-      failing && received.change.token?.token_id === TOKENS.active.token_id ? { status: 503 } : { status: 200 };
-    await start([{ id: 'erp', url: server.url }]);
+    server.answer = answering(503, (change) => failing && change.token?.token_id === TOKENS.active.token_id);
+    await start([{ id: 'erp', url: server.url() }]);
     await change();
     await change(TOKENS.atD2);
     await change();
     await change(TOKENS.atD2);
-    await waitFor(async () => server.seqsOf(TOKENS.atD2.token_id).length === 2 && server.seqsOf(TOKENS.active.token_id).length >= 3);
+    await waitFor(async () => seqsOf(server, TOKENS.atD2.token_id).length === 2 && seqsOf(server, TOKENS.active.token_id).length >= 3);
     // The first change of the active token was tried again and again, its second never.
-    expect(new Set(server.seqsOf(TOKENS.active.token_id))).toEqual(new Set([1]));
+    expect(new Set(seqsOf(server, TOKENS.active.token_id))).toEqual(new Set([1]));
     failing = false;
-    await waitFor(async () => server.seqsOf(TOKENS.active.token_id).includes(3));
-    const active = server.seqsOf(TOKENS.active.token_id);
+    await waitFor(async () => seqsOf(server, TOKENS.active.token_id).includes(3));
+    const active = seqsOf(server, TOKENS.active.token_id);
     expect(active.slice(-2)).toEqual([1, 3]);
     expect(active.slice(0, -1).every((seq) => seq === 1)).toBe(true);
-    expect(new Set(server.received.filter((r) => r.change.seq === 1).map((r) => r.id)).size).toBe(1);
+    expect(
+      new Set(
+        receivedBy(server)
+          .filter((r) => r.change.seq === 1)
+          .map((r) => r.id),
+      ).size,
+    ).toBe(1);
   });
 
   it('a 410 disables the endpoint; what is recorded meanwhile all arrives, in order, after ops enable it', async () => {
     const server = await endpoint();
-    server.answer = () => ({ status: 410 });
-    await start([{ id: 'erp', url: server.url }]);
+    server.answer = answering(410);
+    await start([{ id: 'erp', url: server.url() }]);
     await change();
     await waitFor(async () => (await request(app.server).get('/admin/endpoints').set(bearer)).body.endpoints[0].state === 'disabled');
     await change();
@@ -187,11 +184,11 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
       last_attempt: { change_id: first.id, attempt: 1, result: 'gone', status: 410 },
     });
     expect(server.received).toHaveLength(1);
-    server.answer = () => ({ status: 200 });
+    server.answer = answering(200);
     const enabled = await request(app.server).post('/admin/endpoints/erp/enable').set(bearer).expect(200);
     expect(enabled.body).toMatchObject({ id: 'erp', state: 'enabled', reason: null });
     await waitFor(async () => server.received.length === 4);
-    expect(server.seqsOf(TOKENS.active.token_id)).toEqual([1, 1, 2]);
+    expect(seqsOf(server, TOKENS.active.token_id)).toEqual([1, 1, 2]);
     const attempts = await request(app.server).get('/admin/endpoints/erp/attempts?limit=2').set(bearer).expect(200);
     expect(attempts.body.attempts).toHaveLength(2);
     expect(attempts.body.attempts[0].id).toBeGreaterThan(attempts.body.attempts[1].id);
@@ -199,7 +196,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
 
   it('a replay sends the changes after the position again, same ids and bodies; unknown ids are 404 and bad bodies 400', async () => {
     const server = await endpoint();
-    await start([{ id: 'erp', url: server.url }]);
+    await start([{ id: 'erp', url: server.url() }]);
     await change();
     await change(TOKENS.atD2);
     await waitFor(async () => server.received.length === 2);
@@ -217,17 +214,17 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
     const answered = await replay('erp', { source_id: 'ACME', after: 0 }).expect(200);
     expect(answered.body.positions).toEqual([{ source_id: 'ACME', position: 0, oldest_undelivered: expect.objectContaining({ seq: 1 }) }]);
     await waitFor(async () => server.received.length === 4);
-    const [firstTime, again] = [server.received.slice(0, 2), server.received.slice(2)];
+    const [firstTime, again] = [receivedBy(server).slice(0, 2), receivedBy(server).slice(2)];
     expect(again.map((r) => [r.id, r.body]).sort()).toEqual(firstTime.map((r) => [r.id, r.body]).sort());
   });
 
   it('an endpoint that never answers does not delay another endpoint', async () => {
     const hanging = await endpoint();
-    hanging.answer = () => 'never';
+    hanging.answer = answering('never');
     const healthy = await endpoint();
     await start([
-      { id: 'hanging', url: hanging.url },
-      { id: 'healthy', url: healthy.url },
+      { id: 'hanging', url: hanging.url() },
+      { id: 'healthy', url: healthy.url() },
     ]);
     const delays: number[] = [];
     for (let i = 0; i < 5; i += 1) {
