@@ -22,9 +22,11 @@ import { PgStore } from './store/postgres/pg-store';
 import { DeliveryEngine } from './delivery/engine';
 import type { EndpointConfig } from './delivery/endpoints';
 import { MemorySinkPositions } from './delivery/memory-positions';
+import { openNatsRelay } from './delivery/nats-sink';
 import { PgSinkPositions } from './delivery/postgres-positions';
 import { retryDelay } from './delivery/retry-delay';
 import { WebhookSink } from './delivery/webhook-sink';
+import type { Sink } from './delivery/sink';
 import type { Config } from './process/config';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -53,7 +55,9 @@ async function openDatabase(database: DatabaseConfig, changeRetentionMs: number,
 }
 
 /**
- * Webhooks out (contract section 13.3), once the store holds the seed: only when the seed lists endpoints. Positions
+ * Webhooks out and the NATS relay (contract sections 13.3 and 13.4), once the store holds the seed: only when the
+ * seed lists endpoints or NATS_URL is set. The relay is one more sink, connecting (and making its stream) as the
+ * service starts; the engine closes every sink when it stops. Positions
  * beside the store: PostgreSQL's on a pool of their own (straight to the database when a pooler is in front and
  * DATABASE_DIRECT_URL is set), the memory store's in memory.
  */
@@ -64,8 +68,11 @@ async function startDelivery(
   logger: Logger,
   metrics: Metrics,
 ): Promise<DeliveryEngine | undefined> {
-  if (endpoints.length === 0) return undefined;
   const { database, delivery } = config;
+  const natsRelay = openNatsRelay(config, logger);
+  const sinks: Sink[] = endpoints.map((endpoint) => new WebhookSink(endpoint, delivery));
+  if (natsRelay) sinks.push(natsRelay);
+  if (sinks.length === 0) return undefined;
   const positions = database
     ? new PgSinkPositions({
         connectionString: database.directUrl ?? database.url,
@@ -77,7 +84,7 @@ async function startDelivery(
     : new MemorySinkPositions(() => (store as MemoryStore).changeHeads());
   try {
     return await DeliveryEngine.start({
-      sinks: endpoints.map((endpoint) => new WebhookSink(endpoint, delivery)),
+      sinks,
       positions,
       store,
       retryDelay: (step, retryAfterMs) => retryDelay(step, delivery.retryScheduleMs, retryAfterMs),
@@ -88,6 +95,7 @@ async function startDelivery(
     });
   } catch (error) {
     await positions.close();
+    await natsRelay?.close();
     throw new DatabaseStartError(error);
   }
 }

@@ -10,6 +10,7 @@
 #   localhost/receiver-postgres:15-bookworm         Debian's PostgreSQL 15 (bookworm has no 16), set up from
 #                                                   POSTGRES_USER, POSTGRES_PASSWORD and POSTGRES_DB as the official image
 #   localhost/receiver-redis:7-bookworm             Debian's Redis 7.0
+#   localhost/receiver-nats:2.9-bookworm            Debian's nats-server 2.9, with JetStream
 # Progress goes to stderr; stdout holds only the export line.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,6 +25,7 @@ DEBIAN_IMAGE=localhost/receiver-debian:bookworm-minbase
 NODE_BASE_IMAGE=localhost/receiver-base:node${NODE_VERSION#v}-bookworm
 POSTGRES_IMAGE=localhost/receiver-postgres:15-bookworm
 REDIS_IMAGE=localhost/receiver-redis:7-bookworm
+NATS_IMAGE=localhost/receiver-nats:2.9-bookworm
 
 # Several trees may run this at once on one machine: one makes the images, the others wait and find them made.
 exec 9>/var/tmp/receiver-local-images.lock
@@ -54,7 +56,7 @@ if ! podman image exists "$DEBIAN_IMAGE" || ! podman image exists "$NODE_BASE_IM
     - "$NODE_BASE_IMAGE" >/dev/null
 fi
 
-for service in postgres redis; do
+for service in postgres redis nats; do
   image_var="${service^^}_IMAGE"
   if ! podman image exists "${!image_var}"; then
     say "making ${!image_var} from Debian's packages"
@@ -63,4 +65,4 @@ for service in postgres redis; do
   fi
 done
 
-printf 'export NODE_BASE_IMAGE=%s POSTGRES_IMAGE=%s REDIS_IMAGE=%s\n' "$NODE_BASE_IMAGE" "$POSTGRES_IMAGE" "$REDIS_IMAGE"
+printf 'export NODE_BASE_IMAGE=%s POSTGRES_IMAGE=%s REDIS_IMAGE=%s NATS_IMAGE=%s\n' "$NODE_BASE_IMAGE" "$POSTGRES_IMAGE" "$REDIS_IMAGE" "$NATS_IMAGE"

@@ -23,6 +23,12 @@ export interface EndpointConfig {
  */
 export const ENDPOINT_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
+/**
+ * The NATS relay's sink id (contract section 13.4): reserved, so no endpoint of the seed takes it, with or without
+ * NATS_URL; positions, attempts, /admin/endpoints and the metrics name the relay by it.
+ */
+export const NATS_SINK_ID = 'nats';
+
 /** More than this many endpoints is no deployment's list of systems behind the service; each holds sockets and a loop. */
 export const MAX_ENDPOINTS = 100;
 

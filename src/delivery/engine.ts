@@ -14,7 +14,7 @@ import { SinkSender, type RetryDelay } from './sink-sender';
 export interface DeliveryEngineOptions {
   sinks: readonly Sink[];
   positions: SinkPositions;
-  store: Pick<Store, 'changesAfter'>;
+  store: Pick<Store, 'changesAfter' | 'watchChanges'>;
   retryDelay: RetryDelay;
   /** INSTANCE_ID: the lease's owner is it and a random part, so two processes never pass for one. */
   instanceId: string;
@@ -44,6 +44,9 @@ export interface EndpointView {
   lastAttempt: AttemptRecord | null;
 }
 
+/** The engine reads no account's last seq through the store's watch: it reads positions itself. */
+const NO_ACCOUNTS: ReadonlyMap<string, number> = new Map();
+
 /** How many changes after a position GET /admin/endpoints reads to find the oldest one not yet taken. */
 const OLDEST_LOOKAHEAD = 100;
 
@@ -53,6 +56,7 @@ export class DeliveryEngine {
   private stopped = false;
   private wakeUp: (() => void) | undefined;
   private loop: Promise<void> = Promise.resolve();
+  private unwatch: () => void = () => undefined;
   /** The database failed delivery since the last round that went through whole: logged once, not per sink or poll. */
   private databaseDown = false;
   private failedThisRound = false;
@@ -78,6 +82,9 @@ export class DeliveryEngine {
     const engine = new DeliveryEngine(options);
     await options.positions.register(options.sinks.map((sink) => sink.id));
     options.metrics?.watchDelivery(() => engine.held());
+    // Woken as a unit's changes apply where the store can tell at once (the memory store); on PostgreSQL, whose
+    // NOTIFY is only for accounts a feed request waits on, the engine finds new changes by its own poll.
+    engine.unwatch = options.store.watchChanges({ watched: () => NO_ACCOUNTS, changed: () => engine.wake() });
     engine.loop = engine.run();
     options.logger.info({ endpoints: options.sinks.map((sink) => sink.id) }, 'delivery started');
     return engine;
@@ -144,6 +151,7 @@ export class DeliveryEngine {
    */
   async stop(boundMs: number): Promise<void> {
     this.stopped = true;
+    this.unwatch();
     this.wake();
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, boundMs)));

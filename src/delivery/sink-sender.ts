@@ -235,7 +235,8 @@ export class SinkSender {
       return;
     }
     const attempts = entry.attempts + 1;
-    const delay = outcome.result === 'failed' ? this.settings.retryDelay(attempts - 1, outcome.retryAfterMs) : undefined;
+    const schedule = this.sink.retryDelay ?? this.settings.retryDelay;
+    const delay = outcome.result === 'failed' ? schedule(attempts - 1, outcome.retryAfterMs) : undefined;
     const lastError = describe(outcome);
     const disable =
       delay !== undefined

@@ -23,6 +23,11 @@ export interface Sink {
   accepts(change: Change): boolean;
   /** Changes with the same key are handed on in `seq` order, one after the other (a token's, a booking's, an account's). */
   orderKey(change: Change): string;
+  /**
+   * The wait before retry `step` (0: the first) of a failed attempt, when the sink has a schedule of its own (the NATS
+   * relay: short and never spent, so it is never disabled); unset, DELIVERY_RETRY_SCHEDULE's. Undefined: disable.
+   */
+  readonly retryDelay?: (step: number) => number | undefined;
   /** One attempt; `signal` aborts it when the instance stops or loses its lease. */
   send(change: Change, signal: AbortSignal): Promise<DeliveryOutcome>;
   close(): Promise<void>;

@@ -127,6 +127,40 @@ export function instanceIdIn(environment: NodeJS.ProcessEnv): string {
   return presentIn(environment).INSTANCE_ID ?? hostname();
 }
 
+/** What NATS_URL gives the client: the servers, whether TLS is required, and the credentials written in the URLs. */
+function natsConnection(value: string, ctx: z.RefinementCtx): NatsConnectionConfig {
+  const refuse = (message: string) => {
+    ctx.issues.push({ code: 'custom', input: value, message });
+    return z.NEVER;
+  };
+  const urls: URL[] = [];
+  for (const entry of value.split(',').map((text) => text.trim())) {
+    const url = URL.canParse(entry) ? new URL(entry) : undefined;
+    if (
+      !url ||
+      !['nats:', 'tls:'].includes(url.protocol) ||
+      url.hostname === '' ||
+      !['', '/'].includes(url.pathname) ||
+      url.search ||
+      url.hash
+    )
+      return refuse('must be one or more nats:// or tls:// URLs (nats://host:4222), separated by commas');
+    urls.push(url);
+  }
+  const [first] = urls;
+  // One client, one identity: servers of a cluster that asked for different credentials would be a typo.
+  if (urls.some((url) => url.protocol !== first.protocol || url.username !== first.username || url.password !== first.password))
+    return refuse('must give every server the same scheme and the same credentials');
+  const username = decodeURIComponent(first.username);
+  const password = decodeURIComponent(first.password);
+  return {
+    servers: urls.map((url) => url.host),
+    tls: first.protocol === 'tls:',
+    // nats://user:password@host is a user and password; nats://secret@host, a token (as the NATS CLI reads them).
+    credentials: password ? { user: username, pass: password } : username ? { token: username } : {},
+  };
+}
+
 /** Every setting the service reads, documented in .env.example. */
 const environmentSchema = z.object({
   PORT: wholeNumber(0, 65535).default(3000),
@@ -225,6 +259,14 @@ const environmentSchema = z.object({
   MEMORY_CHANGES_PER_ACCOUNT: wholeNumber(1).default(100_000),
   // Contract section 13.2: feed requests of one account waiting for changes at once, per instance; at least 1.
   MAX_WAITING_FEEDS_PER_ACCOUNT: wholeNumber(1).default(4),
+  // Contract section 13.4: unset, nothing of NATS is loaded and no change is published.
+  NATS_URL: z.string().transform(natsConnection).optional(),
+  // JetStream's stream names: no dots, wildcards, spaces or path separators; NATS advises at most 32 characters.
+  NATS_STREAM: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,32}$/, 'must be 1 to 32 letters, digits, _ or -')
+    .default('RECEIVER_CHANGES'),
+  NATS_PUBLISH_TIMEOUT_MS: wholeNumber(1).default(5000),
   // Contract section 13.3, webhooks out: how long one attempt may take, whether http:// endpoints are allowed, attempts
   // in flight per endpoint, the retries' waits, and how long an instance holds an endpoint after it last said so.
   DELIVERY_TIMEOUT_MS: wholeNumber(1, MAX_TIMER_MS).default(10000),
@@ -290,8 +332,26 @@ export interface Config {
   changes: { retentionDays: number; memoryPerAccount: number };
   /** Feed requests of one account that may wait for changes at once on this instance (contract section 13.2). */
   maxWaitingFeedsPerAccount: number;
+  /** NATS_URL: the JetStream relay (contract section 13.4); unset, there is none. */
+  nats: NatsConfig | undefined;
   /** Webhooks out (contract section 13.3); the endpoints themselves are the seed's. */
   delivery: DeliveryConfig;
+}
+
+export interface NatsConnectionConfig {
+  /** host:port of each server NATS_URL lists. */
+  servers: string[];
+  /** tls:// URLs: the connection must be TLS (a nats:// one still upgrades when the server offers it). */
+  tls: boolean;
+  /** From the URLs' user information: a user and password, a token, or nothing. */
+  credentials: { user?: string; pass?: string; token?: string };
+}
+
+export interface NatsConfig extends NatsConnectionConfig {
+  /** NATS_STREAM: the stream that captures `receiver.changes.>`, created when missing. */
+  stream: string;
+  /** NATS_PUBLISH_TIMEOUT_MS: how long one publish waits for JetStream's acknowledgement before it counts as failed. */
+  publishTimeoutMs: number;
 }
 
 export interface DeliveryConfig {
@@ -413,6 +473,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv): Config {
     },
     changes: { retentionDays: settings.CHANGE_RETENTION_DAYS, memoryPerAccount: settings.MEMORY_CHANGES_PER_ACCOUNT },
     maxWaitingFeedsPerAccount: settings.MAX_WAITING_FEEDS_PER_ACCOUNT,
+    nats: settings.NATS_URL && { ...settings.NATS_URL, stream: settings.NATS_STREAM, publishTimeoutMs: settings.NATS_PUBLISH_TIMEOUT_MS },
     delivery: {
       timeoutMs: settings.DELIVERY_TIMEOUT_MS,
       allowHttp: settings.DELIVERY_ALLOW_HTTP === 'true',

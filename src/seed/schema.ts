@@ -5,7 +5,7 @@ import { bookingFieldSchemas } from '../schemas/booking';
 import { parseSecrets } from '../middleware/webhooks';
 import { amount, calendarDate, text, tokenId, tokenStatus } from '../schemas/fields';
 import { CHANGE_TYPES } from '../store/store';
-import { ENDPOINT_ID_PATTERN, MAX_ENDPOINT_SECRETS, MAX_ENDPOINTS } from '../delivery/endpoints';
+import { ENDPOINT_ID_PATTERN, MAX_ENDPOINT_SECRETS, MAX_ENDPOINTS, NATS_SINK_ID } from '../delivery/endpoints';
 
 /** A Standard Webhooks secret, as standardwebhooks takes it. */
 const signingSecret = text(1024).refine((secret) => {
@@ -130,6 +130,7 @@ export const seedSchema = z
     const endpointIds = new Set<string>();
     seed.endpoints.forEach((endpoint, index) => {
       if (endpointIds.has(endpoint.id)) problem(['endpoints', index, 'id'], `repeats ${endpoint.id}`);
+      if (endpoint.id === NATS_SINK_ID) problem(['endpoints', index, 'id'], `is the NATS relay's own id (NATS_URL): choose another`);
       endpointIds.add(endpoint.id);
       endpoint.source_ids?.forEach((sourceId, at) => {
         if (!accounts.has(sourceId)) problem(['endpoints', index, 'source_ids', at], `names no account in accounts`);

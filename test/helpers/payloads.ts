@@ -193,6 +193,20 @@ export function otherAccountStatusChange(overrides: Overrides = {}): Overrides {
   });
 }
 
+/**
+ * Status changes that toggle each fixture token between freezed and active: one change recorded per request, as many
+ * as a test needs, for tokens of either account. Each call of `statusToggles` starts from the seed's statuses.
+ */
+export function statusToggles(): (token: { token_id: string; destination_id: string; source_id: string }) => Overrides {
+  const frozen = new Set<string>();
+  return (token) => {
+    const freeze = !frozen.delete(token.token_id);
+    if (freeze) frozen.add(token.token_id);
+    const account = token.source_id === OTHER.source_id ? otherAccountStatusChange : statusChange;
+    return account({ token_id: Number(token.token_id), destination_id: token.destination_id, tokes_status: freeze ? 'freezed' : 'active' });
+  };
+}
+
 /** A valid change of the guest count of the fixture booking. */
 export function bookingChange(overrides: Overrides = {}): Overrides {
   return withOverrides(

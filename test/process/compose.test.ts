@@ -20,7 +20,7 @@ const DEFAULT_STOP_TIMEOUT_MS = 10_000;
   // A project of its own: podman-compose makes the volume and network even when it only prints the containers.
   const project = `receiver-compose-test-${process.pid}`;
   afterAll(() => {
-    spawnSync('/usr/bin/podman', ['volume', 'rm', '--force', `${project}_pgdata`]);
+    spawnSync('/usr/bin/podman', ['volume', 'rm', '--force', `${project}_pgdata`, `${project}_natsdata`]);
     spawnSync('/usr/bin/podman', ['network', 'rm', '--force', `${project}_default`]);
   });
 
@@ -49,11 +49,15 @@ const DEFAULT_STOP_TIMEOUT_MS = 10_000;
     defaults = dryRunUp();
   }, 150_000);
 
-  it('makes two receivers after the migrations, PostgreSQL and Redis, images pinned and named in full, each receiver named and its metrics port', () => {
+  it('makes two receivers after the migrations, PostgreSQL, Redis and NATS, images pinned and named in full, each receiver named and its metrics port', () => {
     const { created, service, builds } = defaults;
-    expect(created).toHaveLength(5);
+    expect(created).toHaveLength(6);
     expect(service('postgres')).toMatch(/ docker\.io\/library\/postgres:16\.\d+-bookworm$/);
     expect(service('redis')).toMatch(/ docker\.io\/library\/redis:7\.\d+\.\d+-bookworm redis-server/);
+    // JetStream on, its store on a volume (contract section 13.4: the stream keeps its messages on disk).
+    expect(service('nats')).toMatch(
+      / -v receiver-compose-test-\d+_natsdata:\/data .* docker\.io\/library\/nats:2\.\d+\.\d+-alpine nats-server --jetstream --store_dir \/data /,
+    );
     expect(service('migrate')).toMatch(/ localhost\/receiver:latest node dist\/cli\/migrate\.js --wait 120$/);
     for (const [name, port, metricsPort] of [
       ['receiver-a', 3000, 9464],
@@ -61,6 +65,7 @@ const DEFAULT_STOP_TIMEOUT_MS = 10_000;
     ] as const) {
       expect(service(name)).toContain(`-e INSTANCE_ID=${name} `);
       expect(service(name)).toContain('-e REDIS_URL=redis://redis:6379 ');
+      expect(service(name)).toContain('-e NATS_URL=nats://nats:4222 ');
       expect(service(name)).toContain(`-p ${port}:3000 -p 127.0.0.1:${metricsPort}:9464 `);
     }
     expect(builds[0]).toMatch(/ --build-arg BASE=docker\.io\/library\/node:24\.\d+\.\d+-bookworm-slim /);
@@ -68,7 +73,8 @@ const DEFAULT_STOP_TIMEOUT_MS = 10_000;
 
   it('gives PostgreSQL, Redis and both receivers a restart policy, and the one-shot migration none', () => {
     const { service } = defaults;
-    for (const name of ['postgres', 'redis', 'receiver-a', 'receiver-b']) expect(service(name)).toContain(' --restart unless-stopped ');
+    for (const name of ['postgres', 'redis', 'nats', 'receiver-a', 'receiver-b'])
+      expect(service(name)).toContain(' --restart unless-stopped ');
     expect(service('migrate')).toContain(' --restart no ');
   });
 
@@ -77,6 +83,7 @@ const DEFAULT_STOP_TIMEOUT_MS = 10_000;
       NODE_BASE_IMAGE: 'localhost/receiver-base:node24-bookworm',
       POSTGRES_IMAGE: 'localhost/receiver-postgres:15-bookworm',
       REDIS_IMAGE: 'localhost/receiver-redis:7-bookworm',
+      NATS_IMAGE: 'localhost/receiver-nats:2.9-bookworm',
       RECEIVER_IMAGE: 'localhost/receiver:compose-test',
       RECEIVER_A_PORT: '40001',
       RECEIVER_A_METRICS_PORT: '40002',
@@ -88,6 +95,7 @@ const DEFAULT_STOP_TIMEOUT_MS = 10_000;
     });
     expect(service('postgres')).toMatch(/ localhost\/receiver-postgres:15-bookworm$/);
     expect(service('redis')).toMatch(/ localhost\/receiver-redis:7-bookworm redis-server/);
+    expect(service('nats')).toMatch(/ localhost\/receiver-nats:2\.9-bookworm nats-server /);
     expect(service('receiver-a')).toContain('-p 40001:3000 -p 127.0.0.1:40002:9464 ');
     expect(service('receiver-b')).toMatch(/-p 40003:3000 -p 127.0.0.1:40004:9464 .* localhost\/receiver:compose-test$/);
     expect(builds[0]).toContain(

@@ -59,6 +59,7 @@ function environmentOf(of: IContainer): Record<string, string> {
     'redis-url': 'redis://redis:6379',
     'admin-token': 'an-admin-token-of-the-operators',
     'webhook-secret': 'whsec_c2VjcmV0LW9mLXRoZS1vcGVyYXRvcg==',
+    'nats-url': 'nats://receiver:a-password-of-the-operators@nats:4222',
   };
   return Object.fromEntries(
     (of.env ?? []).map((variable) => {
@@ -103,7 +104,7 @@ describe('deploy/kubernetes, the kustomize base', () => {
     // The kubelet's SIGKILL comes after terminationGracePeriodSeconds: a whole delay and drain must fit before it.
     expect((pod.terminationGracePeriodSeconds as number) * 1000).toBeGreaterThan(config.shutdownDelayMs + config.shutdownTimeoutMs);
     expect(container.env?.find((variable) => variable.name === 'INSTANCE_ID')?.valueFrom?.fieldRef?.fieldPath).toBe('metadata.name');
-    for (const name of ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'WEBHOOK_SECRET'])
+    for (const name of ['DATABASE_URL', 'REDIS_URL', 'ADMIN_TOKEN', 'WEBHOOK_SECRET', 'NATS_URL'])
       expect(container.env?.find((variable) => variable.name === name)?.valueFrom?.secretKeyRef?.name).toBe('receiver');
     // The Job runs npm run migrate's script, as the image holds it (dist/cli/migrate.js, from src/cli/migrate.ts).
     const migrateScript = (job.spec?.template.spec?.containers[0].command ?? []).join(' ');

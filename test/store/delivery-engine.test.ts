@@ -15,7 +15,7 @@ import * as clients from '../helpers/clients';
 import { WebhookReceiver, type WebhookAnswer } from '../helpers/webhook-receiver';
 import { ACME, fixtureSeed, OTHER, TOKENS } from '../helpers/fixtures';
 import { errorBody } from '../helpers/http';
-import { otherAccountStatusChange, statusChange, withdrawal } from '../helpers/payloads';
+import { statusToggles, withdrawal } from '../helpers/payloads';
 import { sql, TEST_DATABASE_URL, workerSchema } from '../helpers/postgres';
 import { waitFor } from '../helpers/wait';
 
@@ -71,7 +71,7 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
   beforeEach(async () => {
     store = await kind.create();
     await store.loadSeed(fixtureSeed());
-    frozen.clear();
+    toggle = statusToggles();
   });
   afterEach(async () => {
     await engine?.stop(2_000);
@@ -114,17 +114,9 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
   }
 
   /** Toggles a token's status between freezed and active: one change each time. */
-  const frozen = new Set<string>();
+  let toggle = statusToggles();
   async function change(token: { token_id: string; destination_id: string; source_id: string } = TOKENS.active): Promise<void> {
-    const freeze = !frozen.delete(token.token_id);
-    if (freeze) frozen.add(token.token_id);
-    const account = token.source_id === OTHER.source_id ? otherAccountStatusChange : statusChange;
-    const body = account({
-      token_id: Number(token.token_id),
-      destination_id: token.destination_id,
-      tokes_status: freeze ? 'freezed' : 'active',
-    });
-    await clients.statusChange(app, body).expect(200);
+    await clients.statusChange(app, toggle(token)).expect(200);
   }
 
   const changesOf = async (sourceId = ACME.source_id) => store.changesAfter(sourceId, 0, 1000);

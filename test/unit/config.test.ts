@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       changes: { retentionDays: 30, memoryPerAccount: 100_000 },
       maxWaitingFeedsPerAccount: 4,
       connections: { maxConnections: 4096, maxConnectionsPerAddress: 256, writeTimeout: 30000 },
+      nats: undefined,
       delivery: {
         timeoutMs: 10000,
         allowHttp: false,
@@ -134,6 +135,48 @@ describe('loadConfig', () => {
     ['::/96,2002::/16', '::/96,2002::/16'],
   ])("takes TRUST_PROXY = %p as a hop count or the proxies' addresses and subnets", (value, trustProxy) => {
     expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toEqual(trustProxy);
+  });
+
+  it('reads the NATS relay: servers, TLS and the credentials written in NATS_URL, the stream and the publish timeout', () => {
+    expect(loadConfig({ NATS_URL: 'nats://nats:4222' }).nats).toEqual({
+      servers: ['nats:4222'],
+      tls: false,
+      credentials: {},
+      stream: 'RECEIVER_CHANGES',
+      publishTimeoutMs: 5000,
+    });
+    expect(
+      loadConfig({
+        NATS_URL: 'tls://relay:p%40ss@nats-1:4222, tls://relay:p%40ss@[fd00::2]',
+        NATS_STREAM: 'CHANGES_EU',
+        NATS_PUBLISH_TIMEOUT_MS: '2000',
+      }).nats,
+    ).toEqual({
+      servers: ['nats-1:4222', '[fd00::2]'],
+      tls: true,
+      credentials: { user: 'relay', pass: 'p@ss' },
+      stream: 'CHANGES_EU',
+      publishTimeoutMs: 2000,
+    });
+    expect(loadConfig({ NATS_URL: 'nats://s3cr3t-token@nats' }).nats?.credentials).toEqual({ token: 's3cr3t-token' });
+  });
+
+  it.each([
+    ['http://nats:4222', 'NATS_URL must be one or more nats:// or tls:// URLs'],
+    ['nats:4222', 'NATS_URL must be one or more nats:// or tls:// URLs'],
+    ['nats://nats:4222/path', 'NATS_URL must be one or more nats:// or tls:// URLs'],
+    ['nats://a:secret-1@n1,nats://a:secret-2@n2', 'NATS_URL must give every server the same scheme and the same credentials'],
+    ['nats://n1,tls://n2', 'NATS_URL must give every server the same scheme and the same credentials'],
+  ])('refuses NATS_URL = %p, never echoing it', (value, message) => {
+    expect(() => loadConfig({ NATS_URL: value })).toThrow(message);
+    expect(() => loadConfig({ NATS_URL: value })).not.toThrow(value);
+    expect(() => loadConfig({ NATS_URL: value })).not.toThrow(/secret/);
+  });
+
+  it('refuses a NATS_STREAM JetStream would not take as a name', () => {
+    expect(() => loadConfig({ NATS_URL: 'nats://nats', NATS_STREAM: 'receiver.changes' })).toThrow(
+      'NATS_STREAM must be 1 to 32 letters, digits, _ or -',
+    );
   });
 
   it('serves metrics on METRICS_PORT, on METRICS_HOST or else HOST', () => {

@@ -226,11 +226,17 @@ describe("the seed's webhook endpoints (contract section 13.3)", () => {
       ].map((problem) => `Seed file ${file} is invalid: ${problem}`),
     );
     // Rules across entries, as for tokens, once every entry has its shape.
-    const crossed = seedFile({ ...FIXTURE, endpoints: [erp, { ...erp, source_ids: ['ACME', 'NOBODY'] }] }, 'crossed.json');
+    const crossed = seedFile(
+      { ...FIXTURE, endpoints: [erp, { ...erp, source_ids: ['ACME', 'NOBODY'] }, { ...erp, id: 'nats' }] },
+      'crossed.json',
+    );
     expect(problemsOf(() => readSeedFile(crossed))).toEqual(
-      ['endpoints.1.id repeats erp', 'endpoints.1.source_ids.1 names no account in accounts'].map(
-        (problem) => `Seed file ${crossed} is invalid: ${problem}`,
-      ),
+      [
+        'endpoints.1.id repeats erp',
+        'endpoints.1.source_ids.1 names no account in accounts',
+        // The NATS relay's sink id (contract 13.4), with or without NATS_URL: its positions are never an endpoint's.
+        "endpoints.2.id is the NATS relay's own id (NATS_URL): choose another",
+      ].map((problem) => `Seed file ${crossed} is invalid: ${problem}`),
     );
   });
 
