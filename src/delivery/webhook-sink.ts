@@ -23,7 +23,7 @@ const USER_AGENT = `token-booking-receiver/${SERVICE_VERSION}`;
 export type WebhookSinkSettings = Pick<DeliveryConfig, 'timeoutMs' | 'concurrency'>;
 
 /** A Retry-After in seconds or as an HTTP date, in milliseconds from `now`; undefined when it is neither. */
-export function retryAfterMsOf(value: string | undefined, now: Date): number | undefined {
+function retryAfterMsOf(value: string | undefined, now: Date): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
   if (/^\d{1,10}$/.test(text)) return Number(text) * 1000;

@@ -74,7 +74,7 @@ const retrySchedule = z.string().transform((value, ctx) => {
 });
 
 /** The contract's retries: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h. */
-export const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+const DEFAULT_RETRY_SCHEDULE_MS: readonly number[] = [5000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
 
 /** OTEL_TRACES_SAMPLER's values (OpenTelemetry's names); each stands for a ratio of the traces started here. */
 const SAMPLERS = [

@@ -68,8 +68,11 @@ const endpointUrl = text(2048)
   })
   .describe('https:// (http:// too with DELIVERY_ALLOW_HTTP=true), without user or password; any host');
 
-/** A webhook endpoint (contract section 13.3): `source_ids` and `types` unset send every account's and type's changes. */
-const seedEndpoint = z.object({
+/**
+ * A webhook endpoint (contract section 13.3): `source_ids` and `types` unset send every account's and type's changes,
+ * so an unknown field is refused: a misspelt filter (`source_id`) would otherwise send every account's changes.
+ */
+const seedEndpoint = z.strictObject({
   id: z
     .string({ error: 'must be a string' })
     .regex(ENDPOINT_ID_PATTERN, "must be 1 to 64 lower-case letters, digits, '-' or '_', starting with a letter or digit"),

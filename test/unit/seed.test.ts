@@ -212,6 +212,7 @@ describe("the seed's webhook endpoints (contract section 13.3)", () => {
       { ...erp, id: 'ERP 2', url: 'ftp://erp.example/hooks' },
       { ...erp, url: 'https://user:pass@erp.example/hooks', secrets: [] },
       { ...erp, secrets: ['whsec_!!!'], types: ['token.deleted'] },
+      { id: 'misspelt', url: erp.url, secrets: erp.secrets, source_id: ['ACME'] },
     ];
     const file = seedFile({ ...FIXTURE, endpoints: malformed }, 'endpoints.json');
     expect(problemsOf(() => readSeedFile(file))).toEqual(
@@ -223,6 +224,7 @@ describe("the seed's webhook endpoints (contract section 13.3)", () => {
         'endpoints.2.secrets must hold at least one whsec_… secret',
         'endpoints.3.secrets.0 must be one whsec_… secret (base64 after the prefix)',
         'endpoints.3.types.0 must be one of token.created, token.modified, token.status_changed, token.dates_changed, token.withdrawn, token.loaded, token.unloaded, token.refunded, token.schedule_credited, booking.created, booking.modified, booking.cancelled',
+        'endpoints.4 Unrecognized key: "source_id"',
       ].map((problem) => `Seed file ${file} is invalid: ${problem}`),
     );
     // Rules across entries, as for tokens, once every entry has its shape.
