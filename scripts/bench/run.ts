@@ -61,7 +61,8 @@ if (process.env.BENCH_SECONDS) SETTINGS.seconds = Number(process.env.BENCH_SECON
 if (process.env.BENCH_SCALE_TOKENS) SETTINGS.scaleTokens = process.env.BENCH_SCALE_TOKENS.split(',').map(Number);
 const CONNECTIONS = 10;
 
-type ServerName = 'receiver' | 'receiver-baseline' | 'receiver-traced' | 'express' | 'express-prototypes' | 'node' | 'naive';
+type ServerName =
+  'receiver' | 'receiver-baseline' | 'receiver-traced' | 'receiver-nats' | 'express' | 'express-prototypes' | 'node' | 'naive';
 type WorkloadName = 'withdraw' | 'status' | 'booking';
 
 const write = (text: string) => process.stdout.write(`${text}\n`);
@@ -121,6 +122,8 @@ const SCRIPTS: Record<ServerName, string> = {
   'receiver-baseline': BASELINE ? path.join(BASELINE, 'dist', 'server.js') : '',
   // The receiver with traces on, exported to traceSink(): what OpenTelemetry costs a request.
   'receiver-traced': 'dist/server.js',
+  // The receiver with NATS_URL set, publishing every change to natsServer()'s JetStream (contract section 13.4).
+  'receiver-nats': 'dist/server.js',
   express: 'scripts/bench/bare-express.js',
   'express-prototypes': 'scripts/bench/bare-express-prototypes.js',
   node: 'scripts/bench/raw-node.js',
@@ -144,6 +147,30 @@ function traceSink(): Promise<string> {
     return `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
   })();
   return sinkEndpoint;
+}
+
+let natsEndpoint: Promise<string> | undefined;
+/**
+ * A JetStream server of the bench's own for receiver-nats (Debian's nats-server, on a free port, a throwaway store
+ * folder), stopped when the bench ends: the relay publishes every change the withdrawals make while they are measured.
+ */
+function natsServer(): Promise<string> {
+  natsEndpoint ??= (async () => {
+    const port = await provenFreePort();
+    const storeDirectory = mkdtempSync(path.join(tmpdir(), 'receiver-bench-nats-'));
+    const server = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDirectory], { stdio: 'ignore' });
+    process.on('exit', () => server.kill('SIGKILL'));
+    for (let attempt = 0; attempt < 300 && server.exitCode === null; attempt += 1) {
+      const up = await fetch(`http://127.0.0.1:${port}`).then(
+        () => true,
+        (error: Error & { cause?: { code?: string } }) => error.cause?.code !== 'ECONNREFUSED',
+      );
+      if (up) return `nats://127.0.0.1:${port}`;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error('nats-server did not start (is it installed? apt-get install nats-server)');
+  })();
+  return natsEndpoint;
 }
 
 const START_COMMAND = startCommand(ROOT);
@@ -314,6 +341,7 @@ async function compareServers(seedFile: string) {
     'receiver',
     ...(BASELINE ? ['receiver-baseline'] : []),
     'receiver-traced',
+    ...(spawnSync('nats-server', ['--version']).status === 0 ? ['receiver-nats'] : []),
     'express',
     'express-prototypes',
     'node',
@@ -327,7 +355,8 @@ async function compareServers(seedFile: string) {
       const order = servers.map((_, i) => servers[(i + round) % servers.length]);
       for (const serverName of order) {
         const traces: Record<string, string> = serverName === 'receiver-traced' ? { OTEL_EXPORTER_OTLP_ENDPOINT: await traceSink() } : {};
-        const env = isReceiver(serverName) ? { SEED_FILE: seedFile, ...traces } : {};
+        const nats: Record<string, string> = serverName === 'receiver-nats' ? { NATS_URL: await natsServer() } : {};
+        const env = isReceiver(serverName) ? { SEED_FILE: seedFile, ...traces, ...nats } : {};
         const request = workload(name, SETTINGS.tokens, runId++);
         const result = await measureFresh(serverName, env, request, { warmupSeconds: SETTINGS.warmupSeconds, seconds: SETTINGS.seconds });
         (samples[`${serverName}/${name}`] ??= []).push(result);
@@ -865,8 +894,10 @@ function ratiosOf(summary: Summary, pg: PostgresRow | undefined) {
   const onPostgres = (pick: (ratios: ConnectionsRatios) => number | null) =>
     Object.fromEntries((pg?.byConnections ?? []).map((c) => [`postgres${c.connections}`, pick(c.ratios)]));
   const memory = summary.withdraw?.receiver?.vsBaseline;
+  const withNats = summary.withdraw?.['receiver-nats'] && round2(summary.withdraw['receiver-nats'].rps / summary.withdraw.receiver.rps);
   return {
     receiverToBaseline: { memory: Number.isFinite(memory) ? memory : null, ...onPostgres((r) => r.receiverToBaseline) },
+    natsToReceiver: { memory: withNats ?? null },
     receiverToPgbench: onPostgres((r) => r.receiverToPgbench),
     receiverToNaive: onPostgres((r) => r.receiverToNaive),
     naiveCpuToReceiver: onPostgres((r) => r.naiveCpuToReceiver),
@@ -876,6 +907,7 @@ function ratiosOf(summary: Summary, pg: PostgresRow | undefined) {
 
 const RATIO_LABELS: Record<keyof ReturnType<typeof ratiosOf>, string> = {
   receiverToBaseline: 'receiver / receiver-baseline, withdrawals/s',
+  natsToReceiver: 'receiver-nats (NATS_URL set) / receiver, withdrawals/s',
   receiverToPgbench: 'receiver / pgbench -N, withdrawals/s to tps',
   receiverToNaive: 'receiver / naive, withdrawals/s',
   naiveCpuToReceiver: 'naive / receiver, CPU per withdrawal (process and database backends)',
