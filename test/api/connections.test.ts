@@ -260,4 +260,28 @@ describe('a client that pipelines requests', () => {
     expect(statusLines(Buffer.concat(chunks).toString('latin1'))).toEqual(['HTTP/1.1 200']);
     expect(counts.handed).toBe(1);
   });
+
+  const pipelinedPosts = (n: number) => 'POST /v1/tokens/withdraw HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n'.repeat(n);
+  const refusals: Array<[string, Partial<Config>, string, string]> = [
+    ['the documents budget per address', { rateLimitDocumentsPerAddressPerMinute: 1 }, pipelined('/openapi.json', 2_000), '200'],
+    ['the failures limit per address', { rateLimitPerAddressPerMinute: 1 }, pipelinedPosts(2_000), '400'],
+  ];
+
+  it.each(refusals)(
+    'past %s, its 429 closes the connection: the requests pipelined behind it are never worked on, and other requests are answered',
+    async (_limit, config, requests, firstStatus) => {
+      const { counts, port } = await countingServer(30_000, { config });
+      // Raw bytes: 2,000 requests, more than the server reads at once (64 KB), so most wait unread in its kernel.
+      const socket = net.connect(port, '127.0.0.1', () => socket.write(requests));
+      opened.push(socket);
+      const { received, ending } = await readToClose(socket);
+      expect({ ending, answers: statusLines(received) }).toEqual({ ending: 'end', answers: [`HTTP/1.1 ${firstStatus}`, 'HTTP/1.1 429'] });
+      expect(received).toMatch(/^Connection: close$/im);
+      expect(counts.handed).toBe(2);
+      const next = await connect(port);
+      opened.push(next.socket);
+      expect(next.answered).toBe(true);
+      expect(counts.handed).toBe(3);
+    },
+  );
 });
