@@ -68,8 +68,14 @@ function requiringHost(app: RequestListener): RequestListener {
 /** Answers requests that never reach Express (unparseable bytes, headers too large, too slow) with the JSON envelope. */
 function answerClientErrors(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
+    if (error.code === 'ECONNRESET' || socket.destroyed) {
       socket.destroy();
+      return;
+    }
+    // Bytes after the server ended the connection: nothing more is answered, and what the client has not read is
+    // dropped now (endConnection), not left to the kernel by a plain close.
+    if (!socket.writable) {
+      resetOnceShut(socket as Socket);
       return;
     }
     // Bytes after a request still being answered (a Content-Length shorter than the body): let that answer

@@ -239,6 +239,17 @@ describe('a client that pipelines requests', () => {
     },
   );
 
+  it('and never reads, then sends bytes that are no request once the server ended it idle, is still reset', async () => {
+    const { port } = await countingServer(30_000, idleEndsSoon);
+    const socket = await silentClient(port, pipelined('/healthz', 1_000));
+    opened.push(socket);
+    // The keep-alive timeout: the server ends the connection as it emits this.
+    await once(server as Server, 'timeout');
+    socket.write('NOT-A-METHOD / HTTP/1.1\r\n\r\n');
+    await waitFor(async () => (await openConnections(server as Server)) === 0);
+    expect((await readToClose(socket)).ending).toBe('ECONNRESET');
+  });
+
   it('and reads everything is ended gracefully when idle: its client gets every answer, then the end, not a reset', async () => {
     const { port } = await countingServer(30_000, idleEndsSoon);
     const socket = net.connect(port, '127.0.0.1', () => socket.write(pipelined('/healthz', 100)));
