@@ -95,11 +95,17 @@ function named(name: string, handler: RequestHandler): RequestHandler {
 
 const refuse: RequestHandler = (_req, _res, next) => next(new TooManyRequestsError());
 
-/** A per-address refusal says nothing of its count but Retry-After: it is not an account's budget. */
+/**
+ * A per-address refusal says nothing of its count but Retry-After: it is not an account's budget. It closes its
+ * connection (Connection: close), so the requests a client pipelined behind it are dropped unread instead of each
+ * answered with a 429 of its own: bursts of 12,500 pipelined requests from one address, refused one by one, stalled
+ * every other caller for seconds a burst (issue 42, H1). An account's own 429 (limitPerAccount) keeps its connection.
+ */
 function refuseWithRetryAfter(property: string): RequestHandler {
   return (req, res, next) => {
     const resetMs = (req as unknown as Record<string, RateLimitInfo | undefined>)[property]?.resetTime?.getTime() ?? Date.now() + WINDOW_MS;
     res.setHeader('Retry-After', String(Math.max(1, Math.ceil((resetMs - Date.now()) / 1000))));
+    res.setHeader('Connection', 'close');
     refuse(req, res, next);
   };
 }

@@ -68,8 +68,14 @@ function requiringHost(app: RequestListener): RequestListener {
 /** Answers requests that never reach Express (unparseable bytes, headers too large, too slow) with the JSON envelope. */
 function answerClientErrors(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    if (error.code === 'ECONNRESET' || !socket.writable) {
+    if (error.code === 'ECONNRESET' || socket.destroyed) {
       socket.destroy();
+      return;
+    }
+    // Bytes after the server ended the connection: nothing more is answered, and what the client has not read is
+    // dropped now (endConnection), not left to the kernel by a plain close.
+    if (!socket.writable) {
+      resetOnceShut(socket as Socket);
       return;
     }
     // Bytes after a request still being answered (a Content-Length shorter than the body): let that answer
@@ -82,25 +88,55 @@ function answerClientErrors(server: Server): void {
     }
     const { status, message } = clientErrorStatus(error.code);
     const body = JSON.stringify(envelope(status, message));
-    socket.end(
+    socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
     );
-    destroyUnlessClosed(socket);
+    endConnection(socket as Socket);
   });
 }
 
-/** How long a peer has to close a connection the service answered and closed its side of. */
+/** How long a client has, once the server ended its connection, to take the rest of its answers and close its side. */
 const CLOSING_GRACE_MS = 1_000;
 
 /**
- * end() only sends FIN: the HTTP server allows half-open sockets, so a peer that never reads nor closes would keep
- * the connection (FIN-WAIT-2) and its slot of the connection limits forever. It is destroyed after a grace that
- * lets a well-behaved client read the answer (contract section 11).
+ * How the server ends a connection it is done with (an answer with Connection: close, the keep-alive timeout, a
+ * malformed or timed-out request, the drain): its answers, then FIN, and a reset unless the client closes its side
+ * within CLOSING_GRACE_MS. A client that reads gets every answer and the FIN, and closes: its close is graceful. One
+ * that does not read never sees the FIN; closed with FIN alone, its connection stayed in the kernel as an orphan
+ * (FIN-WAIT-1) holding the answers it had not read (2.3 MB each for 50 clients pipelining GET /healthz, for minutes),
+ * outside the connection limits. The reset makes the kernel drop them (issue 42, M1). Node cannot tell how much of
+ * what it wrote the client has read (the kernel's send queue is not exposed), so the client's own close is the proof.
+ * The HTTP server allows half-open sockets, so without the reset a peer that never reads nor closes would also keep
+ * its slot of the connection limits forever (contract section 11: within a second).
  */
-function destroyUnlessClosed(socket: Duplex): void {
-  const timer = setTimeout(() => socket.destroy(), CLOSING_GRACE_MS).unref();
+function endConnection(socket: Socket): void {
+  if (socket.writableEnded) return;
+  socket.end();
+  const timer = setTimeout(() => resetOnceShut(socket), CLOSING_GRACE_MS).unref();
   socket.once('close', () => clearTimeout(timer));
+}
+
+/**
+ * libuv refuses a reset while the FIN is on its way (end() called, its shutdown not done: EINVAL, and the socket is
+ * left open), so the reset then waits for the shutdown, which follows the last write within a turn of the event
+ * loop. Answers still queued in the process (the client's window closed) mean the shutdown has not begun.
+ */
+function resetOnceShut(socket: Socket): void {
+  if (socket.writableLength === 0 && !socket.writableFinished) socket.once('finish', () => socket.resetAndDestroy());
+  else socket.resetAndDestroy();
+}
+
+/**
+ * Node ends connections itself in two places, both with close(2) as soon as the FIN is queued: after an answer with
+ * Connection: close (socket.destroySoon()) and at the keep-alive timeout (socket.destroy(), unless 'timeout' has a
+ * listener). Both go through endConnection instead.
+ */
+function endConnectionsThenReset(server: Server): void {
+  server.on('connection', (socket: Socket) => {
+    socket.destroySoon = () => endConnection(socket);
+  });
+  server.on('timeout', (socket: Socket) => endConnection(socket));
 }
 
 /**
@@ -201,8 +237,9 @@ function boundAnswers(
       const at = answering.pending.indexOf(res);
       if (at === 0) answering.waitingSince = undefined;
       if (at >= 0) answering.pending.splice(at, 1);
-      // A closed connection's held requests can never be answered: they are dropped, not worked on.
-      if (req.socket.destroyed) {
+      // The held requests of a connection closed, or ended by this answer (Connection: close), can never be
+      // answered: they are dropped, not worked on.
+      if (!req.socket.writable) {
         answering.held.length = 0;
         return;
       }
@@ -219,13 +256,21 @@ function boundAnswers(
   };
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const answering = connections.get(req.socket as Socket);
+    const socket = req.socket as Socket;
+    const answering = connections.get(socket);
     if (!answering) return app(req, res);
+    // A request read after the server ended its connection (a client pipelining past a Connection: close, or sending
+    // as its idle connection timed out) is never answered: it is not worked on, and nothing more is read.
+    if (!socket.writable) {
+      answering.readingStopped = true;
+      setReading(socket, false);
+      return;
+    }
     if (answering.pending.length < PIPELINE_DEPTH && answering.held.length === 0) return handToApp(answering, req, res);
     answering.held.push([req, res]);
     if (!answering.readingStopped) {
       answering.readingStopped = true;
-      setReading(req.socket as Socket, false);
+      setReading(socket, false);
     }
   });
 
@@ -279,7 +324,7 @@ export function closeConnectionsAfterAnswers(server: Server): void {
  */
 export function closeConnectionsWithoutRequests(server: Server): void {
   for (const socket of openConnections.get(server) ?? []) {
-    if (!(socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage) socket.destroy();
+    if (!(socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage) endConnection(socket);
   }
 }
 
@@ -330,6 +375,7 @@ export function createHttpServer(
   Object.assign(server, timeouts);
   limitConnections(server, connections);
   boundAnswers(server, requiringHost(app), connections, connectionsCheckingInterval);
+  endConnectionsThenReset(server);
   trackConnections(server);
   handleExpectations(server);
   answerClientErrors(server);
