@@ -10,6 +10,7 @@ import { connectRedis } from './process/redis';
 import {
   DEMO_SEED_FILE,
   readSeedFileApart,
+  incomingSigners,
   refuseEndpointsAgainstSettings,
   refusePublishedKeysInProduction,
   SeedFileError,
@@ -108,7 +109,11 @@ async function main(): Promise<void> {
   const seedFile = seedFileToServe(config.seedFile, config.production);
   const seed = await readSeedFileApart(seedFile);
   refusePublishedKeysInProduction(seed, config.seedFile, config.production);
-  refuseEndpointsAgainstSettings(seed.endpoints, seedFile, { production: config.production, allowHttp: config.delivery.allowHttp });
+  refuseEndpointsAgainstSettings(seed.endpoints, seedFile, {
+    production: config.production,
+    allowHttp: config.delivery.allowHttp,
+    incomingSigners: incomingSigners(seed.accounts, config),
+  });
   const metrics = new Metrics({ processMetrics: true });
   const changeRetentionMs = config.changes.retentionDays * DAY_MS;
   const store = config.database

@@ -1,5 +1,11 @@
 import { ConfigError, loadConfig, loadEnvFile } from '../process/config';
-import { readSeedFile, refuseEndpointsAgainstSettings, refusePublishedKeysInProduction, SeedFileError } from '../seed/file';
+import {
+  incomingSigners,
+  readSeedFile,
+  refuseEndpointsAgainstSettings,
+  refusePublishedKeysInProduction,
+  SeedFileError,
+} from '../seed/file';
 
 /**
  * `npm run seed:check FILE`: validates a seed file as the service does at start, without starting it, under the same
@@ -16,7 +22,11 @@ function main(file: string | undefined): number {
     const config = loadConfig(process.env);
     const seed = readSeedFile(file);
     refusePublishedKeysInProduction(seed, file, config.production);
-    refuseEndpointsAgainstSettings(seed.endpoints, file, { production: config.production, allowHttp: config.delivery.allowHttp });
+    refuseEndpointsAgainstSettings(seed.endpoints, file, {
+      production: config.production,
+      allowHttp: config.delivery.allowHttp,
+      incomingSigners: incomingSigners(seed.accounts, config),
+    });
     process.stdout.write(
       `${file}: valid: ${seed.accounts.length} accounts, ${seed.tokens.length} tokens, ${seed.bookings.length} bookings, ${seed.endpoints.length} endpoints\n`,
     );

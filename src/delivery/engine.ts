@@ -136,6 +136,11 @@ export class DeliveryEngine {
     return this.endpoint(sinkId);
   }
 
+  /** Whether the sink hands on the account's changes (undefined: no such sink). */
+  takesAccount(sinkId: string, sourceId: string): boolean | undefined {
+    return this.senders.find((sender) => sender.sink.id === sinkId)?.sink.takesAccount(sourceId);
+  }
+
   /** Moves the account's position back to `after`: what follows and matches is sent again, in order. */
   async replay(sinkId: string, sourceId: string, after: number): Promise<EndpointView | undefined> {
     if (!this.sinkIds().includes(sinkId)) return undefined;

@@ -79,6 +79,10 @@ export class NatsSink implements Sink {
   // Past the schedule's end its last step, for good: a step within the schedule always has a wait.
   readonly retryDelay = (step: number) => retryDelay(Math.min(step, NATS_RETRY_SCHEDULE_MS.length - 1), NATS_RETRY_SCHEDULE_MS);
 
+  takesAccount(): boolean {
+    return true;
+  }
+
   accepts(): boolean {
     return true;
   }

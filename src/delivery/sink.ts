@@ -21,6 +21,8 @@ export interface Sink {
   readonly concurrency: number;
   /** Whether this sink hands the change on at all (its accounts and types); the others pass its position by. */
   accepts(change: Change): boolean;
+  /** Whether it hands on any change of the account: what ops may replay for it. */
+  takesAccount(sourceId: string): boolean;
   /** Changes with the same key are handed on in `seq` order, one after the other (a token's, a booking's, an account's). */
   orderKey(change: Change): string;
   /**

@@ -95,6 +95,10 @@ export class WebhookSink implements Sink {
     });
   }
 
+  takesAccount(sourceId: string): boolean {
+    return this.#sourceIds?.has(sourceId) ?? true;
+  }
+
   accepts(change: Change): boolean {
     return (this.#sourceIds?.has(change.sourceId) ?? true) && (this.#types?.has(change.type) ?? true);
   }

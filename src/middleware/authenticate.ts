@@ -41,6 +41,11 @@ export function authenticate(field: KeyField, keyless: (context: RequestContext)
 /** The bearer token of an Authorization header; the scheme's name is case-insensitive (RFC 9110). */
 const BEARER = /^Bearer +(\S+) *$/i;
 
+/** The token of `Authorization: Bearer <token>`, one rule for the feed and the admin routes; undefined for any other form. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  return BEARER.exec(authorization ?? '')?.[1];
+}
+
 /**
  * The feed's `Authorization: Bearer <share_secret>` (contract section 13.2) for the account the validated path
  * names: looked up, then compared in constant time with its secret key's hash, as authenticate does. An unknown or
@@ -51,7 +56,7 @@ export function authenticateBearer(store: Store): RequestHandler {
     const context = requestContext(res);
     const { source_id: sourceId } = context.input.path as { source_id: string };
     const account = await store.findAccount(sourceId);
-    const secret = BEARER.exec(req.headers.authorization ?? '')?.[1];
+    const secret = bearerToken(req.headers.authorization);
     // Hashed and compared whatever the outcome, so every failure takes the same time.
     const matches = keyMatches(secret ?? '', account ? account.secretKeyHash : UNKNOWN_ACCOUNT_HASH);
     if (!account || secret === undefined || !matches) {

@@ -10,6 +10,7 @@ import { sendJson } from '../middleware/send-json';
 import { attemptsQuerySchema, replaySchema } from '../schemas/admin';
 import { text } from '../schemas/fields';
 import { parsePayload } from '../schemas/validate';
+import type { Store } from '../store/store';
 
 function attemptView(attempt: AttemptRecord) {
   return {
@@ -49,7 +50,7 @@ const NO_ENDPOINT = 'Endpoint not found: the seed lists no endpoint with this id
  * Webhooks out for ops (contract section 13.3): each endpoint's state, positions and attempts; enable and replay.
  * Without a delivery engine (the seed lists no endpoint) the list is empty and every id is unknown.
  */
-export function endpointRoutes(router: Router, delivery: DeliveryEngine | undefined, bodyLimitBytes: number): void {
+export function endpointRoutes(router: Router, store: Store, delivery: DeliveryEngine | undefined, bodyLimitBytes: number): void {
   const endpointOf = async (id: string) => {
     const view = await delivery?.endpoint(id);
     if (!view) throw new NotFoundError(NO_ENDPOINT, 'endpoint_not_found');
@@ -90,6 +91,12 @@ export function endpointRoutes(router: Router, delivery: DeliveryEngine | undefi
     .post(readJsonBody(bodyLimitBytes), async (req, res) => {
       const current = await endpointOf(idOf(req.params));
       const replay = parsePayload(replaySchema, requestContext(res).body.parsed);
+      // A position is kept for an account of the seed whose changes the endpoint takes, never for any string ops type.
+      if (!delivery?.takesAccount(current.state.sinkId, replay.source_id) || !(await store.findAccount(replay.source_id))) {
+        throw new ValidationError(`Invalid field: source_id`, [
+          { field: 'source_id', message: `must be an account of the seed whose changes the endpoint ${current.state.sinkId} takes` },
+        ]);
+      }
       const position = current.positions.find((candidate) => candidate.sourceId === replay.source_id)?.position ?? 0;
       // Forward would skip changes the endpoint never got: a replay only moves back (or stays).
       if (replay.after > position) {

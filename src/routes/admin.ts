@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { NotFoundError, UnauthorizedError } from '../errors';
 import type { EventLog } from '../process/event-log';
 import { methodNotAllowed } from '../middleware/errors';
+import { bearerToken } from '../middleware/authenticate';
 import { sendJson } from '../middleware/send-json';
 import { eventQuerySchema } from '../schemas/admin';
 import { adminFeedQuerySchema } from '../schemas/feed';
@@ -19,12 +20,12 @@ import { ledgerEntryView, tokenView } from './token-view';
 
 const RECENT_LEDGER_ENTRIES = 10;
 
-/** Requires `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
+/** Requires `Authorization: Bearer <ADMIN_TOKEN>` (the scheme in any case, as the feed's), compared in constant time. */
 function requireAdmin(adminToken: string): RequestHandler {
   const expected = hashKey(adminToken);
   return (req, res, next) => {
-    const match = /^Bearer (.+)$/.exec(req.headers.authorization ?? '');
-    if (!match || !keyMatches(match[1], expected)) {
+    const token = bearerToken(req.headers.authorization);
+    if (token === undefined || !keyMatches(token, expected)) {
       res.set('WWW-Authenticate', 'Bearer realm="admin"');
       throw new UnauthorizedError();
     }
@@ -105,6 +106,6 @@ export function adminRouter({
     })
     .all(methodNotAllowed(['GET', 'HEAD']));
 
-  endpointRoutes(router, delivery, bodyLimitBytes);
+  endpointRoutes(router, store, delivery, bodyLimitBytes);
   return router;
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { Webhook } from 'standardwebhooks';
 import { BOOKING_FIELDS, type BookingFields } from '../domain/bookings';
 import { dayNumber } from '../domain/calendar-days';
 import type { Token } from '../domain/tokens';
@@ -11,6 +12,7 @@ import { hashKey } from '../domain/secrets';
 import { receivedSeed, type PublishedKey, type ReadSeed, type SeedWorkerAnswer } from './transfer';
 import type { SeedData } from '../store/store';
 import type { EndpointConfig } from '../delivery/endpoints';
+import type { Config } from '../process/config';
 
 /** A seed file's records as read in this thread: its tokens in an array. */
 export type SeedRecords = SeedData & { tokens: Token[] };
@@ -107,6 +109,22 @@ export interface EndpointSettings {
   production: boolean;
   /** DELIVERY_ALLOW_HTTP. */
   allowHttp: boolean;
+  /** The keys that sign notifications to this service: the accounts' signing_secrets and WEBHOOK_SECRET's. */
+  incomingSigners: readonly Webhook[];
+}
+
+/** The keys that sign notifications to the service: every account's signing secrets, and WEBHOOK_SECRET's. */
+export function incomingSigners(accounts: ReadonlyArray<{ signingSecrets: readonly string[] }>, config: Config): Webhook[] {
+  return [
+    ...accounts.flatMap((account) => account.signingSecrets.map((secret) => new Webhook(secret))),
+    ...(config.webhook?.secrets ?? []),
+  ];
+}
+
+/** Whether two Standard Webhooks secrets are one key, however spelled: each signs the same probe alike. */
+function sameSigningKey(one: Webhook, other: Webhook): boolean {
+  const probe = new Date(0);
+  return one.sign('msg_probe', probe, '{}') === other.sign('msg_probe', probe, '{}');
 }
 
 /**
@@ -117,10 +135,16 @@ export interface EndpointSettings {
 export function refuseEndpointsAgainstSettings(
   endpoints: readonly EndpointConfig[],
   seedFile: string,
-  { production, allowHttp }: EndpointSettings,
+  { production, allowHttp, incomingSigners }: EndpointSettings,
 ): void {
   const problems: string[] = [];
   endpoints.forEach((endpoint, index) => {
+    // A webhook the service sends, signed with a key that also signs notifications to it, would be a valid
+    // notification if sent back to the service: an endpoint's keys are its own.
+    if (endpoint.secrets.some((secret) => incomingSigners.some((signer) => sameSigningKey(new Webhook(secret), signer))))
+      problems.push(
+        `endpoints.${index}.secrets holds a key that also signs notifications to this service (an account's signing_secrets or WEBHOOK_SECRET; endpoint ${endpoint.id}): a webhook it is sent could be replayed at the service; give the endpoint secrets of its own`,
+      );
     if (!allowHttp && new URL(endpoint.url).protocol === 'http:')
       problems.push(`endpoints.${index}.url must be an https:// URL (endpoint ${endpoint.id}); DELIVERY_ALLOW_HTTP=true allows http://`);
     if (production && endpoint.secrets.some(isPublishedSigningSecret))

@@ -174,6 +174,14 @@ describeOnEveryStore(
       });
     });
 
+    it.each([
+      ['the scheme in lower case', `bearer ${ADMIN_TOKEN}`],
+      ['two spaces after the scheme', `Bearer  ${ADMIN_TOKEN}`],
+    ])('takes the token with %s, as the feed does (RFC 9110: the scheme is case-insensitive)', async (_what, authorization) => {
+      const response = await request(current().server).get('/admin/events').set({ Authorization: authorization });
+      expect(response.status).toBe(200);
+    });
+
     it('shows a token with its status, balance and latest ledger rows with their kind, newest first', async () => {
       const first = withdrawal({ withdrawn_amount: '100.00', token_balance: '900.00' });
       const second = loaded({ load_amount: '0.50', fee_amount: '0.10', token_balance: '900.50' });

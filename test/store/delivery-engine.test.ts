@@ -229,6 +229,13 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
     );
     await replay('erp', { source_id: 'ACME', after: -1 }).expect(400);
     await replay('erp', { source_id: 'ACME', after: 3 }).expect(400);
+    // A position is kept only for an account of the seed whose changes the endpoint takes, never for any string.
+    await replay('erp', { source_id: 'NOPE', after: 0 }).expect(
+      400,
+      errorBody(400, 'Invalid field: source_id', [
+        { field: 'source_id', message: 'must be an account of the seed whose changes the endpoint erp takes' },
+      ]),
+    );
     const answered = await replay('erp', { source_id: 'ACME', after: 0 }).expect(200);
     expect(answered.body.positions).toEqual([{ source_id: 'ACME', position: 0, oldest_undelivered: expect.objectContaining({ seq: 1 }) }]);
     await waitFor(async () => server.received.length >= 4);

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Webhook } from 'standardwebhooks';
 import { PUBLISHED_SECRETS } from '../../src/process/published-secrets';
 import {
   DEMO_SEED_FILE,
@@ -10,7 +11,7 @@ import {
   SeedFileError,
 } from '../../src/seed/file';
 import { keyMatches } from '../../src/domain/secrets';
-import { FIXTURE } from '../helpers/fixtures';
+import { FIXTURE, SIGNER_SECRET } from '../helpers/fixtures';
 
 const directory = mkdtempSync(path.join(tmpdir(), 'seed-'));
 function seedFile(content: unknown, name = 'seed.json'): string {
@@ -224,7 +225,7 @@ describe("the seed's webhook endpoints (contract section 13.3)", () => {
         'endpoints.2.secrets must hold at least one whsec_… secret',
         'endpoints.3.secrets.0 must be one whsec_… secret (base64 after the prefix)',
         'endpoints.3.types.0 must be one of token.created, token.modified, token.status_changed, token.dates_changed, token.withdrawn, token.loaded, token.unloaded, token.refunded, token.schedule_credited, booking.created, booking.modified, booking.cancelled',
-        'endpoints.4 Unrecognized key: "source_id"',
+        'endpoints.4.source_id Unrecognized key: "source_id"',
       ].map((problem) => `Seed file ${file} is invalid: ${problem}`),
     );
     // Rules across entries, as for tokens, once every entry has its shape.
@@ -251,11 +252,33 @@ describe("the seed's webhook endpoints (contract section 13.3)", () => {
     ];
     const file = seedFile({ ...FIXTURE, endpoints }, 'settings.json');
     const read = readSeedFile(file).endpoints;
-    expect(problemsOf(() => refuseEndpointsAgainstSettings(read, file, { production: true, allowHttp: false }))).toEqual([
+    expect(
+      problemsOf(() => refuseEndpointsAgainstSettings(read, file, { production: true, allowHttp: false, incomingSigners: [] })),
+    ).toEqual([
       `Seed file ${file} is invalid: endpoints.0.url must be an https:// URL (endpoint erp); DELIVERY_ALLOW_HTTP=true allows http://`,
       `Seed file ${file} is invalid: endpoints.1.secrets holds a value published in this repository's documentation (endpoint leaked); NODE_ENV=production needs secrets of your own`,
     ]);
-    expect(problemsOf(() => refuseEndpointsAgainstSettings(read.slice(0, 1), file, { production: true, allowHttp: true }))).toEqual([]);
-    expect(problemsOf(() => refuseEndpointsAgainstSettings(read.slice(1), file, { production: false, allowHttp: false }))).toEqual([]);
+    expect(
+      problemsOf(() => refuseEndpointsAgainstSettings(read.slice(0, 1), file, { production: true, allowHttp: true, incomingSigners: [] })),
+    ).toEqual([]);
+    expect(
+      problemsOf(() => refuseEndpointsAgainstSettings(read.slice(1), file, { production: false, allowHttp: false, incomingSigners: [] })),
+    ).toEqual([]);
+  });
+
+  it("an endpoint's secret that also signs notifications to the service (however spelled) is refused: a webhook it is sent could be replayed here", () => {
+    const file = seedFile({ ...FIXTURE, endpoints: [{ ...erp, secrets: [secret] }] }, 'reused.json');
+    const read = readSeedFile(file).endpoints;
+    const settings = { production: false, allowHttp: true };
+    expect(
+      problemsOf(() =>
+        refuseEndpointsAgainstSettings(read, file, { ...settings, incomingSigners: [new Webhook(secret.slice('whsec_'.length))] }),
+      ),
+    ).toEqual([
+      `Seed file ${file} is invalid: endpoints.0.secrets holds a key that also signs notifications to this service (an account's signing_secrets or WEBHOOK_SECRET; endpoint erp): a webhook it is sent could be replayed at the service; give the endpoint secrets of its own`,
+    ]);
+    expect(
+      problemsOf(() => refuseEndpointsAgainstSettings(read, file, { ...settings, incomingSigners: [new Webhook(SIGNER_SECRET)] })),
+    ).toEqual([]);
   });
 });
