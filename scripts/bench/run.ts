@@ -159,6 +159,8 @@ function natsServer(): Promise<string> {
     const port = await provenFreePort();
     const storeDirectory = mkdtempSync(path.join(tmpdir(), 'receiver-bench-nats-'));
     const server = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDirectory], { stdio: 'ignore' });
+    // Unreferenced, so that it does not keep the bench alive once its work is done; killed as the bench exits.
+    server.unref();
     process.on('exit', () => server.kill('SIGKILL'));
     for (let attempt = 0; attempt < 300 && server.exitCode === null; attempt += 1) {
       const up = await fetch(`http://127.0.0.1:${port}`).then(
