@@ -89,8 +89,9 @@ export function endpointRoutes(router: Router, store: Store, delivery: DeliveryE
   router
     .route('/admin/endpoints/:id/replay')
     .post(readJsonBody(bodyLimitBytes), async (req, res) => {
-      const current = await endpointOf(idOf(req.params));
+      // The body is checked first: a bad one is a 400 whatever the id, as every route's (the OpenAPI conformance test).
       const replay = parsePayload(replaySchema, requestContext(res).body.parsed);
+      const current = await endpointOf(idOf(req.params));
       // A position is kept for an account of the seed whose changes the endpoint takes, never for any string ops type.
       if (!delivery?.takesAccount(current.state.sinkId, replay.source_id) || !(await store.findAccount(replay.source_id))) {
         throw new ValidationError(`Invalid field: source_id`, [

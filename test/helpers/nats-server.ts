@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect as connectSocket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { JetStreamApiCodes, JetStreamApiError, jetstreamManager } from '@nats-io
 import { connect } from '@nats-io/transport-node';
 import { systemTool } from './system-tools';
 import { freePort } from './throwaway-cluster';
+import { waitFor } from './wait';
 
 /**
  * nats-server with JetStream as a process of the test (contract section 13.4): Debian's package, which .ci/run
@@ -65,9 +66,14 @@ export class TestNatsServer {
     return this.end('SIGKILL');
   }
 
-  /** A server that hangs (SIGSTOP): connections stay open, nothing is answered, until thaw. */
-  freeze(): void {
-    this.child?.kill('SIGSTOP');
+  /** A server that hangs (SIGSTOP): connections stay open, nothing is answered, until thaw. Resolves once it is stopped. */
+  async freeze(): Promise<void> {
+    const child = this.child;
+    if (!child?.pid) throw new Error('nats-server is not running');
+    child.kill('SIGSTOP');
+    // The signal takes effect when the kernel next schedules it: on a busy machine, only then is it surely frozen.
+    const stopped = () => readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.startsWith('T') ?? false;
+    await waitFor(async () => stopped());
   }
 
   thaw(): void {
