@@ -50,3 +50,10 @@ export async function openEmptyPgStore(options: Partial<PgStoreOptions> = {}): P
 export async function emptyTables(schema = workerSchema()): Promise<void> {
   await sql(`TRUNCATE ${TABLES}`, [], schema);
 }
+
+/** TEST_DATABASE_URL with `schema` as the search path: a server process started on it keeps its tables there. */
+export function schemaDatabaseUrl(schema: string): string {
+  const url = new URL(TEST_DATABASE_URL as string);
+  url.searchParams.set('options', `-c search_path=${schema}`);
+  return url.toString();
+}

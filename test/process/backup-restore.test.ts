@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { sql, TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
+import { schemaDatabaseUrl, sql, TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
 import { startServer } from '../helpers/server-process';
 import { DEMO_WITHDRAWAL } from '../helpers/slow-request';
 import { postgresBin } from '../helpers/system-tools';
@@ -14,11 +14,7 @@ const PG_RESTORE = path.join(postgresBin(), 'pg_restore');
 const toolsInstalled = existsSync(PG_DUMP) && existsSync(PG_RESTORE);
 if (TEST_DATABASE_URL && !toolsInstalled) process.stderr.write(`${PG_DUMP} or pg_restore not found: the backup test is SKIPPED\n`);
 
-function databaseUrl(): string {
-  const url = new URL(TEST_DATABASE_URL as string);
-  url.searchParams.set('options', `-c search_path=${SCHEMA}`);
-  return url.toString();
-}
+const databaseUrl = () => schemaDatabaseUrl(SCHEMA);
 
 async function withdraw(port: number, body: string) {
   const response = await fetch(`http://127.0.0.1:${port}/v1/tokens/withdraw`, {

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Lanes } from '../helpers/lanes';
-import { TEST_DATABASE_URL, sql, warnIfNoDatabase } from '../helpers/postgres';
+import { schemaDatabaseUrl, sql, TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
 import { startServer, type ServerProcess } from '../helpers/server-process';
 import { waitFor } from '../helpers/wait';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
@@ -15,11 +15,7 @@ const lanes = new Lanes(4, 'TAKEOVER', 7000000);
 const LEASE_MS = 2_000;
 const WITHDRAWALS_PER_LANE = 15;
 
-function databaseUrl(): string {
-  const url = new URL(TEST_DATABASE_URL as string);
-  url.searchParams.set('options', `-c search_path=${SCHEMA}`);
-  return url.toString();
-}
+const databaseUrl = () => schemaDatabaseUrl(SCHEMA);
 
 (TEST_DATABASE_URL ? describe : describe.skip)('webhooks out on two instances sharing PostgreSQL', () => {
   it('the sending instance killed mid-delivery: the other takes over, every change arrives at least once, in order per token', async () => {

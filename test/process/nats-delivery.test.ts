@@ -13,7 +13,7 @@ import * as clients from '../helpers/clients';
 import { ACME, fixtureSeed, OTHER, TOKENS } from '../helpers/fixtures';
 import { HAS_NATS_SERVER, noteIfNoNatsServer, readStream, type ReadMessage, TestNatsServer } from '../helpers/nats-server';
 import { statusToggles } from '../helpers/payloads';
-import { sql, TEST_DATABASE_URL, warnIfNoDatabase, workerSchema } from '../helpers/postgres';
+import { schemaDatabaseUrl, sql, TEST_DATABASE_URL, warnIfNoDatabase, workerSchema } from '../helpers/postgres';
 import { DEMO_WITHDRAWAL } from '../helpers/slow-request';
 import { startServer, type ServerProcess } from '../helpers/server-process';
 import { waitFor } from '../helpers/wait';
@@ -133,11 +133,7 @@ warnIfNoDatabase();
 const SCHEMA = 'nats_takeover_test';
 
 /** DATABASE_URL on a schema of this file's own: the two instances share it. */
-function databaseUrl(): string {
-  const url = new URL(TEST_DATABASE_URL as string);
-  url.searchParams.set('options', `-c search_path=${SCHEMA}`);
-  return url.toString();
-}
+const databaseUrl = () => schemaDatabaseUrl(SCHEMA);
 
 /** The demo token's next withdrawal of 1.00 (its balance is 1000.00 in the demo seed). */
 async function withdrawOne(port: number, n: number): Promise<number> {

@@ -1,5 +1,5 @@
 import { Lanes } from '../helpers/lanes';
-import { TEST_DATABASE_URL, sql, warnIfNoDatabase } from '../helpers/postgres';
+import { schemaDatabaseUrl, sql, TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
 import { startServer, type ServerProcess } from '../helpers/server-process';
 
 warnIfNoDatabase();
@@ -14,11 +14,7 @@ const streams = new Lanes(8, 'CRASH', 5000000);
 const LANES = streams.count;
 const START_BALANCE = Lanes.START_BALANCE;
 
-function databaseUrl(): string {
-  const url = new URL(TEST_DATABASE_URL as string);
-  url.searchParams.set('options', `-c search_path=${SCHEMA}`);
-  return url.toString();
-}
+const databaseUrl = () => schemaDatabaseUrl(SCHEMA);
 
 (TEST_DATABASE_URL ? describe : describe.skip)('crash: SIGKILL while withdrawals stream in', () => {
   it('every withdrawal that got a 200 is in the ledger after restart, none twice', async () => {
