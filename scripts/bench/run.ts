@@ -426,17 +426,27 @@ async function heapMb(port: number) {
 }
 
 async function scale(directory: string) {
-  const results: Array<Record<string, number>> = [];
+  const results: Array<Record<string, number | string>> = [];
   let runId = 900;
-  for (const tokens of SETTINGS.scaleTokens) {
+  const largest = SETTINGS.scaleTokens[SETTINGS.scaleTokens.length - 1];
+  // At the largest count, the previous build too (BENCH_BASELINE): resident memory depends on the machine's memory
+  // and V8's sizing of its heap, so it is compared side by side, not with a figure from another machine.
+  const runs = SETTINGS.scaleTokens.flatMap((tokens) =>
+    (tokens === largest && BASELINE ? (['receiver', 'receiver-baseline'] as const) : (['receiver'] as const)).map((name) => ({
+      tokens,
+      name,
+    })),
+  );
+  for (const { tokens, name } of runs) {
     const seedFile = path.join(directory, `scale-${tokens}.json`);
     await writeBenchSeed(seedFile, tokens);
-    const server = await startServer('receiver', { SEED_FILE: seedFile });
+    const server = await startServer(name, { SEED_FILE: seedFile });
     const startRssMb = memoryMb(server.child.pid as number, 'VmRSS');
     const request = workload('withdraw', tokens, runId++);
     await load(server.port, request, { seconds: SETTINGS.warmupSeconds });
     const result = await measure(server, request, SETTINGS.seconds);
-    const row: Record<string, number> = {
+    const row: Record<string, number | string> = {
+      server: name,
       tokens,
       startSeconds: round2(server.startMs / 1000),
       startRssMb,
@@ -445,7 +455,7 @@ async function scale(directory: string) {
       cpuUsPerRequest: result.cpuUsPerRequest,
       non200: result.non200,
     };
-    if (tokens === SETTINGS.scaleTokens[SETTINGS.scaleTokens.length - 1]) {
+    if (tokens === largest) {
       // Apply withdrawals until the ledger holds SETTINGS.appliedWithdrawals, counted by the receiver itself, then read the memory.
       const remaining = SETTINGS.appliedWithdrawals - (await appliedWithdrawals(server.metricsPort));
       if (remaining > 0) await load(server.port, request, { amount: remaining });
@@ -979,7 +989,7 @@ async function main() {
     .filter((m) => m.non200 > 0 || m.rps === 0);
   if (
     failures.length > 0 ||
-    scaleRows.some((row) => row.non200 > 0) ||
+    scaleRows.some((row) => Number(row.non200) > 0) ||
     (pg?.non200 ?? 0) > 0 ||
     (pg?.storeAlone.failures ?? 0) > 0 ||
     (pg?.unitsAlone.failures ?? 0) > 0 ||

@@ -42,21 +42,19 @@ async function recordChange(
   keys: KeysOfUnit,
   now: Date,
 ) {
-  const { tokens, ledger, bookings } = tx.written();
-  if (tokens.length === 0 && ledger.length === 0 && bookings.length === 0) return;
+  const { token, ledgerEntry, booking } = tx.lastWritten();
+  if (!token && !ledgerEntry && !booking) return;
   const { sourceId } = context.account;
   const body: Record<string, unknown> = {};
-  if (tokens.length > 0) body.token = tokenView(tokens[tokens.length - 1]);
-  if (ledger.length > 0) body.ledger_entry = ledgerEntryView(ledger[ledger.length - 1]);
-  if (bookings.length > 0) body.booking = bookingView(bookings[bookings.length - 1]);
+  if (token) body.token = tokenView(token);
+  if (ledgerEntry) body.ledger_entry = ledgerEntryView(ledgerEntry);
+  if (booking) body.booking = bookingView(booking);
   const transactionId = (context.input.body as { transaction_id?: unknown }).transaction_id;
-  body.request = {
-    operation: context.operation,
-    request_id: context.requestId,
-    ...(typeof transactionId === 'string' ? { transaction_id: transactionId } : {}),
-    ...(keys.randomKey ? { randomkey: keys.randomKey.key } : {}),
-    ...(delivery ? { webhook_id: delivery.webhookId } : {}),
-  };
+  const request: Record<string, string | undefined> = { operation: context.operation, request_id: context.requestId };
+  if (typeof transactionId === 'string') request.transaction_id = transactionId;
+  if (keys.randomKey) request.randomkey = keys.randomKey.key;
+  if (delivery) request.webhook_id = delivery.webhookId;
+  body.request = request;
   await tx.recordChange({ sourceId, id: `chg_${randomUUID()}`, type, createdAt: now, body });
 }
 

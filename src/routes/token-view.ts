@@ -1,4 +1,5 @@
 import { formatDay } from '../domain/calendar-days';
+import { isoTime } from '../domain/iso-time';
 import { formatAmount } from '../domain/money';
 import type { LedgerEntry } from '../domain/ledger';
 import type { Token } from '../domain/tokens';
@@ -25,14 +26,13 @@ export function tokenView(token: Token): Record<string, string> {
 
 /** A ledger row as /admin/tokens lists it, and as a change of money carries it (contract section 13.1). */
 export function ledgerEntryView(entry: LedgerEntry): Record<string, string> {
-  return {
-    transaction_id: entry.transactionId,
-    kind: entry.kind,
-    amount: formatAmount(entry.amount),
-    ...(entry.kind === 'load' ? { fee_amount: formatAmount(entry.fee) } : {}),
-    token_balance: formatAmount(entry.tokenBalance),
-    created_at: entry.createdAt.toISOString(),
-  };
+  // Two literals, not a spread into one: a money change renders this on every request.
+  const { transactionId: transaction_id, kind } = entry;
+  const amount = formatAmount(entry.amount);
+  const token_balance = formatAmount(entry.tokenBalance);
+  const created_at = isoTime(entry.createdAt.getTime());
+  if (kind === 'load') return { transaction_id, kind, amount, fee_amount: formatAmount(entry.fee), token_balance, created_at };
+  return { transaction_id, kind, amount, token_balance, created_at };
 }
 
 /** Load Token's and Unload Token's answer: the token after the move, and the row filed under the id the service made. */

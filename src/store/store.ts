@@ -162,10 +162,20 @@ export interface StoreTransaction {
   findDelivery(sourceId: string, webhookId: string): Promise<Delivery | undefined>;
   /** In the unit of the change the delivery applied, so neither is ever kept without the other. */
   recordDelivery(delivery: Delivery): Promise<void>;
-  /** The tokens, ledger rows and bookings this unit has created or saved so far, as it leaves them (copies). */
-  written(): { tokens: Token[]; ledger: LedgerEntry[]; bookings: Booking[] };
+  /**
+   * The token, ledger row and booking this unit last created or saved, as it leaves them; each absent when the unit
+   * wrote none. The unit's own rows, not copies, to be read (a change's view) and never changed.
+   */
+  lastWritten(): LastWritten;
   /** The one change of the request this unit applies, numbered by the store when the unit applies (never before). */
   recordChange(change: NewChange): Promise<void>;
+}
+
+/** What a unit of work last wrote of each kind a change shows (StoreTransaction.lastWritten). */
+export interface LastWritten {
+  token?: Readonly<Token>;
+  ledgerEntry?: Readonly<LedgerEntry>;
+  booking?: Readonly<Booking>;
 }
 
 export interface Store {

@@ -38,7 +38,10 @@ export class StagedWrites {
 
   /** The row as these writes leave it; undefined when they do not write it. */
   own<Kind extends WrittenKind>(kind: Kind, key: string): WrittenRecords[Kind] | undefined {
-    return this.saved[kind].get(key) ?? this.created[kind].get(key);
+    // Sizes first: a key is a new string, hashed at its first lookup, and most units never wrote the kind asked.
+    const saved = this.saved[kind];
+    const created = this.created[kind];
+    return (saved.size > 0 ? saved.get(key) : undefined) ?? (created.size > 0 ? created.get(key) : undefined);
   }
 
   /** A new row: each is created once (a database's unique key refuses a second). */
@@ -48,7 +51,8 @@ export class StagedWrites {
   }
 
   private assertNew(kind: WrittenKind, key: string): void {
-    assert.ok(!this.created[kind].has(key) && !this.saved[kind].has(key), `${kind} ${JSON.stringify(key)} created twice`);
+    // The message only when it fails: every creation of every unit passes here.
+    if (this.created[kind].has(key) || this.saved[kind].has(key)) assert.fail(`${kind} ${JSON.stringify(key)} created twice`);
   }
 
   /**

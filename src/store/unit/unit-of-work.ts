@@ -9,7 +9,7 @@ import type { Booking } from '../../domain/bookings';
 import type { LedgerEntry } from '../../domain/ledger';
 import type { Token } from '../../domain/tokens';
 import { accountKey, copy } from '../records';
-import type { Delivery, Holdings, KeyedRequest, NewChange, StoreTransaction } from '../store';
+import type { Delivery, Holdings, KeyedRequest, LastWritten, NewChange, StoreTransaction } from '../store';
 import { KEY_OF, type ReadKind, type ReadRecords, type WrittenKind, type WrittenRecords } from './kinds';
 import { checkBooking, checkDelivery, checkLedgerEntry, checkToken, RefusedWrite } from './rules';
 import { plus, StagedWrites } from './staged-writes';
@@ -25,6 +25,13 @@ export interface UnitRows {
   admit?(kind: WrittenKind): void;
   /** Forgets the request keys and deliveries past their retention at `now`, before holdings are read (the memory store). */
   forgetExpired?(now: Date): void;
+}
+
+/** The last value of a map (its newest entry); undefined when it is empty. */
+function last<Value>(map: Map<string, Value>): Value | undefined {
+  let newest: Value | undefined;
+  for (const value of map.values()) newest = value;
+  return newest;
 }
 
 export class UnitOfWork implements StoreTransaction {
@@ -156,19 +163,19 @@ export class UnitOfWork implements StoreTransaction {
     this.count(delivery.sourceId, 'keys');
   }
 
-  written(): { tokens: Token[]; ledger: LedgerEntry[]; bookings: Booking[] } {
+  lastWritten(): LastWritten {
     const { created, saved } = this.staged;
-    const all = <Item extends object>(...maps: Map<string, Item>[]) => maps.flatMap((map) => [...map.values()].map((item) => copy(item)));
     return {
-      tokens: all(created.tokens, saved.tokens),
-      ledger: all(created.ledger),
-      bookings: all(created.bookings, saved.bookings),
+      token: last(saved.tokens) ?? last(created.tokens),
+      ledgerEntry: last(created.ledger),
+      booking: last(saved.bookings) ?? last(created.bookings),
     };
   }
 
   async recordChange(change: NewChange): Promise<void> {
     // Never refused for room: what the store admits applies with its change, and the memory store bounds an
     // account's changes by MEMORY_CHANGES_PER_ACCOUNT instead (a status change goes on past 95% of the heap).
-    this.staged.create('changes', KEY_OF.changes(change), copy(change));
+    // Not copied: the caller builds each change for this call alone.
+    this.staged.create('changes', KEY_OF.changes(change), change);
   }
 }
