@@ -1,0 +1,147 @@
+/**
+ * One account's changes as the memory store keeps them: each change's id and body as UTF-8 bytes in chunks outside
+ * V8's heap, and its time and type in typed arrays, as the ledger keeps its rows. Kept as objects, or even as one
+ * JSON string each, every change survived into V8's old generation: a withdrawal cost 734,674 instructions with
+ * 42,000 kept as objects, and 1,000,000 withdrawals left 942 MB resident (667 MB of heap in use) as strings, 403 MB
+ * here (docs/BENCHMARKS.md). Here a change is no object at all until it is read.
+ */
+import { CHANGE_TYPES, type ChangeType } from '../domain/changes';
+import { grown } from './memory-columns';
+import type { Change } from './store';
+
+/** The first chunk of an account's bytes; each next one twice the last, up to MAX_CHUNK_BYTES (or one change's size). */
+const FIRST_CHUNK_BYTES = 4 * 1024;
+const MAX_CHUNK_BYTES = 1024 * 1024;
+const FIRST_CAPACITY = 16;
+
+const TYPE_CODES = new Map<ChangeType, number>(CHANGE_TYPES.map((type, code) => [type, code]));
+
+/** Bytes of changes; a change never spans two chunks. `base`: the log's byte position of the chunk's first byte. */
+interface Chunk {
+  base: number;
+  bytes: Buffer;
+  used: number;
+}
+
+export class MemoryChangeLog {
+  /** The newest change's seq (0: none yet); dropped and forgotten changes keep their numbers. */
+  lastSeq = 0;
+  /** Changes kept: rows `start` to `start + count - 1` of the columns, seq `lastSeq - count + 1` to `lastSeq`. */
+  count = 0;
+  private start = 0;
+  private createdAtMs = new Float64Array(FIRST_CAPACITY);
+  private typeCodes = new Uint8Array(FIRST_CAPACITY);
+  /** Where each change's bytes begin in the log, then how many hold its id and how many in all. */
+  private positions = new Float64Array(FIRST_CAPACITY);
+  private idBytes = new Uint32Array(FIRST_CAPACITY);
+  private totalBytes = new Uint32Array(FIRST_CAPACITY);
+  /** Oldest first; a chunk is freed once every change in it is forgotten. */
+  private readonly chunks: Chunk[] = [];
+
+  /** Keeps the change as the next, numbered `lastSeq + 1`. */
+  append(id: string, type: ChangeType, createdAtMs: number, bodyJson: string): void {
+    const idLength = Buffer.byteLength(id);
+    const length = idLength + Buffer.byteLength(bodyJson);
+    const chunk = this.chunkWithRoom(length);
+    chunk.bytes.write(id, chunk.used, 'utf8');
+    chunk.bytes.write(bodyJson, chunk.used + idLength, 'utf8');
+    const row = this.rowForAppend();
+    this.createdAtMs[row] = createdAtMs;
+    this.typeCodes[row] = TYPE_CODES.get(type) as number;
+    this.positions[row] = chunk.base + chunk.used;
+    this.idBytes[row] = idLength;
+    this.totalBytes[row] = length;
+    chunk.used += length;
+    this.count += 1;
+    this.lastSeq += 1;
+  }
+
+  /** The bytes its chunks take: what dropping changes gives back is gone from here at once (the memory, at V8's next collection). */
+  chunkBytes(): number {
+    return this.chunks.reduce((sum, chunk) => sum + chunk.bytes.length, 0);
+  }
+
+  /** The oldest kept change's time; undefined when none is kept. */
+  oldestCreatedAtMs(): number | undefined {
+    return this.count > 0 ? this.createdAtMs[this.start] : undefined;
+  }
+
+  /** Forgets the oldest kept change, and the chunks that held only forgotten ones. */
+  dropOldest(): void {
+    this.start += 1;
+    this.count -= 1;
+    const firstKept = this.count > 0 ? this.positions[this.start] : Number.POSITIVE_INFINITY;
+    // The newest chunk stays, for the next change.
+    while (this.chunks.length > 1 && this.chunks[0].base + this.chunks[0].used <= firstKept) this.chunks.shift();
+    if (this.count === 0) {
+      this.start = 0;
+      const [newest] = this.chunks;
+      if (newest) newest.used = 0;
+    }
+  }
+
+  /** The type of the kept change `index` places after the oldest (0: the oldest). */
+  typeAt(index: number): ChangeType {
+    return CHANGE_TYPES[this.typeCodes[this.start + index]];
+  }
+
+  /** The kept change `index` places after the oldest, as the store gives it out. */
+  changeAt(sourceId: string, index: number): Change {
+    const row = this.start + index;
+    const position = this.positions[row];
+    const chunk = this.chunkAt(position);
+    const from = position - chunk.base;
+    const idEnd = from + this.idBytes[row];
+    return {
+      sourceId,
+      id: chunk.bytes.toString('utf8', from, idEnd),
+      type: CHANGE_TYPES[this.typeCodes[row]],
+      createdAt: new Date(this.createdAtMs[row]),
+      body: JSON.parse(chunk.bytes.toString('utf8', idEnd, from + this.totalBytes[row])) as Record<string, unknown>,
+      seq: this.lastSeq - this.count + 1 + index,
+    };
+  }
+
+  /** The newest chunk when the change fits in it, else a new one. */
+  private chunkWithRoom(length: number): Chunk {
+    const newest = this.chunks[this.chunks.length - 1];
+    if (newest && newest.bytes.length - newest.used >= length) return newest;
+    const size = Math.max(length, newest ? Math.min(newest.bytes.length * 2, MAX_CHUNK_BYTES) : FIRST_CHUNK_BYTES);
+    // Its own memory, not a slice of Node's shared pool, so that it is freed when dropped.
+    const chunk = { base: newest ? newest.base + newest.used : 0, bytes: Buffer.allocUnsafeSlow(size), used: 0 };
+    this.chunks.push(chunk);
+    return chunk;
+  }
+
+  /** The chunk holding the log's byte `position`: the last whose base is at or before it. */
+  private chunkAt(position: number): Chunk {
+    let low = 0;
+    let high = this.chunks.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if (this.chunks[middle].base <= position) low = middle;
+      else high = middle - 1;
+    }
+    return this.chunks[low];
+  }
+
+  /** The row the next change goes in: the columns moved back once half of them are forgotten, else grown. */
+  private rowForAppend(): number {
+    const end = this.start + this.count;
+    if (end < this.createdAtMs.length) return end;
+    if (this.start >= this.createdAtMs.length / 2) {
+      for (const column of [this.createdAtMs, this.typeCodes, this.positions, this.idBytes, this.totalBytes]) {
+        column.copyWithin(0, this.start, end);
+      }
+      this.start = 0;
+      return this.count;
+    }
+    const capacity = this.createdAtMs.length * 2;
+    this.createdAtMs = grown(this.createdAtMs, capacity);
+    this.typeCodes = grown(this.typeCodes, capacity);
+    this.positions = grown(this.positions, capacity);
+    this.idBytes = grown(this.idBytes, capacity);
+    this.totalBytes = grown(this.totalBytes, capacity);
+    return end;
+  }
+}
