@@ -127,10 +127,19 @@ function sameSigningKey(one: Webhook, other: Webhook): boolean {
   return one.sign('msg_probe', probe, '{}') === other.sign('msg_probe', probe, '{}');
 }
 
+/** Standard Webhooks' shortest key: a shorter one could be guessed, and every webhook an endpoint gets is signed with it. */
+const MIN_ENDPOINT_KEY_BYTES = 24;
+
+/** The bytes of the key a `whsec_…` secret holds (base64 after the prefix, which standardwebhooks makes optional). */
+function keyBytes(secret: string): number {
+  return Buffer.from(secret.replace(/^whsec_/, ''), 'base64').length;
+}
+
 /**
  * Contract section 13.3, the endpoints' rules that depend on the settings: an http:// URL only with
  * DELIVERY_ALLOW_HTTP=true, and with NODE_ENV=production no secret this repository publishes (compared as keys, as
- * the accounts' signing secrets are: anyone who read the docs could sign as the service). Every bad endpoint is named.
+ * the accounts' signing secrets are: anyone who read the docs could sign as the service) nor a key under 24 bytes.
+ * Every bad endpoint is named.
  */
 export function refuseEndpointsAgainstSettings(
   endpoints: readonly EndpointConfig[],
@@ -147,6 +156,11 @@ export function refuseEndpointsAgainstSettings(
       );
     if (!allowHttp && new URL(endpoint.url).protocol === 'http:')
       problems.push(`endpoints.${index}.url must be an https:// URL (endpoint ${endpoint.id}); DELIVERY_ALLOW_HTTP=true allows http://`);
+    const short = endpoint.secrets.map(keyBytes).find((bytes) => bytes < MIN_ENDPOINT_KEY_BYTES);
+    if (production && short !== undefined)
+      problems.push(
+        `endpoints.${index}.secrets holds a key of ${short} bytes (endpoint ${endpoint.id}); NODE_ENV=production needs keys of at least ${MIN_ENDPOINT_KEY_BYTES} bytes, as Standard Webhooks asks (24 to 64)`,
+      );
     if (production && endpoint.secrets.some(isPublishedSigningSecret))
       problems.push(
         `endpoints.${index}.secrets holds a value published in this repository's documentation (endpoint ${endpoint.id}); NODE_ENV=production needs secrets of your own`,

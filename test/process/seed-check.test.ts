@@ -43,7 +43,7 @@ describe('npm run seed:check FILE', () => {
 
   it('checks the endpoints under the settings the service would start with: http:// only with DELIVERY_ALLOW_HTTP=true', async () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'seed-check-')), 'endpoints.json');
-    const endpoint = { id: 'erp', url: 'http://127.0.0.1:9000/hooks', secrets: ['whsec_ZXJwLXNlY3JldC1vZi1vdXItb3du'] };
+    const endpoint = { id: 'erp', url: 'http://127.0.0.1:9000/hooks', secrets: ['whsec_ZXJwLXNlY3JldC1vZi1vdXItb3duLW9mLTMyLWJ5dGVz'] };
     writeFileSync(
       file,
       JSON.stringify({ accounts: [{ source_id: 'A', share_public: 'p', share_secret: 's', destinations: [] }], endpoints: [endpoint] }),

@@ -212,7 +212,7 @@ describe('the server process', () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'seed-')), 'endpoints.json');
     const account = { source_id: 'REAL1', share_public: 'pk_real_0001', share_secret: 'sk_real_0001', destinations: ['D1'] };
     const endpoints = [
-      { id: 'erp', url: 'http://127.0.0.1:9000/hooks', secrets: ['whsec_ZXJwLXNlY3JldC1vZi1vdXItb3du'] },
+      { id: 'erp', url: 'http://127.0.0.1:9000/hooks', secrets: ['whsec_ZXJwLXNlY3JldC1vZi1vdXItb3duLW9mLTMyLWJ5dGVz'] },
       { id: 'copied', url: 'https://erp.example/hooks', secrets: ['whsec_ZGVtby1zaWduaW5nLXNlY3JldC0wMDAwMDAwMDAx'] },
     ];
     writeFileSync(file, JSON.stringify({ accounts: [account], endpoints }));

@@ -186,7 +186,7 @@ describe('the demo seed in production (contract section 11)', () => {
 });
 
 describe("the seed's webhook endpoints (contract section 13.3)", () => {
-  const secret = 'whsec_ZXJwLXNlY3JldC1vZi1vdXItb3du';
+  const secret = 'whsec_ZXJwLXNlY3JldC1vZi1vdXItb3duLW9mLTMyLWJ5dGVz';
   const erp = { id: 'erp', url: 'https://erp.example/hooks', secrets: [secret], source_ids: ['ACME'], types: ['token.withdrawn'] };
   const problemsOf = (act: () => unknown): readonly string[] => {
     try {
@@ -263,6 +263,20 @@ describe("the seed's webhook endpoints (contract section 13.3)", () => {
     ).toEqual([]);
     expect(
       problemsOf(() => refuseEndpointsAgainstSettings(read.slice(1), file, { production: false, allowHttp: false, incomingSigners: [] })),
+    ).toEqual([]);
+  });
+
+  it('a key under 24 bytes is refused in production, as Standard Webhooks asks; outside production it serves', () => {
+    const short = 'whsec_ZXJwLXNlY3JldC1vZi1vdXItb3du';
+    const file = seedFile({ ...FIXTURE, endpoints: [erp, { ...erp, id: 'short', secrets: [secret, short] }] }, 'short.json');
+    const read = readSeedFile(file).endpoints;
+    expect(
+      problemsOf(() => refuseEndpointsAgainstSettings(read, file, { production: true, allowHttp: true, incomingSigners: [] })),
+    ).toEqual([
+      `Seed file ${file} is invalid: endpoints.1.secrets holds a key of 21 bytes (endpoint short); NODE_ENV=production needs keys of at least 24 bytes, as Standard Webhooks asks (24 to 64)`,
+    ]);
+    expect(
+      problemsOf(() => refuseEndpointsAgainstSettings(read, file, { production: false, allowHttp: true, incomingSigners: [] })),
     ).toEqual([]);
   });
 
