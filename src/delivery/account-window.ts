@@ -32,6 +32,8 @@ export class AccountWindow {
   frontier: number;
   /** Retry rows of the snapshot, by seq, for changes not read yet. */
   private readonly retries = new Map<number, WindowEntry>();
+  /** How many open changes each key has: due() stops once it has seen every key. */
+  private readonly openByKey = new Map<string, number>();
 
   constructor(
     readonly sourceId: string,
@@ -62,15 +64,27 @@ export class AccountWindow {
         if (this.delivered.has(change.seq) || !sink.accepts(change)) continue;
         const retry = this.retries.get(change.seq);
         this.retries.delete(change.seq);
+        const key = sink.orderKey(change);
+        this.openByKey.set(key, (this.openByKey.get(key) ?? 0) + 1);
         this.open.set(change.seq, {
           change,
-          key: sink.orderKey(change),
+          key,
           attempts: retry?.attempts ?? 0,
           nextAttemptAt: retry?.nextAttemptAt?.getTime() ?? 0,
           lastError: retry?.lastError ?? null,
         });
       }
     }
+  }
+
+  /** The change is done with: delivered, or never to be sent (it stays open while it waits for a retry). */
+  close(seq: number): void {
+    const entry = this.open.get(seq);
+    if (!entry) return;
+    this.open.delete(seq);
+    const left = (this.openByKey.get(entry.key) as number) - 1;
+    if (left === 0) this.openByKey.delete(entry.key);
+    else this.openByKey.set(entry.key, left);
   }
 
   /** The position moved: what is at or below it needs no row any more. */
@@ -86,6 +100,9 @@ export class AccountWindow {
   *due(now: number): Generator<OpenChange> {
     const held = new Set<string>();
     for (const entry of this.open.values()) {
+      // Every key's first open change seen: the rest all wait behind one. The relay's one key per account made
+      // this walk the whole window (up to 500 changes) for each publish, 3.4% of the process's time.
+      if (held.size === this.openByKey.size) return;
       if (held.has(entry.key)) continue;
       held.add(entry.key);
       if (!entry.inflight && entry.nextAttemptAt <= now) yield entry;

@@ -226,7 +226,7 @@ export class SinkSender {
         const position = this.positionWithout(window, change.seq);
         const rows = change.seq > position ? [{ ...this.row(entry), delivered: true }] : [];
         const apply = () => {
-          window.open.delete(change.seq);
+          window.close(change.seq);
           if (change.seq > position) window.delivered.add(change.seq);
           window.moveTo(position);
         };
