@@ -22,10 +22,15 @@ const SIGNING_SECRET_PREFIX = 'whsec_';
  * `whsec_X` and `X` are one key. Node's decoder is laxer than the library's, but a secret the library refused never
  * gets this far (the seed's schema and WEBHOOK_SECRET's parse), and for one it took both give the same bytes.
  */
-function signingKeyOf(secret: string): string {
+export function signingKey(secret: string): Buffer {
   const trimmed = secret.trim();
   const encoded = trimmed.startsWith(SIGNING_SECRET_PREFIX) ? trimmed.slice(SIGNING_SECRET_PREFIX.length) : trimmed;
-  return Buffer.from(encoded, 'base64').toString('hex');
+  return Buffer.from(encoded, 'base64');
+}
+
+/** A signing secret's key as a text, to compare keys in a set. */
+function signingKeyOf(secret: string): string {
+  return signingKey(secret).toString('hex');
 }
 
 const PUBLISHED_KEY_TEXTS: ReadonlySet<string> = new Set([...PUBLISHED_SECRETS].map(foldedKeyText));

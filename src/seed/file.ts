@@ -7,7 +7,7 @@ import { dayNumber } from '../domain/calendar-days';
 import type { Token } from '../domain/tokens';
 import { seedSchema, type SeedFile } from './schema';
 import { fieldProblems } from '../schemas/validate';
-import { foldedKeyText, isPublishedKeyText, isPublishedSigningSecret } from '../process/published-secrets';
+import { foldedKeyText, isPublishedKeyText, isPublishedSigningSecret, signingKey } from '../process/published-secrets';
 import { hashKey } from '../domain/secrets';
 import { receivedSeed, type PublishedKey, type ReadSeed, type SeedWorkerAnswer } from './transfer';
 import type { SeedData } from '../store/store';
@@ -130,11 +130,6 @@ function sameSigningKey(one: Webhook, other: Webhook): boolean {
 /** Standard Webhooks' shortest key: a shorter one could be guessed, and every webhook an endpoint gets is signed with it. */
 const MIN_ENDPOINT_KEY_BYTES = 24;
 
-/** The bytes of the key a `whsec_…` secret holds (base64 after the prefix, which standardwebhooks makes optional). */
-function keyBytes(secret: string): number {
-  return Buffer.from(secret.replace(/^whsec_/, ''), 'base64').length;
-}
-
 /**
  * Contract section 13.3, the endpoints' rules that depend on the settings: an http:// URL only with
  * DELIVERY_ALLOW_HTTP=true, and with NODE_ENV=production no secret this repository publishes (compared as keys, as
@@ -156,7 +151,7 @@ export function refuseEndpointsAgainstSettings(
       );
     if (!allowHttp && new URL(endpoint.url).protocol === 'http:')
       problems.push(`endpoints.${index}.url must be an https:// URL (endpoint ${endpoint.id}); DELIVERY_ALLOW_HTTP=true allows http://`);
-    const short = endpoint.secrets.map(keyBytes).find((bytes) => bytes < MIN_ENDPOINT_KEY_BYTES);
+    const short = endpoint.secrets.map((secret) => signingKey(secret).length).find((bytes) => bytes < MIN_ENDPOINT_KEY_BYTES);
     if (production && short !== undefined)
       problems.push(
         `endpoints.${index}.secrets holds a key of ${short} bytes (endpoint ${endpoint.id}); NODE_ENV=production needs keys of at least ${MIN_ENDPOINT_KEY_BYTES} bytes, as Standard Webhooks asks (24 to 64)`,
