@@ -77,7 +77,7 @@ export class AccountWindow {
     }
   }
 
-  /** The change is done with: delivered, or never to be sent (it stays open while it waits for a retry). */
+  /** The change was delivered: it is open no more (a failed one stays open while it waits for its retry). */
   close(seq: number): void {
     const entry = this.open.get(seq);
     if (!entry) return;

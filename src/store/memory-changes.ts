@@ -8,10 +8,15 @@ import type { Logger } from '../process/logger';
 import { MemoryChangeLog } from './memory-change-log';
 import type { Change, ChangeQuery, ChangesRead, NewChange } from './store';
 
+/** One account's changes, and how many of them were dropped for the bound before their retention ended. */
+interface AccountChanges {
+  log: MemoryChangeLog;
+  dropped: number;
+}
+
 export class MemoryChanges {
-  private readonly accounts = new Map<string, MemoryChangeLog>();
-  /** Dropped for the bound before their retention ended, per account and in all: counted and logged. */
-  private readonly droppedByAccount = new Map<string, number>();
+  private readonly accounts = new Map<string, AccountChanges>();
+  /** Changes dropped for the per-account bound before their retention ended, in all: counted and logged. */
   private droppedForRoom = 0;
 
   constructor(
@@ -22,24 +27,24 @@ export class MemoryChanges {
 
   /** Numbers the change next in its account, keeps it, and forgets the account's changes past their retention or bound. */
   append(change: NewChange): void {
-    let log = this.accounts.get(change.sourceId);
-    if (!log) {
-      log = new MemoryChangeLog();
-      this.accounts.set(change.sourceId, log);
+    let account = this.accounts.get(change.sourceId);
+    if (!account) {
+      account = { log: new MemoryChangeLog(), dropped: 0 };
+      this.accounts.set(change.sourceId, account);
     }
+    const { log } = account;
     const createdAtMs = change.createdAt.getTime();
     log.append(change.id, change.type, createdAtMs, JSON.stringify(change.body));
     const cutoffMs = createdAtMs - this.retentionMs;
     while (log.count > 0 && (log.oldestCreatedAtMs() as number) < cutoffMs) log.dropOldest();
     if (log.count > this.perAccount) {
       log.dropOldest();
-      const dropped = (this.droppedByAccount.get(change.sourceId) ?? 0) + 1;
-      this.droppedByAccount.set(change.sourceId, dropped);
+      account.dropped += 1;
       this.droppedForRoom += 1;
       // Logged at the account's 1st, 10th, 100th ... drop: an account at its bound drops one a request.
-      if (Number.isInteger(Math.log10(dropped))) {
+      if (Number.isInteger(Math.log10(account.dropped))) {
         this.logger?.warn(
-          { source_id: change.sourceId, dropped, dropped_total: this.droppedForRoom },
+          { source_id: change.sourceId, dropped: account.dropped, dropped_total: this.droppedForRoom },
           "memory store dropped an account's oldest changes past MEMORY_CHANGES_PER_ACCOUNT",
         );
       }
@@ -48,7 +53,7 @@ export class MemoryChanges {
 
   /** Every account with changes, and its last seq (dropped and forgotten changes keep their numbers). */
   heads(): Map<string, number> {
-    return new Map([...this.accounts].map(([sourceId, log]) => [sourceId, log.lastSeq]));
+    return new Map([...this.accounts].map(([sourceId, { log }]) => [sourceId, log.lastSeq]));
   }
 
   /** The account's kept changes with seq above `after`, oldest first, at most `limit`, each its own objects. */
@@ -61,7 +66,7 @@ export class MemoryChanges {
    * looks at each kept change after `after` until the page is full: at most MEMORY_CHANGES_PER_ACCOUNT of them.
    */
   read(sourceId: string, { after, limit, types }: ChangeQuery): ChangesRead {
-    const log = this.accounts.get(sourceId);
+    const log = this.accounts.get(sourceId)?.log;
     if (!log) return { changes: [], lastSeq: 0, oldestSeq: undefined };
     const firstSeq = log.lastSeq - log.count + 1;
     const changes: Change[] = [];
