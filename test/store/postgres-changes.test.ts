@@ -81,8 +81,12 @@ function appOn(store: PgStore) {
   });
 
   it('a transaction that rolls back after its change was numbered gives the number back', async () => {
-    const insert = `INSERT INTO changes (source_id, change_id, type, created_at, body) VALUES ('ACME', $1, 'token.withdrawn', now(), '{}')`;
-    await sql(`BEGIN; ${insert.replace('$1', "'chg_rolled_back'")}; ROLLBACK`);
+    await sql(
+      `BEGIN;
+       INSERT INTO changes (source_id, seq, change_id, type, created_at, body)
+       SELECT 'ACME', last_seq, 'chg_rolled_back', 'token.withdrawn', now(), '{}' FROM take_change_numbers(ARRAY['ACME']);
+       ROLLBACK`,
+    );
     await first.transaction(async (tx) => {
       const token = await tx.tokenForUpdate('ACME', TOKENS.active.token_id);
       if (token) await tx.saveToken({ ...token, balance: token.balance - 1 });
@@ -96,8 +100,9 @@ function appOn(store: PgStore) {
     try {
       const old = CHANGE_SWEEP_BATCH + 5;
       await sql(
-        `INSERT INTO changes (source_id, change_id, type, created_at, body)
-         SELECT 'OTHER', 'chg_old_' || i, 'token.withdrawn', $1, '{}' FROM generate_series(1, $2) AS i`,
+        `INSERT INTO changes (source_id, seq, change_id, type, created_at, body)
+         SELECT 'OTHER', i, 'chg_old_' || i, 'token.withdrawn', $1, '{}'
+           FROM take_change_numbers(array_fill('OTHER'::text, ARRAY[$2::int])), generate_series(1, last_seq) AS i`,
         [new Date('2026-01-01T00:00:00.000Z'), old],
       );
       await store.transaction((tx) =>

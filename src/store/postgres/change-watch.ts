@@ -4,7 +4,7 @@ import type { ChangeListener } from '../store';
 import type { Query } from './accounts';
 import type { NotificationSession } from './notifications';
 
-/** Where migration 019's numbering trigger says, with the account as the payload, that a change will commit. */
+/** Where the numbering of changes (migration 020) says, with the account as the payload, that a change will commit. */
 const CHANGES_CHANNEL = 'receiver_changes';
 /** How often the watch looks at what its listeners wait for: registers new accounts, or polls without a session. */
 export const CHANGE_POLL_MS = 500;
@@ -14,7 +14,7 @@ const REGISTRATION_MS = 60_000;
 /**
  * Tells the store's change listeners (the feed's waiting requests) of the changes committed by any instance sharing
  * the database (docs/POSTGRESQL.md, "How a waiting feed is woken"). With a LISTEN session, the accounts listened for
- * are registered in change_listeners, and migration 019's trigger sends a NOTIFY for their changes, which reaches
+ * are registered in change_listeners, and the numbering of their changes (migration 020) sends a NOTIFY for them, which reaches
  * every instance at COMMIT: an account newly registered is told once it is (a change may have committed between its
  * reader's read and the registration), and after the session comes back every account is told, for what it missed.
  * Without a session (behind a pooler without DATABASE_DIRECT_URL), or while it reconnects, one statement every
@@ -87,7 +87,7 @@ export class PgChangeWatch {
     const now = Date.now();
     const due = accounts.filter((sourceId) => (this.registered.get(sourceId) ?? 0) - now < REGISTRATION_MS / 2);
     if (due.length === 0) return;
-    // Other instances' lapsed registrations go too; this one's are renewed or lapse harmlessly (the trigger reads until).
+    // Other instances' lapsed registrations go too; this one's are renewed or lapse harmlessly (the numbering reads until).
     await this.query(
       `WITH lapsed AS (DELETE FROM change_listeners WHERE until < now() AND instance <> $2)
        INSERT INTO change_listeners (source_id, instance, until)

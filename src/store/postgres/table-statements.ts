@@ -4,7 +4,6 @@
  * reads outside a unit of work.
  */
 import { WRITTEN, type ReadKind, type ReadRecords, type WrittenKind } from '../unit/kinds';
-import type { NewChange } from '../store';
 import type { StagedWrites } from '../unit/staged-writes';
 import { statement, type Call, type Statement, type WriteCall } from './statements';
 import { BOOKINGS, CHANGES, DELIVERIES, HOLDINGS, KEYED_REQUESTS, LEDGER, TOKENS, type ColumnType, type Row, type Table } from './tables';
@@ -70,6 +69,26 @@ export function insert(name: string, table: Table<unknown>, ifNew = false): Stat
   return statement(
     name,
     `INSERT INTO ${table.name} (${columns.map(([column]) => column).join(', ')}) SELECT ${stored.join(', ')} FROM ${unnestOf(columns)}${ifNew ? ' ON CONFLICT DO NOTHING' : ''}`,
+  );
+}
+
+/**
+ * New changes, each numbered as it is inserted (contract section 13.1, migration 020): take_change_numbers takes
+ * each account's numbers in one upsert of its counter, which it holds until COMMIT, and answers the last; the
+ * account's changes take the numbers up to it in their order in the statement's values, which is the order the
+ * batch's units succeeded (unit/staged-writes.ts keeps a kind's writes in the order they were taken in).
+ */
+function numberedInsert(name: string, table: Table<unknown>): Statement {
+  const columns = Object.entries(table.columns);
+  const arrays = columns.map(([, type], i) => `$${i + 1}::${type.array}`).join(', ');
+  const stored = columns.map(([column, type]) => type.write?.(`v.${column}`) ?? `v.${column}`);
+  const account = 'PARTITION BY v.source_id';
+  return statement(
+    name,
+    `INSERT INTO ${table.name} (seq, ${columns.map(([column]) => column).join(', ')})
+     SELECT n.last_seq - count(*) OVER (${account}) + row_number() OVER (${account} ORDER BY v.position), ${stored.join(', ')}
+       FROM unnest(${arrays}) WITH ORDINALITY AS v (${columns.map(([column]) => column).join(', ')}, position)
+       JOIN take_change_numbers($1::text[]) AS n ON n.source_id = v.source_id`,
   );
 }
 
@@ -163,17 +182,8 @@ const WRITES: Record<
   },
   keyedRequests: { table: KEYED_REQUESTS as Table<unknown>, insert: insert('batch_record_keyed_requests', KEYED_REQUESTS) },
   deliveries: { table: DELIVERIES as Table<unknown>, insert: insert('batch_record_deliveries', DELIVERIES) },
-  changes: { table: CHANGES as Table<unknown>, insert: insert('batch_record_changes', CHANGES) },
+  changes: { table: CHANGES as Table<unknown>, insert: numberedInsert('batch_record_changes', CHANGES) },
 };
-
-/**
- * A batch's changes in the order their numbers are taken: by account in byte order, as every lock a batch takes
- * (two batches with changes of the same two accounts take their counters in one order and cannot deadlock), and
- * within an account in the order the batch's units succeeded, which is their order in the batch's writes.
- */
-function inNumberingOrder(changes: Iterable<NewChange>): NewChange[] {
-  return [...changes].sort((a, b) => compareKeys([a.sourceId], [b.sourceId]));
-}
 
 const ADD_HOLDINGS = update('batch_add_holdings', HOLDINGS, true);
 const addedHoldings = savedValues(HOLDINGS);
@@ -218,10 +228,9 @@ export function writeCalls(writes: StagedWrites): WriteCall[] {
   };
   for (const kind of WRITTEN) {
     const { table } = WRITES[kind];
-    const created = kind === 'changes' ? inNumberingOrder(writes.created.changes.values()) : [...writes.created[kind].values()];
     add(
       WRITES[kind].insert,
-      created.map((item) => table.values(item)),
+      [...writes.created[kind].values()].map((item) => table.values(item)),
       true,
     );
     const { update: save } = WRITES[kind];
