@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Connection, Pool } from 'pg';
-import { roundTrip, withClient } from '../../src/store/postgres/connection';
+import { jsonArrayParameter, roundTrip, withClient } from '../../src/store/postgres/connection';
 import { statement } from '../../src/store/postgres/statements';
 import { TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
 
@@ -54,6 +54,55 @@ describe('the seam with node-postgres that a batch round trip is built on', () =
       expect(client).toContain(`.${handler}(`);
     }
   });
+
+  it('a Buffer value is still bound in binary form, as jsonArrayParameter needs, and any other value as text', () => {
+    const serializer = readFileSync(require.resolve('pg-protocol/dist/serializer.js'), 'utf8');
+    expect(serializer).toMatch(/mappedVal instanceof Buffer\)\s*\{\s*formatByte = 1/);
+  });
+
+  (TEST_DATABASE_URL ? it : it.skip)(
+    "on a real connection: JSON texts bound as jsonArrayParameter's json[] read back as sent, byte for byte",
+    async () => {
+      const pool = new Pool({ connectionString: TEST_DATABASE_URL, max: 1 });
+      const texts = [
+        '{"a":"quote \\" and backslash \\\\","b":[1,2.5,null,true]}',
+        '{"name":"日本語のホテル","emoji":"🏨","nul":"\\u0000 stays escaped"}',
+        '{}',
+        '"a string on its own"',
+        JSON.stringify({ long: 'x'.repeat(100_000) }),
+      ];
+      try {
+        const nothingToUndo = async () => undefined;
+        const [result] = await withClient(
+          pool,
+          (client) =>
+            roundTrip(client, [
+              {
+                statement: statement(
+                  'seam_json_array',
+                  'SELECT t::text AS text, n FROM unnest($1::json[]) WITH ORDINALITY AS u (t, n) ORDER BY n',
+                ),
+                values: [jsonArrayParameter(texts)],
+              },
+            ]),
+          nothingToUndo,
+        );
+        expect(result.rows.map((row) => row.text)).toEqual(texts);
+        await expect(
+          withClient(
+            pool,
+            (client) =>
+              roundTrip(client, [
+                { statement: statement('seam_json_array_bad', 'SELECT $1::json[] AS bad'), values: [jsonArrayParameter(['{"a":'])] },
+              ]),
+            nothingToUndo,
+          ),
+        ).rejects.toThrow(/invalid input syntax for type json/);
+      } finally {
+        await pool.end();
+      }
+    },
+  );
 
   (TEST_DATABASE_URL ? it : it.skip)(
     'on a real connection: each statement answers its tag and rows, and is parsed once per connection',

@@ -223,8 +223,10 @@ export function byKey<Kind extends ReadKind>(kind: Kind, rows: Row[]): Map<strin
  */
 export function writeCalls(writes: StagedWrites): WriteCall[] {
   const calls: WriteCall[] = [];
-  const add = (write: Statement, rows: unknown[][], checked: boolean) => {
-    if (rows.length > 0) calls.push({ statement: write, values: columnsOf(rows), rowsMeant: checked ? rows.length : undefined });
+  const add = (write: Statement, rows: unknown[][], checked: boolean, types?: readonly ColumnType[]) => {
+    if (rows.length === 0) return;
+    const values = columnsOf(rows).map((column, i) => types?.[i].parameter?.(column) ?? column);
+    calls.push({ statement: write, values, rowsMeant: checked ? rows.length : undefined });
   };
   for (const kind of WRITTEN) {
     const { table } = WRITES[kind];
@@ -232,6 +234,7 @@ export function writeCalls(writes: StagedWrites): WriteCall[] {
       WRITES[kind].insert,
       [...writes.created[kind].values()].map((item) => table.values(item)),
       true,
+      Object.values(table.columns),
     );
     const { update: save } = WRITES[kind];
     if (save)

@@ -8,6 +8,7 @@ import { BOOKING_FIELDS, type Booking, type BookingFields, type BookingStatus } 
 import type { LedgerEntry, LedgerKind } from '../../domain/ledger';
 import type { Token, TokenStatus } from '../../domain/tokens';
 import { accountKey } from '../records';
+import { jsonArrayParameter } from './connection';
 import type { Change, ChangeType, Delivery, KeyedRequest, NewChange } from '../store';
 import type { AccountHoldings } from '../unit/kinds';
 
@@ -18,13 +19,15 @@ export interface ColumnType {
   read?(column: string): string;
   /** The expression that stores `value` (an element of the array) in the column. */
   write?(value: string): string;
+  /** The column's values as the one parameter a write sends, when not as an array literal (connection.ts). */
+  parameter?(values: unknown[]): unknown;
 }
 
 const TEXT: ColumnType = { array: 'text[]' };
 const BIGINT: ColumnType = { array: 'bigint[]' };
 const JSONB: ColumnType = { array: 'jsonb[]' };
 /** JSON kept as its text, keys in the order written: what is handed on as it was made (migration 019). */
-const JSON_TEXT: ColumnType = { array: 'json[]' };
+const JSON_TEXT: ColumnType = { array: 'json[]', parameter: (values) => jsonArrayParameter(values as string[]) };
 const TIMESTAMPTZ: ColumnType = { array: 'timestamptz[]' };
 const BYTEA: ColumnType = { array: 'bytea[]' };
 /** A calendar date, held by records as its day number since 1970-01-01 (domain/calendar-days.ts). */
