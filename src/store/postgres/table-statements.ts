@@ -80,6 +80,8 @@ export function insert(name: string, table: Table<unknown>, ifNew = false): Stat
  */
 function numberedInsert(name: string, table: Table<unknown>): Statement {
   const columns = Object.entries(table.columns);
+  // The accounts are the statement's first parameter, which take_change_numbers is given too.
+  if (columns[0][0] !== 'source_id') throw new Error(`${table.name}: a numbered insert's first column is the account (source_id)`);
   const arrays = columns.map(([, type], i) => `$${i + 1}::${type.array}`).join(', ');
   const stored = columns.map(([column, type]) => type.write?.(`v.${column}`) ?? `v.${column}`);
   const account = 'PARTITION BY v.source_id';
