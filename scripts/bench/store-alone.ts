@@ -7,7 +7,7 @@ import type autocannon from 'autocannon';
 import { readSeedFile } from '../../src/seed/file';
 import { withdraw } from '../../src/services/token-ledger';
 import { PgStore } from '../../src/store/postgres/pg-store';
-import type { Account } from '../../src/store/store';
+import type { Account, StoreTransaction } from '../../src/store/store';
 import { BENCH_ACCOUNT, START_BALANCE_CENTS, tokenIdOf } from './seed';
 
 export interface StoreAloneMeasurement {
@@ -98,11 +98,21 @@ export async function openBenchStore(
   return { store, account: (await store.findAccount('BENCH')) as Account };
 }
 
+/** What one caller's unit of work does with a withdrawal: by default the withdraw service alone. */
+export type StoreAloneUnit = (
+  tx: StoreTransaction,
+  request: ReturnType<ReturnType<typeof withdrawals>>,
+  account: Account,
+) => Promise<unknown>;
+
+const withdrawOnly: StoreAloneUnit = (tx, request, account) => withdraw(tx, request, account, new Date());
+
 export async function measureStoreAlone(
   store: PgStore,
   account: Account,
   next: ReturnType<typeof withdrawals>,
   seconds: number,
+  unit: StoreAloneUnit = withdrawOnly,
   callers = 16,
 ): Promise<StoreAloneMeasurement> {
   const end = performance.now() + seconds * 1000;
@@ -114,7 +124,7 @@ export async function measureStoreAlone(
       while (performance.now() < end) {
         const request = next();
         try {
-          await store.transaction((tx) => withdraw(tx, request, account, new Date()));
+          await store.transaction((tx) => unit(tx, request, account));
           committed += 1;
         } catch {
           failures += 1;
