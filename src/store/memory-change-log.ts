@@ -95,7 +95,7 @@ export class MemoryChangeLog {
     return {
       sourceId,
       id: chunk.bytes.toString('utf8', from, idEnd),
-      type: CHANGE_TYPES[this.typeCodes[row]],
+      type: this.typeAt(index),
       createdAt: new Date(this.createdAtMs[row]),
       body: JSON.parse(chunk.bytes.toString('utf8', idEnd, from + this.totalBytes[row])) as Record<string, unknown>,
       seq: this.lastSeq - this.count + 1 + index,

@@ -15,8 +15,15 @@ export function selectList(table: Table<unknown>): string {
     .join(', ');
 }
 
-function unnestOf(columns: ReadonlyArray<[string, ColumnType]>): string {
-  return `unnest(${columns.map(([, type], i) => `$${i + 1}::${type.array}`).join(', ')}) AS v (${columns.map(([column]) => column).join(', ')})`;
+/** The columns' arrays as rows `v`, the columns named as they are; with `ordinal`, each row's place too, under that name. */
+function unnestOf(columns: ReadonlyArray<[string, ColumnType]>, ordinal?: string): string {
+  const names = [...columns.map(([column]) => column), ...(ordinal ? [ordinal] : [])].join(', ');
+  return `unnest(${columns.map(([, type], i) => `$${i + 1}::${type.array}`).join(', ')})${ordinal ? ' WITH ORDINALITY' : ''} AS v (${names})`;
+}
+
+/** What an insert stores of each row `v` of unnestOf, in the columns' order. */
+function storedValues(columns: ReadonlyArray<[string, ColumnType]>): string {
+  return columns.map(([column, type]) => type.write?.(`v.${column}`) ?? `v.${column}`).join(', ');
 }
 
 /**
@@ -65,10 +72,9 @@ export function compareKeys(a: readonly string[], b: readonly string[]): number 
 /** New rows; `ifNew` leaves rows that exist as they are (the seed's). */
 export function insert(name: string, table: Table<unknown>, ifNew = false): Statement {
   const columns = Object.entries(table.columns);
-  const stored = columns.map(([column, type]) => type.write?.(`v.${column}`) ?? `v.${column}`);
   return statement(
     name,
-    `INSERT INTO ${table.name} (${columns.map(([column]) => column).join(', ')}) SELECT ${stored.join(', ')} FROM ${unnestOf(columns)}${ifNew ? ' ON CONFLICT DO NOTHING' : ''}`,
+    `INSERT INTO ${table.name} (${columns.map(([column]) => column).join(', ')}) SELECT ${storedValues(columns)} FROM ${unnestOf(columns)}${ifNew ? ' ON CONFLICT DO NOTHING' : ''}`,
   );
 }
 
@@ -82,14 +88,12 @@ function numberedInsert(name: string, table: Table<unknown>): Statement {
   const columns = Object.entries(table.columns);
   // The accounts are the statement's first parameter, which take_change_numbers is given too.
   if (columns[0][0] !== 'source_id') throw new Error(`${table.name}: a numbered insert's first column is the account (source_id)`);
-  const arrays = columns.map(([, type], i) => `$${i + 1}::${type.array}`).join(', ');
-  const stored = columns.map(([column, type]) => type.write?.(`v.${column}`) ?? `v.${column}`);
   const account = 'PARTITION BY v.source_id';
   return statement(
     name,
     `INSERT INTO ${table.name} (seq, ${columns.map(([column]) => column).join(', ')})
-     SELECT n.last_seq - count(*) OVER (${account}) + row_number() OVER (${account} ORDER BY v.position), ${stored.join(', ')}
-       FROM unnest(${arrays}) WITH ORDINALITY AS v (${columns.map(([column]) => column).join(', ')}, position)
+     SELECT n.last_seq - count(*) OVER (${account}) + row_number() OVER (${account} ORDER BY v.position), ${storedValues(columns)}
+       FROM ${unnestOf(columns, 'position')}
        JOIN take_change_numbers($1::text[]) AS n ON n.source_id = v.source_id`,
   );
 }
