@@ -23,7 +23,7 @@ import type { OperationSteps } from './routes/lifecycle';
 import { operationRouter } from './routes/operation';
 import { openApiRouter } from './routes/openapi';
 import type { Store } from './store/store';
-import type { DeliveryEngine } from './delivery/engine';
+import type { DeliveryControl } from './delivery/engine';
 import { createSignatureCheck } from './middleware/webhooks';
 
 export interface AppDeps {
@@ -43,7 +43,7 @@ export interface AppDeps {
   drainStarted?: AbortSignal;
   now?: () => Date;
   /** Webhooks out and the NATS relay (src/delivery/engine.ts), for the admin API; unset when there is nothing to hand on. */
-  delivery?: DeliveryEngine;
+  delivery?: DeliveryControl;
 }
 
 /**

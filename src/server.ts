@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp, createMetricsApp } from './app';
 import { loadConfig, loadEnvFile, type DatabaseConfig } from './process/config';
 import { createHttpServer } from './process/http-server';
-import { createLogger, exitOnceWritten, logDestination, type Logger } from './process/logger';
+import { createLogger, exitOnceWritten, logDestination, type LogDestination, type Logger } from './process/logger';
 import { Metrics } from './process/metrics';
 import { connectRedis } from './process/redis';
 import {
@@ -20,14 +20,8 @@ import { createDrain } from './process/shutdown';
 import { DatabaseStartError, exitForStartFailure, startProblemsOf } from './process/start-failure';
 import { MemoryStore } from './store/memory-store';
 import { PgStore } from './store/postgres/pg-store';
-import { DeliveryEngine } from './delivery/engine';
+import { DeliveryStartError, DeliveryThread } from './delivery/delivery-thread';
 import type { EndpointConfig } from './delivery/endpoints';
-import { MemorySinkPositions } from './delivery/memory-positions';
-import { openNatsRelay } from './delivery/nats-sink';
-import { PgSinkPositions } from './delivery/postgres-positions';
-import { retryDelay } from './delivery/retry-delay';
-import { WebhookSink } from './delivery/webhook-sink';
-import type { Sink } from './delivery/sink';
 import type { Config } from './process/config';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -57,10 +51,11 @@ async function openDatabase(database: DatabaseConfig, changeRetentionMs: number,
 
 /**
  * Webhooks out and the NATS relay (contract sections 13.3 and 13.4), once the store holds the seed: only when the
- * seed lists endpoints or NATS_URL is set. The relay is one more sink, connecting (and making its stream) as the
- * service starts; the engine closes every sink when it stops. Positions
- * beside the store: PostgreSQL's on a pool of their own (straight to the database when a pooler is in front and
- * DATABASE_DIRECT_URL is set), the memory store's in memory.
+ * seed lists endpoints or NATS_URL is set. They run on a thread of their own at the lowest priority
+ * (delivery/delivery-thread.ts), with their positions on a pool of their own on PostgreSQL (straight to the database
+ * when a pooler is in front and DATABASE_DIRECT_URL is set) or in that thread beside the memory store. A fault that
+ * ends the thread ends the service, as one in its engine would on this thread: the orchestrator restarts it, and on
+ * PostgreSQL delivery resumes from its positions.
  */
 async function startDelivery(
   config: Config,
@@ -68,36 +63,21 @@ async function startDelivery(
   endpoints: readonly EndpointConfig[],
   logger: Logger,
   metrics: Metrics,
-): Promise<DeliveryEngine | undefined> {
-  const { database, delivery } = config;
-  const natsRelay = openNatsRelay(config, logger);
-  const sinks: Sink[] = endpoints.map((endpoint) => new WebhookSink(endpoint, delivery));
-  if (natsRelay) sinks.push(natsRelay);
-  if (sinks.length === 0) return undefined;
-  const positions = database
-    ? new PgSinkPositions({
-        connectionString: database.directUrl ?? database.url,
-        pooled: database.pooler === 'transaction' && !database.directUrl,
-        statementTimeoutMs: database.statementTimeoutMs,
-        connectTimeoutMs: database.connectTimeoutMs,
-        logger,
-      })
-    : new MemorySinkPositions(() => (store as MemoryStore).changeHeads());
+  destination: LogDestination,
+): Promise<DeliveryThread | undefined> {
+  if (endpoints.length === 0 && !config.nats) return undefined;
   try {
-    return await DeliveryEngine.start({
-      sinks,
-      positions,
+    return await DeliveryThread.start({
+      endpoints,
       store,
-      retryDelay: (step, retryAfterMs) => retryDelay(step, delivery.retryScheduleMs, retryAfterMs),
-      instanceId: config.instanceId,
-      leaseMs: delivery.leaseMs,
-      logger,
       metrics,
+      onFailure: (error) => {
+        logger.fatal({ err: error }, 'the delivery thread failed: nothing is handed on any more; stopping');
+        exitOnceWritten(destination, 1);
+      },
     });
   } catch (error) {
-    await positions.close();
-    await natsRelay?.close();
-    throw new DatabaseStartError(error);
+    throw error instanceof DeliveryStartError ? new DatabaseStartError(error) : error;
   }
 }
 
@@ -123,7 +103,7 @@ async function main(): Promise<void> {
   if (seedFile === DEMO_SEED_FILE) logger.warn({ seedFile }, 'serving the demo seed: its keys are public, never use it for real accounts');
   if (!config.database) logger.warn('memory store: nothing survives a restart; set DATABASE_URL for durable state');
 
-  const delivery = await startDelivery(config, store, seed.endpoints, logger, metrics);
+  const delivery = await startDelivery(config, store, seed.endpoints, logger, metrics, destination);
 
   const drain = createDrain(store, logger, config.shutdownTimeoutMs, config.shutdownDelayMs, delivery);
   const redis = config.redis && connectRedis(config.redis.url, logger, metrics);

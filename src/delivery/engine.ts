@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../process/logger';
-import type { Metrics } from '../process/metrics';
+import type { DeliveryMetrics } from '../process/metrics';
 import type { Store } from '../store/store';
 import type { AttemptRecord, SinkPositions, SinkState } from './positions';
 import type { Sink } from './sink';
@@ -21,7 +21,7 @@ export interface DeliveryEngineOptions {
   /** DELIVERY_LEASE_MS. */
   leaseMs: number;
   logger: Logger;
-  metrics?: Metrics;
+  metrics?: DeliveryMetrics;
   /** Changes open or delivered above the position, per sink and account. Default: 500. */
   windowSize?: number;
   /** How often the engine looks for new changes while there is work. Default: 250 ms. */
@@ -44,13 +44,27 @@ export interface EndpointView {
   lastAttempt: AttemptRecord | null;
 }
 
+/**
+ * What ops (the admin routes) and the drain do with delivery, wherever its engine runs: here, or on the delivery
+ * thread (delivery-thread.ts), which answers the same calls by message.
+ */
+export interface DeliveryControl {
+  sinkIds(): string[];
+  endpoint(sinkId: string): Promise<EndpointView | undefined>;
+  attempts(sinkId: string, limit: number, before?: number): Promise<AttemptRecord[] | undefined>;
+  enable(sinkId: string): Promise<EndpointView | undefined>;
+  takesAccount(sinkId: string, sourceId: string): Promise<boolean | undefined>;
+  replay(sinkId: string, sourceId: string, after: number): Promise<EndpointView | undefined>;
+  stop(boundMs: number): Promise<void>;
+}
+
 /** The engine reads no account's last seq through the store's watch: it reads positions itself. */
 const NO_ACCOUNTS: ReadonlyMap<string, number> = new Map();
 
 /** How many changes after a position GET /admin/endpoints reads to find the oldest one not yet taken. */
 const OLDEST_LOOKAHEAD = 100;
 
-export class DeliveryEngine {
+export class DeliveryEngine implements DeliveryControl {
   private readonly senders: SinkSender[];
   private readonly owner: string;
   private stopped = false;
@@ -137,7 +151,7 @@ export class DeliveryEngine {
   }
 
   /** Whether the sink hands on the account's changes (undefined: no such sink). */
-  takesAccount(sinkId: string, sourceId: string): boolean | undefined {
+  async takesAccount(sinkId: string, sourceId: string): Promise<boolean | undefined> {
     return this.senders.find((sender) => sender.sink.id === sinkId)?.sink.takesAccount(sourceId);
   }
 

@@ -17,9 +17,9 @@ export class MemorySinkPositions implements SinkPositions {
   private readonly sinks = new Map<string, MemorySink>();
   private lastAttemptId = 0;
 
-  /** `heads`: every account with changes and its last seq (MemoryStore.changeHeads). */
+  /** `heads`: every account with changes and its last seq (MemoryStore.changeHeads, or asked of it by message). */
   constructor(
-    private readonly heads: () => Map<string, number>,
+    private readonly heads: () => Map<string, number> | Promise<Map<string, number>>,
     private readonly attemptsKept = ATTEMPTS_KEPT,
   ) {}
 
@@ -27,7 +27,7 @@ export class MemorySinkPositions implements SinkPositions {
     for (const sinkId of sinkIds) {
       if (this.sinks.has(sinkId)) continue;
       const state: SinkState = { sinkId, enabled: true, reason: null, disabledAt: null, generation: 1 };
-      this.sinks.set(sinkId, { state, positions: this.heads(), window: new Map(), attempts: [] });
+      this.sinks.set(sinkId, { state, positions: await this.heads(), window: new Map(), attempts: [] });
     }
   }
 

@@ -7,6 +7,8 @@
 import { Pool, type PoolClient } from 'pg';
 import type { Logger } from '../process/logger';
 import { withClient } from '../store/postgres/connection';
+import { CHANGES_AFTER, changeFromRow } from '../store/postgres/tables';
+import type { Change } from '../store/store';
 import { ATTEMPTS_KEPT, type AttemptRecord, type SenderWrite, type SinkPositions, type SinkSnapshot, type SinkState } from './positions';
 
 export interface PgSinkPositionsOptions {
@@ -113,6 +115,12 @@ export class PgSinkPositions implements SinkPositions {
   async accountHeads(): Promise<Map<string, number>> {
     const { rows } = await this.pool.query<Row>('SELECT source_id, last_seq FROM change_counters');
     return new Map(rows.map((row) => [row.source_id as string, Number(row.last_seq)]));
+  }
+
+  /** The changes the engine hands on, read on this pool: on the delivery thread, which has no store of its own. */
+  async changesAfter(sourceId: string, after: number, limit: number): Promise<Change[]> {
+    const { rows } = await this.pool.query<Row>(CHANGES_AFTER, [sourceId, after, limit]);
+    return rows.map((row) => changeFromRow(row));
   }
 
   async lease(sinkId: string, owner: string, leaseMs: number): Promise<SinkState | undefined> {

@@ -1,5 +1,5 @@
 import type { Logger } from '../process/logger';
-import type { Metrics } from '../process/metrics';
+import type { DeliveryMetrics } from '../process/metrics';
 import type { Change } from '../store/store';
 import { AccountWindow, type OpenChange } from './account-window';
 import type { SenderWrite, SinkPositions, SinkState, WindowEntry } from './positions';
@@ -18,7 +18,7 @@ export interface SenderSettings {
   /** Changes open or delivered above the position an account's window holds at most. */
   windowSize: number;
   logger: Logger;
-  metrics?: Metrics;
+  metrics?: DeliveryMetrics;
   /** The database failed a read or write of delivery. */
   databaseFailed: (error: unknown) => void;
 }

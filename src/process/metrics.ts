@@ -4,6 +4,12 @@ import { SERVICE_VERSION } from './version';
 
 export type Verdict = 'accepted' | 'replayed' | 'rejected';
 
+/** The sinks an instance sends to, as its delivery engine reports them for the gauges (Metrics.watchDelivery). */
+export type HeldSinks = Array<{ endpoint: string; oldestUndeliveredSeconds: number; disabled: boolean }>;
+
+/** What the delivery engine tells the metrics: here, or from the delivery thread by message (delivery-thread.ts). */
+export type DeliveryMetrics = Pick<Metrics, 'observeDelivery' | 'countDisable' | 'watchDelivery'>;
+
 const STORE_ERROR_KINDS = ['unavailable', 'timeout', 'full'] as const;
 
 /** The series of one label set, as prom-client's children: looked up once, then used for every request that has it. */
@@ -211,16 +217,17 @@ export class Metrics {
    * The sinks this instance sends to (it holds their lease), read when the page renders: the age of the oldest change
    * not yet taken, and whether it is disabled. Another instance's sinks are its own to report.
    */
-  watchDelivery(sinks: () => Array<{ endpoint: string; oldestUndeliveredSeconds: number; disabled: boolean }>): void {
+  watchDelivery(sinks: () => HeldSinks | Promise<HeldSinks>): void {
     const registers = [this.registry];
     new Gauge({
       name: 'receiver_delivery_oldest_undelivered_seconds',
       help: 'Age of the oldest change not yet delivered, per endpoint this instance sends to (0: none waiting)',
       labelNames: ['endpoint'] as const,
       registers,
-      collect() {
+      async collect() {
+        const held = await sinks();
         this.reset();
-        for (const sink of sinks()) this.set({ endpoint: sink.endpoint }, sink.oldestUndeliveredSeconds);
+        for (const sink of held) this.set({ endpoint: sink.endpoint }, sink.oldestUndeliveredSeconds);
       },
     });
     new Gauge({
@@ -228,9 +235,10 @@ export class Metrics {
       help: 'Per endpoint this instance sends to: 1 while disabled (nothing is sent; nothing is dropped), else 0',
       labelNames: ['endpoint'] as const,
       registers,
-      collect() {
+      async collect() {
+        const held = await sinks();
         this.reset();
-        for (const sink of sinks()) this.set({ endpoint: sink.endpoint }, sink.disabled ? 1 : 0);
+        for (const sink of held) this.set({ endpoint: sink.endpoint }, sink.disabled ? 1 : 0);
       },
     });
   }

@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import { z } from 'zod';
-import type { DeliveryEngine, EndpointView } from '../delivery/engine';
+import type { DeliveryControl, EndpointView } from '../delivery/engine';
 import type { AttemptRecord } from '../delivery/positions';
 import { NotFoundError, ValidationError } from '../errors';
 import { methodNotAllowed } from '../middleware/errors';
@@ -50,7 +50,7 @@ const NO_ENDPOINT = 'Endpoint not found: the seed lists no endpoint with this id
  * Webhooks out for ops (contract section 13.3): each endpoint's state, positions and attempts; enable and replay.
  * Without a delivery engine (the seed lists no endpoint) the list is empty and every id is unknown.
  */
-export function endpointRoutes(router: Router, store: Store, delivery: DeliveryEngine | undefined, bodyLimitBytes: number): void {
+export function endpointRoutes(router: Router, store: Store, delivery: DeliveryControl | undefined, bodyLimitBytes: number): void {
   const endpointOf = async (id: string) => {
     const view = await delivery?.endpoint(id);
     if (!view) throw new NotFoundError(NO_ENDPOINT, 'endpoint_not_found');
@@ -93,7 +93,7 @@ export function endpointRoutes(router: Router, store: Store, delivery: DeliveryE
       const replay = parsePayload(replaySchema, requestContext(res).body.parsed);
       const current = await endpointOf(idOf(req.params));
       // A position is kept for an account of the seed whose changes the endpoint takes, never for any string ops type.
-      if (!delivery?.takesAccount(current.state.sinkId, replay.source_id) || !(await store.findAccount(replay.source_id))) {
+      if (!(await delivery?.takesAccount(current.state.sinkId, replay.source_id)) || !(await store.findAccount(replay.source_id))) {
         throw new ValidationError(`Invalid field: source_id`, [
           { field: 'source_id', message: `must be an account of the seed whose changes the endpoint ${current.state.sinkId} takes` },
         ]);

@@ -12,7 +12,7 @@ import { parsePayload } from '../schemas/validate';
 import { hashKey, keyMatches } from '../domain/secrets';
 import type { Store } from '../store/store';
 import type { ChangeFeed } from '../delivery/feed';
-import type { DeliveryEngine } from '../delivery/engine';
+import type { DeliveryControl } from '../delivery/engine';
 import { endpointRoutes } from './admin-endpoints';
 import { bookingView } from './booking-view';
 import { answerFeed, feedRequest } from './changes-feed';
@@ -56,7 +56,7 @@ export function adminRouter({
   feed: ChangeFeed;
   stopWaiting: AbortSignal;
   /** Webhooks out; unset when the seed lists no endpoint. */
-  delivery: DeliveryEngine | undefined;
+  delivery: DeliveryControl | undefined;
   bodyLimitBytes: number;
 }): Router {
   const router = Router();

@@ -23,6 +23,55 @@ interface Chunk {
   used: number;
 }
 
+/** Kept changes copied out of a log (MemoryChangeLog.packed), seq `firstSeq` on without a gap: each a row of the columns. */
+export interface PackedChanges {
+  sourceId: string;
+  firstSeq: number;
+  createdAtMs: Float64Array;
+  typeCodes: Uint8Array;
+  idBytes: Uint32Array;
+  totalBytes: Uint32Array;
+  /** Each change's id then its body, one change after the other. */
+  bytes: Uint8Array;
+}
+
+/** The change whose id and body are `total` bytes of `bytes` from `from`, the first `idLength` of them its id. */
+function decoded(
+  sourceId: string,
+  seq: number,
+  createdAtMs: number,
+  typeCode: number,
+  bytes: Buffer,
+  from: number,
+  idLength: number,
+  total: number,
+): Change {
+  const idEnd = from + idLength;
+  return {
+    sourceId,
+    id: bytes.toString('utf8', from, idEnd),
+    type: CHANGE_TYPES[typeCode],
+    createdAt: new Date(createdAtMs),
+    body: JSON.parse(bytes.toString('utf8', idEnd, from + total)) as Record<string, unknown>,
+    seq,
+  };
+}
+
+/** The changes MemoryChangeLog.packed copied out, as the store gives them out (on whichever thread received them). */
+export function unpackedChanges(packed: PackedChanges): Change[] {
+  const bytes = Buffer.from(packed.bytes.buffer, packed.bytes.byteOffset, packed.bytes.byteLength);
+  const changes: Change[] = [];
+  let offset = 0;
+  for (let i = 0; i < packed.totalBytes.length; i += 1) {
+    const total = packed.totalBytes[i];
+    changes.push(
+      decoded(packed.sourceId, packed.firstSeq + i, packed.createdAtMs[i], packed.typeCodes[i], bytes, offset, packed.idBytes[i], total),
+    );
+    offset += total;
+  }
+  return changes;
+}
+
 export class MemoryChangeLog {
   /** The newest change's seq (0: none yet); dropped and forgotten changes keep their numbers. */
   lastSeq = 0;
@@ -90,15 +139,45 @@ export class MemoryChangeLog {
     const row = this.start + index;
     const position = this.positions[row];
     const chunk = this.chunkAt(position);
-    const from = position - chunk.base;
-    const idEnd = from + this.idBytes[row];
+    const seq = this.lastSeq - this.count + 1 + index;
+    return decoded(
+      sourceId,
+      seq,
+      this.createdAtMs[row],
+      this.typeCodes[row],
+      chunk.bytes,
+      position - chunk.base,
+      this.idBytes[row],
+      this.totalBytes[row],
+    );
+  }
+
+  /**
+   * Up to `limit` kept changes from `index` places after the oldest, copied out for another thread (the delivery
+   * thread, which decodes them with unpackedChanges): their bytes in one buffer, their columns as typed arrays, so
+   * that a message carries them by a copy of memory, with no object made or walked here.
+   */
+  packed(sourceId: string, index: number, limit: number): PackedChanges {
+    const count = Math.max(0, Math.min(limit, this.count - index));
+    const first = this.start + index;
+    const totalBytes = this.totalBytes.slice(first, first + count);
+    // Its own memory, not a slice of Node's shared pool: a message would carry the whole pool with it.
+    const bytes = Buffer.allocUnsafeSlow(totalBytes.reduce((sum, length) => sum + length, 0));
+    let offset = 0;
+    for (let i = 0; i < count; i += 1) {
+      const position = this.positions[first + i];
+      const chunk = this.chunkAt(position);
+      const from = position - chunk.base;
+      offset += chunk.bytes.copy(bytes, offset, from, from + totalBytes[i]);
+    }
     return {
       sourceId,
-      id: chunk.bytes.toString('utf8', from, idEnd),
-      type: this.typeAt(index),
-      createdAt: new Date(this.createdAtMs[row]),
-      body: JSON.parse(chunk.bytes.toString('utf8', idEnd, from + this.totalBytes[row])) as Record<string, unknown>,
-      seq: this.lastSeq - this.count + 1 + index,
+      firstSeq: this.lastSeq - this.count + 1 + index,
+      createdAtMs: this.createdAtMs.slice(first, first + count),
+      typeCodes: this.typeCodes.slice(first, first + count),
+      idBytes: this.idBytes.slice(first, first + count),
+      totalBytes,
+      bytes,
     };
   }
 

@@ -5,7 +5,7 @@
  * (memory-change-log.ts).
  */
 import type { Logger } from '../process/logger';
-import { MemoryChangeLog } from './memory-change-log';
+import { MemoryChangeLog, type PackedChanges } from './memory-change-log';
 import type { Change, ChangeQuery, ChangesRead, NewChange } from './store';
 
 /** One account's changes, and how many of them were dropped for the bound before their retention ended. */
@@ -59,6 +59,13 @@ export class MemoryChanges {
   /** The account's kept changes with seq above `after`, oldest first, at most `limit`, each its own objects. */
   after(sourceId: string, after: number, limit: number): Change[] {
     return this.read(sourceId, { after, limit }).changes;
+  }
+
+  /** The same changes as `after`, copied out for another thread (MemoryChangeLog.packed). */
+  packedAfter(sourceId: string, after: number, limit: number): PackedChanges {
+    const log = this.accounts.get(sourceId)?.log ?? new MemoryChangeLog();
+    const firstSeq = log.lastSeq - log.count + 1;
+    return log.packed(sourceId, Math.max(0, after + 1 - firstSeq), limit);
   }
 
   /**

@@ -8,6 +8,7 @@ import { heapLimitBytes, heapShareGauge, usedHeapBytes } from './memory-heap';
 import { MemoryLedger } from './memory-ledger';
 import { MemoryTokenTable } from './memory-tokens';
 import { MemoryChanges } from './memory-changes';
+import type { PackedChanges } from './memory-change-log';
 import type {
   Account,
   ChangeListener,
@@ -252,6 +253,12 @@ export class MemoryStore implements Store {
   async changesAfter(sourceId: string, after: number, limit: number) {
     this.assertOpen();
     return this.tables.changes.after(sourceId, after, limit);
+  }
+
+  /** changesAfter's changes copied out for the delivery thread, which decodes them (delivery/delivery-thread.ts). */
+  packedChangesAfter(sourceId: string, after: number, limit: number): PackedChanges {
+    this.assertOpen();
+    return this.tables.changes.packedAfter(sourceId, after, limit);
   }
 
   async readChanges(sourceId: string, query: ChangeQuery) {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { CHANGE_TYPES } from '../../src/domain/changes';
-import { MemoryChangeLog } from '../../src/store/memory-change-log';
+import { MemoryChangeLog, unpackedChanges } from '../../src/store/memory-change-log';
 import { MemoryChanges } from '../../src/store/memory-changes';
 import type { Change, ChangeType, NewChange } from '../../src/store/store';
 
@@ -47,11 +47,22 @@ describe('MemoryChanges', () => {
           // A page from the middle, and a types filter.
           const after = all.length - 3;
           expect(changes.after(account, after, 2)).toEqual(read.changes.filter((change) => change.seq > after).slice(0, 2));
+          // Copied out for the delivery thread and read there: the same changes, after a message's structured clone.
+          for (const [from, limit] of [
+            [0, 1_000],
+            [after, 2],
+            [all.length, 5],
+          ]) {
+            expect(unpackedChanges(structuredClone(changes.packedAfter(account, from, limit)))).toEqual(
+              changes.after(account, from, limit),
+            );
+          }
           const types: ChangeType[] = [CHANGE_TYPES[0]];
           expect(changes.read(account, { after: 0, limit: 5, types }).changes).toEqual(
             read.changes.filter((change) => types.includes(change.type)).slice(0, 5),
           );
         }
+        expect(unpackedChanges(structuredClone(changes.packedAfter('NONE', 0, 10)))).toEqual([]);
         expect(changes.heads()).toEqual(new Map([...recorded].map(([account, all]) => [account, all.length])));
       }),
     );

@@ -12,7 +12,7 @@ import { writeSeed } from './seed';
 import { RetentionSweeper } from './sweeper';
 import { GroupCommit, type BatchSizes, type StoreTracing } from './group-commit';
 import { selectList } from './table-statements';
-import { BOOKINGS, changeFromRow, LEDGER, TOKENS, type Row } from './tables';
+import { BOOKINGS, CHANGES_AFTER, changeFromRow, LEDGER, TOKENS, type Row } from './tables';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How long close() lets connections say goodbye before cutting them: a frozen database never answers. */
@@ -191,10 +191,7 @@ export class PgStore implements Store {
   }
 
   async changesAfter(sourceId: string, after: number, limit: number) {
-    const { rows } = await this.query<Row>(
-      'SELECT source_id, seq, change_id, type, created_at, body FROM changes WHERE source_id = $1 AND seq > $2 ORDER BY seq LIMIT $3',
-      [sourceId, after, limit],
-    );
+    const { rows } = await this.query<Row>(CHANGES_AFTER, [sourceId, after, limit]);
     return rows.map((row) => changeFromRow(row));
   }
 

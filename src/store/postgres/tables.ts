@@ -205,6 +205,10 @@ export const CHANGES: Table<NewChange> = {
   keyOf: (c) => accountKey(c.sourceId, c.id),
 };
 
+/** An account's changes after seq $2, oldest first, at most $3: what delivery reads (PgStore's pool, or its own). */
+export const CHANGES_AFTER =
+  'SELECT source_id, seq, change_id, type, created_at, body FROM changes WHERE source_id = $1 AND seq > $2 ORDER BY seq LIMIT $3';
+
 /** A kept change, read with its seq. */
 export function changeFromRow(row: Row): Change {
   return {

@@ -1,0 +1,166 @@
+/**
+ * The delivery thread (started by delivery-thread.ts): the delivery engine, its sinks and its positions, run at the
+ * lowest CPU priority, so that handing changes on takes only the CPU partners' requests leave (contract 13.3: delivery
+ * never delays the answers partners wait for). Under a load that takes every core, delivery falls behind, by position,
+ * and catches up once the load passes; it never drops a change for it.
+ *
+ * It loads the settings as the serving thread did (a worker starts with a copy of its environment, `.env` included).
+ * On PostgreSQL it reads changes and keeps positions on delivery's own pool; the memory store is the serving thread's,
+ * so its changes and heads are asked of it by message.
+ */
+import { execFileSync } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
+import { parentPort, workerData } from 'node:worker_threads';
+import pino from 'pino';
+import { loadConfig } from '../process/config';
+import { createLogger, type Logger } from '../process/logger';
+import type { DeliveryMetrics, HeldSinks } from '../process/metrics';
+import { unpackedChanges, type PackedChanges } from '../store/memory-change-log';
+import type { ChangeListener } from '../store/store';
+import { DeliveryEngine } from './engine';
+import type { EndpointConfig } from './endpoints';
+import { MemorySinkPositions } from './memory-positions';
+import { openNatsRelay } from './nats-sink';
+import { PgSinkPositions } from './postgres-positions';
+import { retryDelay } from './retry-delay';
+import type { Sink } from './sink';
+import { ThreadCalls, type ThreadPort } from './thread-calls';
+import { WebhookSink } from './webhook-sink';
+
+export interface DeliveryWorkerData {
+  endpoints: EndpointConfig[];
+}
+
+/** What the thread tells once it has started, or failed to. */
+export type DeliveryStart = { sinkIds: string[] } | { error: string; database: boolean };
+
+/** Attempts' outcomes and disables since the last message, sent to the serving thread's metrics. */
+export interface DeliveryObservations {
+  deliveries: Array<[endpoint: string, result: 'delivered' | 'failed' | 'gone', seconds: number]>;
+  disables: string[];
+}
+
+/** Linux's lowest nice value. On Linux a nice value is per thread: this one alone lowers (os.setPriority on pid 0). */
+const LOWEST_PRIORITY = 19;
+/** How often outcomes go to the serving thread's metrics: one message for many attempts, a scrape at most this late. */
+const OBSERVATIONS_EVERY_MS = 250;
+
+const { endpoints } = workerData as DeliveryWorkerData;
+let engine: DeliveryEngine | undefined;
+let held: () => HeldSinks = () => [];
+const listeners = new Set<ChangeListener>();
+let observations: DeliveryObservations = { deliveries: [], disables: [] };
+
+function running(): DeliveryEngine {
+  if (!engine) throw new Error('delivery has not started');
+  return engine;
+}
+
+function sendObservations(): void {
+  if (observations.deliveries.length === 0 && observations.disables.length === 0) return;
+  calls.tell('observations', observations);
+  observations = { deliveries: [], disables: [] };
+}
+
+const observationTimer = setInterval(sendObservations, OBSERVATIONS_EVERY_MS).unref();
+
+const metrics: DeliveryMetrics = {
+  observeDelivery: (endpoint, result, seconds) => observations.deliveries.push([endpoint, result, seconds]),
+  countDisable: (endpoint) => observations.disables.push(endpoint),
+  watchDelivery: (sinks) => {
+    held = sinks as () => HeldSinks;
+  },
+};
+
+const calls = new ThreadCalls(
+  parentPort as ThreadPort,
+  {
+    endpoint: (sinkId: string) => running().endpoint(sinkId),
+    attempts: (sinkId: string, limit: number, before?: number) => running().attempts(sinkId, limit, before),
+    enable: (sinkId: string) => running().enable(sinkId),
+    takesAccount: (sinkId: string, sourceId: string) => running().takesAccount(sinkId, sourceId),
+    replay: (sinkId: string, sourceId: string, after: number) => running().replay(sinkId, sourceId, after),
+    held: () => held(),
+    stop: async (boundMs: number) => {
+      await running().stop(boundMs);
+      clearInterval(observationTimer);
+      sendObservations();
+    },
+  },
+  (name, value) => {
+    // The serving thread's store moved these accounts' changes on: the engine looks now rather than at its next poll.
+    if (name === 'changed') for (const sourceId of value as string[]) for (const listener of listeners) listener.changed(sourceId);
+  },
+);
+
+/**
+ * This thread at nice 19, then under SCHED_IDLE: a thread of that policy runs only on a core no other thread wants.
+ * Nice 19 alone was not enough: beside bench:delivery, a busy loop at nice 19 cut partners' rate to 0.59 of a quiet
+ * machine's, one under SCHED_IDLE to 0.87 (docs/BENCHMARKS.md). Node has no call for a thread's policy: util-linux's
+ * chrt sets it, by this thread's id. Either step may be refused (another system, a sandbox): delivery then runs at
+ * what it got, and says so.
+ */
+function runOnlyWhenIdle(logger: Logger): void {
+  try {
+    setPriority(LOWEST_PRIORITY);
+    const threadId = readlinkSync('/proc/thread-self').split('/').pop() as string;
+    execFileSync('chrt', ['--idle', '--pid', '0', threadId], { stdio: 'ignore', timeout: 5_000 });
+  } catch (error) {
+    logger.warn({ err: error }, 'delivery runs at a higher priority than it asks: its thread could not lower its own');
+  }
+}
+
+async function start(): Promise<DeliveryStart> {
+  const config = loadConfig(process.env);
+  // Synchronous: delivery logs a few lines, and the thread is ended once it has stopped, with nothing left unwritten.
+  const logger = createLogger(config.logLevel, pino.destination({ dest: 1, sync: true }), config.instanceId);
+  runOnlyWhenIdle(logger);
+  const { database, delivery } = config;
+  const natsRelay = openNatsRelay(config, logger);
+  const sinks: Sink[] = endpoints.map((endpoint) => new WebhookSink(endpoint, delivery));
+  if (natsRelay) sinks.push(natsRelay);
+  // PostgreSQL's own pool, straight to the database when a pooler is in front and DATABASE_DIRECT_URL is set.
+  const pgPositions =
+    database &&
+    new PgSinkPositions({
+      connectionString: database.directUrl ?? database.url,
+      pooled: database.pooler === 'transaction' && !database.directUrl,
+      statementTimeoutMs: database.statementTimeoutMs,
+      connectTimeoutMs: database.connectTimeoutMs,
+      logger,
+    });
+  const positions = pgPositions || new MemorySinkPositions(() => calls.call<Map<string, number>>('changeHeads'));
+  const store = {
+    changesAfter: pgPositions
+      ? (sourceId: string, after: number, limit: number) => pgPositions.changesAfter(sourceId, after, limit)
+      : async (sourceId: string, after: number, limit: number) =>
+          unpackedChanges(await calls.call<PackedChanges>('packedChangesAfter', sourceId, after, limit)),
+    watchChanges: (listener: ChangeListener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+  try {
+    engine = await DeliveryEngine.start({
+      sinks,
+      positions,
+      store,
+      retryDelay: (step, retryAfterMs) => retryDelay(step, delivery.retryScheduleMs, retryAfterMs),
+      instanceId: config.instanceId,
+      leaseMs: delivery.leaseMs,
+      logger,
+      metrics,
+    });
+    return { sinkIds: engine.sinkIds() };
+  } catch (error) {
+    await positions.close();
+    await natsRelay?.close();
+    return { error: error instanceof Error ? error.message : String(error), database: true };
+  }
+}
+
+start().then(
+  (started) => calls.tell('started', started),
+  (error: unknown) => calls.tell('started', { error: String((error as Error)?.stack ?? error), database: false }),
+);

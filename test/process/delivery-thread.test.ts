@@ -1,0 +1,108 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Lanes } from '../helpers/lanes';
+import { startServer, type ServerProcess } from '../helpers/server-process';
+import { waitFor } from '../helpers/wait';
+import { WebhookReceiver } from '../helpers/webhook-receiver';
+
+jest.setTimeout(120_000);
+
+const SECRET = `whsec_${Buffer.from('thread-endpoint-secret-012345678').toString('base64')}`;
+const ADMIN_TOKEN = 'admin-test-token-0123456789';
+const lanes = new Lanes(3, 'THREAD', 8000000);
+const WITHDRAWALS_PER_LANE = 10;
+
+/** Linux's SCHED_IDLE. */
+const SCHED_IDLE = 5;
+
+/** Each thread of the process, by id, with its nice value and scheduling policy (fields 19 and 41 of its stat). */
+function schedulingByThread(pid: number): Map<number, { nice: number; policy: number }> {
+  const threads = new Map<number, { nice: number; policy: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    // The fields after the command's closing parenthesis start at field 3 (the state).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    threads.set(Number(tid), { nice: Number(fields[16]), policy: Number(fields[38]) });
+  }
+  return threads;
+}
+
+/**
+ * Contract 13.3, "delivery never delays the answers partners wait for": the server hands changes on from a thread of
+ * its own at the lowest priority. On the memory store, whose changes that thread asks of the serving one by message.
+ */
+(process.platform === 'linux' ? describe : describe.skip)('delivery on its own thread (the server process, memory store)', () => {
+  let server: ServerProcess | undefined;
+  let receiver: WebhookReceiver;
+
+  afterEach(async () => {
+    server?.child.kill('SIGKILL');
+    await receiver.stop();
+  });
+
+  it('sends every change once, in order per token, from a thread at nice 19 under SCHED_IDLE while the serving thread stays at 0 under SCHED_OTHER; counts them in the metrics; exits 0 on SIGTERM', async () => {
+    receiver = await WebhookReceiver.start();
+    const seedFile = lanes.writeSeed();
+    const seed = JSON.parse(readFileSync(seedFile, 'utf8'));
+    writeFileSync(seedFile, JSON.stringify({ ...seed, endpoints: [{ id: 'erp', url: receiver.url(), secrets: [SECRET] }] }));
+    server = await startServer({ SEED_FILE: seedFile, DELIVERY_ALLOW_HTTP: 'true', ADMIN_TOKEN });
+    const { port, metricsPort } = server;
+
+    const pid = server.child.pid as number;
+    const threads = schedulingByThread(pid);
+    expect(threads.get(pid)).toEqual({ nice: 0, policy: 0 });
+    expect([...threads.values()].filter((thread) => thread.nice === 19 || thread.policy !== 0)).toEqual([{ nice: 19, policy: SCHED_IDLE }]);
+
+    await Promise.all(
+      Array.from({ length: lanes.count }, async (_, lane) => {
+        let balance = Lanes.START_BALANCE;
+        for (let i = 0; i < WITHDRAWALS_PER_LANE; i += 1) {
+          balance -= 100;
+          const response = await fetch(`http://127.0.0.1:${port}/v1/tokens/withdraw`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: lanes.withdrawalBody(lane, `${lane}${String(i).padStart(19, '0')}`, balance),
+          });
+          expect(response.status).toBe(200);
+        }
+      }),
+    );
+    const total = lanes.count * WITHDRAWALS_PER_LANE;
+    await waitFor(async () => receiver.received.length >= total);
+    const changes = receiver.received.map((received) => ({
+      webhookId: received.headers['webhook-id'],
+      ...(JSON.parse(received.body.toString('utf8')) as { id: string; seq: number; token: { token_id: string } }),
+    }));
+    expect(changes).toHaveLength(total);
+    expect(new Set(changes.map((change) => change.id)).size).toBe(total);
+    for (const change of changes) expect(change.webhookId).toBe(change.id);
+    for (let lane = 0; lane < lanes.count; lane += 1) {
+      const seqs = changes.filter((change) => change.token.token_id === lanes.tokenId(lane)).map((change) => change.seq);
+      expect(seqs).toHaveLength(WITHDRAWALS_PER_LANE);
+      expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+    }
+
+    // What ops see is the thread's: the position past every change, and the attempts.
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    await waitFor(async () => {
+      const { endpoints } = (await (await fetch(`http://127.0.0.1:${port}/admin/endpoints`, { headers: admin })).json()) as {
+        endpoints: Array<{ positions: Array<{ position: number }> }>;
+      };
+      return endpoints[0].positions[0]?.position === total;
+    });
+    const attempts = (await (await fetch(`http://127.0.0.1:${port}/admin/endpoints/erp/attempts?limit=5`, { headers: admin })).json()) as {
+      attempts: unknown[];
+    };
+    expect(attempts.attempts).toHaveLength(5);
+    // The thread's outcomes reach the serving thread's metrics (a message every 250 ms at most).
+    await waitFor(async () => {
+      const page = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      return page.includes(`receiver_deliveries_total{endpoint="erp",result="delivered"} ${total}\n`);
+    });
+    const page = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(page).toContain('receiver_delivery_oldest_undelivered_seconds{endpoint="erp"} 0\n');
+    expect(page).toContain('receiver_endpoint_disabled{endpoint="erp"} 0\n');
+
+    server.child.kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
+  });
+});
