@@ -7,47 +7,49 @@
  *
  *   npm run bench:delivery                         # memory store
  *   DATABASE_URL=postgres://... npm run bench:delivery
+ *   BENCH_BASELINE=../other-tree npm run bench:delivery   # that tree's build too, each configuration after this one's
  *
- * BENCH_SECONDS (default 10) and BENCH_TOKENS (default 10,000) change the run.
+ * BENCH_SECONDS (default 10), BENCH_TOKENS (default 10,000) and BENCH_ROUNDS (default 1) change the run. Besides the
+ * rate and latencies it reads the CPU per withdrawal of the whole process and of its main thread, which serves the
+ * requests: what delivery takes of that thread shows there.
  */
-import http from 'node:http';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { writeBenchSeed } from './seed';
-import { listeningPort, refuseUnanswered, startReceiver, stopServer, storeEnvironment } from './servers';
+import { cpuMicros, listeningPort, mainThreadCpuMicros, refuseUnanswered, startReceiver, stopServer, storeEnvironment } from './servers';
 import { withdrawalBodies } from './store-alone';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARM_UP_SECONDS = 2;
 const TOKENS = Number(process.env.BENCH_TOKENS ?? 10_000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+const BASELINE = process.env.BENCH_BASELINE && path.resolve(process.env.BENCH_BASELINE);
 const CONNECTIONS = 10;
 const DELIVERY_TIMEOUT_MS = 2_000;
 const SECRET = `whsec_${Buffer.from('bench-delivery-endpoint-secret-01').toString('base64')}`;
 
-/** An endpoint in this process: answers with `status`, or never; counts what it received. */
-async function endpoint(status: number | 'never') {
-  let received = 0;
-  const server = http.createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      received += 1;
-      if (status !== 'never') response.writeHead(status).end();
-    });
+/**
+ * The three endpoints, in a process of their own under SCHED_IDLE (webhook-endpoints.js): on a host of their own in
+ * use, here they take only the CPU the receiver and the load generator leave, and never the load generator's thread,
+ * so partners' rate shows what delivery costs the receiver.
+ */
+async function endpoints(statuses: Array<number | 'never'>) {
+  const child = spawn('chrt', ['--idle', '0', process.execPath, path.join(__dirname, 'webhook-endpoints.js'), ...statuses.map(String)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
+  const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+  const { ports } = JSON.parse(line) as { ports: number[] };
+  const urls = ports.map((port) => `http://127.0.0.1:${port}/hooks`);
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    received: () => received,
-    stop: async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    },
+    urls,
+    received: async (index: number) => Number(await (await fetch(urls[index])).text()),
+    stop: () => child.kill('SIGKILL'),
   };
 }
 
@@ -56,13 +58,24 @@ interface Run {
   p50: number;
   p99: number;
   delivered: number;
+  /** µs of CPU per withdrawal: the process's, and its main thread's alone. */
+  processCpu: number;
+  mainThreadCpu: number;
 }
 
-async function run(seedFile: string, storeEnv: Record<string, string>, logFile: string, healthyReceived: () => number): Promise<Run> {
+async function run(
+  tree: string,
+  seedFile: string,
+  storeEnv: Record<string, string>,
+  logFile: string,
+  healthyReceived: () => Promise<number>,
+): Promise<Run> {
   const child = startReceiver({
-    tree: ROOT,
+    tree,
     seedFile,
     logFile,
+    // BENCH_PROFILE=1: each thread of the receiver writes a CPU profile to bench-results/profile when it stops.
+    nodeFlags: process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ROOT, 'bench-results', 'profile')}`] : undefined,
     storeEnv: {
       ...storeEnv,
       DELIVERY_ALLOW_HTTP: 'true',
@@ -82,14 +95,18 @@ async function run(seedFile: string, storeEnv: Record<string, string>, logFile: 
     const load = (seconds: number) =>
       autocannon({ url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration: seconds, requests: [request] });
     refuseUnanswered(await load(WARM_UP_SECONDS), logFile);
-    const before = healthyReceived();
+    const pid = child.pid as number;
+    const [before, processBefore, threadBefore] = [await healthyReceived(), cpuMicros(pid), mainThreadCpuMicros(pid)];
     const result = await load(SECONDS);
+    const [processUsed, threadUsed] = [cpuMicros(pid) - processBefore, mainThreadCpuMicros(pid) - threadBefore];
     refuseUnanswered(result, logFile);
     return {
       rate: Math.round(result.requests.total / SECONDS),
       p50: result.latency.p50,
       p99: result.latency.p99,
-      delivered: healthyReceived() - before,
+      delivered: (await healthyReceived()) - before,
+      processCpu: Math.round(processUsed / result.requests.total),
+      mainThreadCpu: Math.round(threadUsed / result.requests.total),
     };
   } finally {
     await stopServer(child);
@@ -100,9 +117,9 @@ async function main(): Promise<void> {
   const directory = mkdtempSync(path.join(tmpdir(), 'bench-delivery-'));
   const plainSeed = path.join(directory, 'seed.json');
   await writeBenchSeed(plainSeed, TOKENS);
-  const failing = await endpoint(500);
-  const hanging = await endpoint('never');
-  const healthy = await endpoint(204);
+  const endpointsProcess = await endpoints([500, 'never', 204]);
+  const [failingUrl, hangingUrl, healthyUrl] = endpointsProcess.urls;
+  const healthyReceived = () => endpointsProcess.received(2);
   const seedWith = (name: string, endpoints: Array<{ id: string; url: string }>) => {
     const file = path.join(directory, `seed-${name}.json`);
     const withSecrets = endpoints.map((one) => ({ ...one, secrets: [SECRET] }));
@@ -112,13 +129,13 @@ async function main(): Promise<void> {
   // The healthy one alone too: what delivering costs at all, apart from what the failing and the slow one add.
   const configurations = [
     ['no endpoint', plainSeed],
-    ['healthy only', seedWith('healthy', [{ id: 'healthy', url: healthy.url }])],
+    ['healthy only', seedWith('healthy', [{ id: 'healthy', url: healthyUrl }])],
     [
       '3 endpoints',
       seedWith('three', [
-        { id: 'failing', url: failing.url },
-        { id: 'hanging', url: hanging.url },
-        { id: 'healthy', url: healthy.url },
+        { id: 'failing', url: failingUrl },
+        { id: 'hanging', url: hangingUrl },
+        { id: 'healthy', url: healthyUrl },
       ]),
     ],
   ] as const;
@@ -126,30 +143,41 @@ async function main(): Promise<void> {
   const rows: string[] = [];
   const stores: Array<[string, string | undefined]> = [['memory', undefined]];
   if (process.env.DATABASE_URL) stores.push(['postgres', process.env.DATABASE_URL]);
+  const trees: Array<[string, string]> = [['this', ROOT]];
+  if (BASELINE) trees.push(['baseline', BASELINE]);
   try {
-    for (const [name, databaseUrl] of stores) {
-      for (const [label, seedFile] of configurations) {
-        const store = await storeEnvironment(databaseUrl);
-        try {
-          const logFile = path.join(directory, `${name}-${label.replace(' ', '-')}.log`);
-          const result = await run(seedFile, store.env, logFile, healthy.received);
-          const delivered = seedFile === plainSeed ? '-' : String(result.delivered);
-          rows.push(
-            `${name.padEnd(9)}${label.padEnd(13)}${String(result.rate).padStart(8)}${String(result.p50).padStart(8)}${String(result.p99).padStart(8)}${delivered.padStart(11)}`,
-          );
-        } finally {
-          await store.drop();
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      for (const [name, databaseUrl] of stores) {
+        for (const [label, seedFile] of configurations) {
+          for (const [build, tree] of trees) {
+            const store = await storeEnvironment(databaseUrl);
+            try {
+              const logFile = path.join(directory, `${name}-${label.replace(' ', '-')}-${build}.log`);
+              const result = await run(tree, seedFile, store.env, logFile, healthyReceived);
+              const delivered = seedFile === plainSeed ? '-' : String(result.delivered);
+              const row =
+                `${String(round).padEnd(6)}${build.padEnd(9)}${name.padEnd(9)}${label.padEnd(13)}${String(result.rate).padStart(8)}` +
+                `${String(result.p50).padStart(8)}${String(result.p99).padStart(8)}${delivered.padStart(11)}` +
+                `${String(result.processCpu).padStart(12)}${String(result.mainThreadCpu).padStart(13)}`;
+              rows.push(row);
+              process.stdout.write(`${row}\n`);
+            } finally {
+              await store.drop();
+            }
+          }
         }
       }
     }
   } finally {
-    await Promise.all([failing.stop(), hanging.stop(), healthy.stop()]);
+    endpointsProcess.stop();
     rmSync(directory, { recursive: true, force: true });
   }
   process.stdout.write(
-    `withdrawals, ${CONNECTIONS} connections, ${SECONDS} s after ${WARM_UP_SECONDS} s of warm-up; endpoints: one 500 at once, one never answering (DELIVERY_TIMEOUT_MS ${DELIVERY_TIMEOUT_MS}), one healthy\n`,
+    `withdrawals, ${CONNECTIONS} connections, ${SECONDS} s after ${WARM_UP_SECONDS} s of warm-up; endpoints: one 500 at once, one never answering (DELIVERY_TIMEOUT_MS ${DELIVERY_TIMEOUT_MS}), one healthy, in a process under SCHED_IDLE\n`,
   );
-  process.stdout.write(`store    endpoints       req/s  p50 ms  p99 ms  delivered\n${rows.join('\n')}\n`);
+  process.stdout.write(
+    `round build    store    endpoints       req/s  p50 ms  p99 ms  delivered  process µs  main thread µs (CPU per withdrawal)\n${rows.join('\n')}\n`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -16,7 +16,16 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { startCommand } from '../start-command';
-import { batchSizesLogged, CLOCK_TICK_US, cpuMicros, lastLines, listeningPort, serverEnvironment, stopServer } from './servers';
+import {
+  batchSizesLogged,
+  CLOCK_TICK_US,
+  cpuMicros,
+  lastLines,
+  listeningPort,
+  mainThreadCpuMicros,
+  serverEnvironment,
+  stopServer,
+} from './servers';
 import { measureStoreAlone, openBenchStore, withdrawalBodies, withdrawals, type StoreAloneMeasurement } from './store-alone';
 import { measureUnauthorizedTiming, type UnauthorizedTiming } from './unauthorized-timing';
 import { BENCH_ACCOUNT, BOOKINGS, bookingIdOf, START_BALANCE_CENTS, tokenIdOf, writeBenchSeed } from './seed';
@@ -162,7 +171,11 @@ function natsServer(): Promise<string> {
   natsEndpoint ??= (async () => {
     const port = await provenFreePort();
     const storeDirectory = mkdtempSync(path.join(tmpdir(), 'receiver-bench-nats-'));
-    const server = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDirectory], { stdio: 'ignore' });
+    // Under SCHED_IDLE, as if on a host of its own: it takes only the CPU the receiver and the load generator leave,
+    // so receiver-nats' rate shows what publishing costs the receiver, not what nats-server costs the machine.
+    const server = spawn('chrt', ['--idle', '0', 'nats-server', '-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDirectory], {
+      stdio: 'ignore',
+    });
     // Unreferenced, so that it does not keep the bench alive once its work is done; killed as the bench exits.
     server.unref();
     process.on('exit', () => server.kill('SIGKILL'));
@@ -289,6 +302,8 @@ interface Measurement {
   p50: number;
   p99: number;
   cpuUsPerRequest: number;
+  /** The server's main thread's alone: the one that answers (delivery runs on a thread of its own). */
+  mainThreadCpuUsPerRequest: number;
   /** Every process's CPU per request while it ran: the server's, the load generator's, a database's. */
   machineCpuUsPerRequest: number;
   /** The load generator's own CPU per request. */
@@ -309,15 +324,26 @@ async function load(port: number, request: autocannon.Request, options: { second
 
 async function measure(server: Running, request: autocannon.Request, seconds: number, connections = CONNECTIONS): Promise<Measurement> {
   const pid = server.child.pid as number;
-  const [cpuBefore, machineBefore, loadBefore] = [cpuMicros(pid), machineCpuMicros(), loadCpuMicros()];
+  const [cpuBefore, threadBefore, machineBefore, loadBefore] = [
+    cpuMicros(pid),
+    mainThreadCpuMicros(pid),
+    machineCpuMicros(),
+    loadCpuMicros(),
+  ];
   const result = await load(server.port, request, { seconds, connections });
-  const [cpuUsed, machineUsed, loadUsed] = [cpuMicros(pid) - cpuBefore, machineCpuMicros() - machineBefore, loadCpuMicros() - loadBefore];
+  const [cpuUsed, threadUsed, machineUsed, loadUsed] = [
+    cpuMicros(pid) - cpuBefore,
+    mainThreadCpuMicros(pid) - threadBefore,
+    machineCpuMicros() - machineBefore,
+    loadCpuMicros() - loadBefore,
+  ];
   const completed = Math.max(result.requests.total, 1);
   return {
     rps: Math.round(result.requests.total / seconds),
     p50: result.latency.p50,
     p99: result.latency.p99,
     cpuUsPerRequest: Math.round(cpuUsed / completed),
+    mainThreadCpuUsPerRequest: Math.round(threadUsed / completed),
     machineCpuUsPerRequest: Math.round(machineUsed / completed),
     loadCpuUsPerRequest: Math.round(loadUsed / completed),
     peakRssMb: memoryMb(pid, 'VmHWM'),
@@ -367,7 +393,7 @@ async function compareServers(seedFile: string) {
         const result = await measureFresh(serverName, env, request, { warmupSeconds: SETTINGS.warmupSeconds, seconds: SETTINGS.seconds });
         (samples[`${serverName}/${name}`] ??= []).push(result);
         write(
-          `  round ${round + 1} ${name.padEnd(8)} ${serverName.padEnd(17)} ${String(result.rps).padStart(6)} req/s  p99 ${result.p99} ms  ${result.cpuUsPerRequest} µs CPU/req  ${result.non200} non-200`,
+          `  round ${round + 1} ${name.padEnd(8)} ${serverName.padEnd(17)} ${String(result.rps).padStart(6)} req/s  p99 ${result.p99} ms  ${result.cpuUsPerRequest} µs CPU/req (main thread ${result.mainThreadCpuUsPerRequest})  ${result.non200} non-200`,
         );
       }
     }
@@ -386,6 +412,7 @@ async function compareServers(seedFile: string) {
             p50: pick('p50'),
             p99: pick('p99'),
             cpuUsPerRequest: pick('cpuUsPerRequest'),
+            mainThreadCpuUsPerRequest: pick('mainThreadCpuUsPerRequest'),
             peakRssMb: Math.max(...runs.map((r) => r.peakRssMb)),
             requests: pick('requests'),
             non200: Math.max(...runs.map((r) => r.non200)),

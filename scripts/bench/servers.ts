@@ -37,7 +37,16 @@ export const CLOCK_TICK_US = 1_000_000 / 100;
 
 /** A process's CPU time (user + system, every thread) in microseconds, from /proc. */
 export function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return statCpuMicros(`/proc/${pid}/stat`);
+}
+
+/** The CPU of the process's first thread alone (its main thread: the one that serves requests), in microseconds. */
+export function mainThreadCpuMicros(pid: number): number {
+  return statCpuMicros(`/proc/${pid}/task/${pid}/stat`);
+}
+
+function statCpuMicros(file: string): number {
+  const fields = readFileSync(file, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US;
 }
 
