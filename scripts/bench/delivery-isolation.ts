@@ -9,11 +9,13 @@
  *   DATABASE_URL=postgres://... npm run bench:delivery
  *   BENCH_BASELINE=../other-tree npm run bench:delivery   # that tree's build too, each configuration after this one's
  *
- * BENCH_SECONDS (default 10), BENCH_TOKENS (default 10,000) and BENCH_ROUNDS (default 1) change the run. Besides the
- * rate and latencies it reads the CPU per withdrawal of the whole process and of its main thread, which serves the
- * requests: what delivery takes of that thread shows there.
+ * BENCH_SECONDS (default 10), BENCH_TOKENS (default 10,000) and BENCH_ROUNDS (default 1) change the run;
+ * BENCH_RATE=N offers N withdrawals a second rather than as many as the receiver answers, for the latencies of a
+ * receiver that is not saturated. With Debian's nats-server installed, a fourth configuration publishes to NATS
+ * (contract 13.4) instead. Besides the rate and latencies it reads the CPU per withdrawal of the whole process and of
+ * its main thread, which serves the requests: what delivery takes of that thread shows there.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +23,16 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { writeBenchSeed } from './seed';
-import { cpuMicros, listeningPort, mainThreadCpuMicros, refuseUnanswered, startReceiver, stopServer, storeEnvironment } from './servers';
+import {
+  cpuMicros,
+  listeningPort,
+  mainThreadCpuMicros,
+  natsServer,
+  refuseUnanswered,
+  startReceiver,
+  stopServer,
+  storeEnvironment,
+} from './servers';
 import { withdrawalBodies } from './store-alone';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -29,6 +40,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const WARM_UP_SECONDS = 2;
 const TOKENS = Number(process.env.BENCH_TOKENS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 1);
+const RATE = process.env.BENCH_RATE ? Number(process.env.BENCH_RATE) : undefined;
 const BASELINE = process.env.BENCH_BASELINE && path.resolve(process.env.BENCH_BASELINE);
 const CONNECTIONS = 10;
 const DELIVERY_TIMEOUT_MS = 2_000;
@@ -93,7 +105,7 @@ async function run(
       setupRequest: (base) => ({ ...base, body: next() }),
     };
     const load = (seconds: number) =>
-      autocannon({ url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration: seconds, requests: [request] });
+      autocannon({ url: `http://127.0.0.1:${port}`, connections: CONNECTIONS, duration: seconds, requests: [request], overallRate: RATE });
     refuseUnanswered(await load(WARM_UP_SECONDS), logFile);
     const pid = child.pid as number;
     const [before, processBefore, threadBefore] = [await healthyReceived(), cpuMicros(pid), mainThreadCpuMicros(pid)];
@@ -139,6 +151,7 @@ async function main(): Promise<void> {
       ]),
     ],
   ] as const;
+  const withNats = spawnSync('nats-server', ['--version']).status === 0;
 
   const rows: string[] = [];
   const stores: Array<[string, string | undefined]> = [['memory', undefined]];
@@ -148,13 +161,14 @@ async function main(): Promise<void> {
   try {
     for (let round = 1; round <= ROUNDS; round += 1) {
       for (const [name, databaseUrl] of stores) {
-        for (const [label, seedFile] of configurations) {
+        for (const [label, seedFile] of [...configurations, ...(withNats ? [['NATS', plainSeed] as const] : [])]) {
           for (const [build, tree] of trees) {
             const store = await storeEnvironment(databaseUrl);
             try {
               const logFile = path.join(directory, `${name}-${label.replace(' ', '-')}-${build}.log`);
-              const result = await run(tree, seedFile, store.env, logFile, healthyReceived);
-              const delivered = seedFile === plainSeed ? '-' : String(result.delivered);
+              const nats: Record<string, string> = label === 'NATS' ? { NATS_URL: await natsServer() } : {};
+              const result = await run(tree, seedFile, { ...store.env, ...nats }, logFile, healthyReceived);
+              const delivered = label === 'no endpoint' || label === 'NATS' ? '-' : String(result.delivered);
               const row =
                 `${String(round).padEnd(6)}${build.padEnd(9)}${name.padEnd(9)}${label.padEnd(13)}${String(result.rate).padStart(8)}` +
                 `${String(result.p50).padStart(8)}${String(result.p99).padStart(8)}${delivered.padStart(11)}` +
@@ -173,7 +187,7 @@ async function main(): Promise<void> {
     rmSync(directory, { recursive: true, force: true });
   }
   process.stdout.write(
-    `withdrawals, ${CONNECTIONS} connections, ${SECONDS} s after ${WARM_UP_SECONDS} s of warm-up; endpoints: one 500 at once, one never answering (DELIVERY_TIMEOUT_MS ${DELIVERY_TIMEOUT_MS}), one healthy, in a process under SCHED_IDLE\n`,
+    `withdrawals, ${CONNECTIONS} connections${RATE ? `, ${RATE} a second offered` : ''}, ${SECONDS} s after ${WARM_UP_SECONDS} s of warm-up; endpoints: one 500 at once, one never answering (DELIVERY_TIMEOUT_MS ${DELIVERY_TIMEOUT_MS}), one healthy, in a process under SCHED_IDLE\n`,
   );
   process.stdout.write(
     `round build    store    endpoints       req/s  p50 ms  p99 ms  delivered  process µs  main thread µs (CPU per withdrawal)\n${rows.join('\n')}\n`,

@@ -23,6 +23,8 @@ import {
   lastLines,
   listeningPort,
   mainThreadCpuMicros,
+  natsServer,
+  provenFreePort,
   serverEnvironment,
   stopServer,
 } from './servers';
@@ -162,36 +164,6 @@ function traceSink(): Promise<string> {
   return sinkEndpoint;
 }
 
-let natsEndpoint: Promise<string> | undefined;
-/**
- * A JetStream server of the bench's own for receiver-nats (Debian's nats-server, on a free port, a throwaway store
- * folder), stopped when the bench ends: the relay publishes every change the withdrawals make while they are measured.
- */
-function natsServer(): Promise<string> {
-  natsEndpoint ??= (async () => {
-    const port = await provenFreePort();
-    const storeDirectory = mkdtempSync(path.join(tmpdir(), 'receiver-bench-nats-'));
-    // Under SCHED_IDLE, as if on a host of its own: it takes only the CPU the receiver and the load generator leave,
-    // so receiver-nats' rate shows what publishing costs the receiver, not what nats-server costs the machine.
-    const server = spawn('chrt', ['--idle', '0', 'nats-server', '-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDirectory], {
-      stdio: 'ignore',
-    });
-    // Unreferenced, so that it does not keep the bench alive once its work is done; killed as the bench exits.
-    server.unref();
-    process.on('exit', () => server.kill('SIGKILL'));
-    for (let attempt = 0; attempt < 300 && server.exitCode === null; attempt += 1) {
-      const up = await fetch(`http://127.0.0.1:${port}`).then(
-        () => true,
-        (error: Error & { cause?: { code?: string } }) => error.cause?.code !== 'ECONNREFUSED',
-      );
-      if (up) return `nats://127.0.0.1:${port}`;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error('nats-server did not start (is it installed? apt-get install nats-server)');
-  })();
-  return natsEndpoint;
-}
-
 const START_COMMAND = startCommand(ROOT);
 
 /**
@@ -223,15 +195,6 @@ interface Running {
   metricsPort: number;
   startMs: number;
   logFile: string;
-}
-
-/** A port the kernel just handed out and took back: for a receiver that will not log its port (BENCH_LOG_LEVEL above info). */
-async function provenFreePort(): Promise<number> {
-  const probe = createServer().listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 async function waitUntilServing(port: number, child: ChildProcess, logFile: string): Promise<number> {

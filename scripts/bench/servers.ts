@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type autocannon from 'autocannon';
 import { once } from 'node:events';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { startCommand } from '../start-command';
@@ -154,4 +157,43 @@ export async function storeEnvironment(
     await admin.end();
   };
   return { env: { DATABASE_URL: url.toString(), DATABASE_POOL_SIZE: '16' }, drop };
+}
+
+/** A port the kernel just handed out and took back: for a receiver that will not log its port (BENCH_LOG_LEVEL above info). */
+export async function provenFreePort(): Promise<number> {
+  const probe = createServer().listen(0, '127.0.0.1');
+  await once(probe, 'listening');
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+let natsEndpoint: Promise<string> | undefined;
+/**
+ * A JetStream server of the bench's own for receiver-nats (Debian's nats-server, on a free port, a throwaway store
+ * folder), stopped when the bench ends: the relay publishes every change the withdrawals make while they are measured (run.ts, delivery-isolation.ts).
+ */
+export function natsServer(): Promise<string> {
+  natsEndpoint ??= (async () => {
+    const port = await provenFreePort();
+    const storeDirectory = mkdtempSync(path.join(tmpdir(), 'receiver-bench-nats-'));
+    // Under SCHED_IDLE, as if on a host of its own: it takes only the CPU the receiver and the load generator leave,
+    // so receiver-nats' rate shows what publishing costs the receiver, not what nats-server costs the machine.
+    const server = spawn('chrt', ['--idle', '0', 'nats-server', '-js', '-a', '127.0.0.1', '-p', String(port), '-sd', storeDirectory], {
+      stdio: 'ignore',
+    });
+    // Unreferenced, so that it does not keep the bench alive once its work is done; killed as the bench exits.
+    server.unref();
+    process.on('exit', () => server.kill('SIGKILL'));
+    for (let attempt = 0; attempt < 300 && server.exitCode === null; attempt += 1) {
+      const up = await fetch(`http://127.0.0.1:${port}`).then(
+        () => true,
+        (error: Error & { cause?: { code?: string } }) => error.cause?.code !== 'ECONNREFUSED',
+      );
+      if (up) return `nats://127.0.0.1:${port}`;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error('nats-server did not start (is it installed? apt-get install nats-server)');
+  })();
+  return natsEndpoint;
 }
