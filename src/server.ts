@@ -71,6 +71,7 @@ async function startDelivery(
       endpoints,
       store,
       metrics,
+      log: (line) => destination.write(line),
       onFailure: (error) => {
         logger.fatal({ err: error }, 'the delivery thread failed: nothing is handed on any more; stopping');
         exitOnceWritten(destination, 1);

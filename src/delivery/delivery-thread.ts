@@ -4,13 +4,14 @@
  * the serving thread's side: it starts the thread, answers what it asks of the memory store, tells it of changes,
  * feeds the metrics, and passes on what ops and the drain ask of delivery (DeliveryControl).
  */
+import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { HeldSinks, Metrics } from '../process/metrics';
 import type { MemoryStore } from '../store/memory-store';
 import type { Store } from '../store/store';
 import type { AttemptRecord } from './positions';
-import type { DeliveryObservations, DeliveryStart, DeliveryWorkerData } from './delivery-worker';
+import type { DeliveryReport, DeliveryStart, DeliveryWorkerData } from './delivery-worker';
 import type { DeliveryControl, EndpointView } from './engine';
 import type { EndpointConfig } from './endpoints';
 import { ThreadCalls } from './thread-calls';
@@ -28,8 +29,8 @@ const NO_ACCOUNTS: ReadonlyMap<string, number> = new Map();
  */
 const CHANGES_TOLD_EVERY_MS = 10;
 
-/** Past the engine's own bound, what a stop waits for the thread to answer before ending it anyway. */
-const STOP_MARGIN_MS = 1_000;
+/** Past the engine's own bound, what a stop waits for the thread (leases released, sinks closed) before ending it anyway. */
+const STOP_MARGIN_MS = 2_000;
 
 /** The engine could not start: its positions' database did not answer (or refused), as a start of the store would. */
 export class DeliveryStartError extends Error {}
@@ -39,6 +40,8 @@ export interface DeliveryThreadOptions {
   /** The serving thread's store: the memory store's changes and heads are read here, for the thread. */
   store: Pick<Store, 'watchChanges'> & Partial<Pick<MemoryStore, 'packedChangesAfter' | 'changeHeads'>>;
   metrics: Metrics;
+  /** Writes a log line of the thread's, as the serving thread writes its own. */
+  log: (line: string) => void;
   /** The thread ended without being stopped (a fault of its own): nothing is handed on any more. */
   onFailure: (error: Error) => void;
 }
@@ -47,6 +50,8 @@ export class DeliveryThread implements DeliveryControl {
   /** Told by the thread once its engine runs. */
   private ids: string[] | undefined;
   private stopping = false;
+  /** The sinks the thread holds, as its last report gave them. */
+  private held: HeldSinks = [];
 
   private constructor(
     private readonly worker: Worker,
@@ -57,6 +62,9 @@ export class DeliveryThread implements DeliveryControl {
   /** Starts the thread and resolves once its engine runs; rejects with DeliveryStartError when its positions cannot be opened. */
   static async start(options: DeliveryThreadOptions): Promise<DeliveryThread> {
     const { store, metrics } = options;
+    // libuv's thread pool is the process's, made by the first thread that needs it, and its threads take their maker's
+    // priority: made here (this check uses it), not by the delivery thread once it runs under SCHED_IDLE.
+    await access(WORKER_FILE);
     const worker = new Worker(WORKER_FILE, { workerData: { endpoints: [...options.endpoints] } satisfies DeliveryWorkerData });
     let started: (start: DeliveryStart) => void = () => undefined;
     const calls = new ThreadCalls(
@@ -68,10 +76,12 @@ export class DeliveryThread implements DeliveryControl {
       },
       (name, value) => {
         if (name === 'started') started(value as DeliveryStart);
-        if (name === 'observations') {
-          const { deliveries, disables } = value as DeliveryObservations;
+        if (name === 'log') options.log(value as string);
+        if (name === 'report') {
+          const { deliveries, disables, held } = value as DeliveryReport;
           for (const [endpoint, result, seconds] of deliveries) metrics.observeDelivery(endpoint, result, seconds);
           for (const endpoint of disables) metrics.countDisable(endpoint);
+          thread.held = held;
         }
       },
     );
@@ -101,6 +111,7 @@ export class DeliveryThread implements DeliveryControl {
       if (thread.ids && !thread.stopping) options.onFailure(error);
     };
     worker.on('error', (error) => ended(error));
+    worker.on('messageerror', (error) => ended(error));
     worker.on('exit', (code) => ended(new Error(`the delivery thread ended with code ${code}`)));
 
     const start = await new Promise<DeliveryStart>((resolve) => (started = resolve));
@@ -110,7 +121,7 @@ export class DeliveryThread implements DeliveryControl {
       throw start.database ? new DeliveryStartError(start.error) : new Error(`delivery could not start: ${start.error}`);
     }
     thread.ids = start.sinkIds;
-    metrics.watchDelivery(() => (thread.stopping ? [] : calls.call<HeldSinks>('held')));
+    metrics.watchDelivery(() => (thread.stopping ? [] : thread.held));
     return thread;
   }
 

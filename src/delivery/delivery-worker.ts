@@ -12,7 +12,6 @@ import { execFileSync } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import pino from 'pino';
 import { loadConfig } from '../process/config';
 import { createLogger, type Logger } from '../process/logger';
 import type { DeliveryMetrics, HeldSinks } from '../process/metrics';
@@ -35,41 +34,44 @@ export interface DeliveryWorkerData {
 /** What the thread tells once it has started, or failed to. */
 export type DeliveryStart = { sinkIds: string[] } | { error: string; database: boolean };
 
-/** Attempts' outcomes and disables since the last message, sent to the serving thread's metrics. */
-export interface DeliveryObservations {
+/** For the serving thread's metrics: attempts' outcomes and disables since the last report, and the sinks held now. */
+export interface DeliveryReport {
   deliveries: Array<[endpoint: string, result: 'delivered' | 'failed' | 'gone', seconds: number]>;
   disables: string[];
+  held: HeldSinks;
 }
 
 /** Linux's lowest nice value. On Linux a nice value is per thread: this one alone lowers (os.setPriority on pid 0). */
 const LOWEST_PRIORITY = 19;
-/** How often outcomes go to the serving thread's metrics: one message for many attempts, a scrape at most this late. */
-const OBSERVATIONS_EVERY_MS = 250;
+/**
+ * How often the thread reports to the serving thread's metrics: one message for many attempts, a scrape at most this
+ * late. Pushed, not asked for when the page renders: a thread under SCHED_IDLE on busy cores may take seconds to answer.
+ */
+const REPORT_EVERY_MS = 250;
 
 const { endpoints } = workerData as DeliveryWorkerData;
 let engine: DeliveryEngine | undefined;
 let held: () => HeldSinks = () => [];
 const listeners = new Set<ChangeListener>();
-let observations: DeliveryObservations = { deliveries: [], disables: [] };
+let outcomes: Omit<DeliveryReport, 'held'> = { deliveries: [], disables: [] };
 
 function running(): DeliveryEngine {
   if (!engine) throw new Error('delivery has not started');
   return engine;
 }
 
-function sendObservations(): void {
-  if (observations.deliveries.length === 0 && observations.disables.length === 0) return;
-  calls.tell('observations', observations);
-  observations = { deliveries: [], disables: [] };
+function report(): void {
+  calls.tell('report', { ...outcomes, held: held() } satisfies DeliveryReport);
+  outcomes = { deliveries: [], disables: [] };
 }
 
-const observationTimer = setInterval(sendObservations, OBSERVATIONS_EVERY_MS).unref();
+const reportTimer = setInterval(report, REPORT_EVERY_MS).unref();
 
 const metrics: DeliveryMetrics = {
-  observeDelivery: (endpoint, result, seconds) => observations.deliveries.push([endpoint, result, seconds]),
-  countDisable: (endpoint) => observations.disables.push(endpoint),
+  observeDelivery: (endpoint, result, seconds) => outcomes.deliveries.push([endpoint, result, seconds]),
+  countDisable: (endpoint) => outcomes.disables.push(endpoint),
   watchDelivery: (sinks) => {
-    held = sinks as () => HeldSinks;
+    held = sinks;
   },
 };
 
@@ -81,11 +83,12 @@ const calls = new ThreadCalls(
     enable: (sinkId: string) => running().enable(sinkId),
     takesAccount: (sinkId: string, sourceId: string) => running().takesAccount(sinkId, sourceId),
     replay: (sinkId: string, sourceId: string, after: number) => running().replay(sinkId, sourceId, after),
-    held: () => held(),
     stop: async (boundMs: number) => {
+      // At the normal policy again (still at nice 19): the stop releases the leases on time however busy the cores.
+      setPolicy('--other');
       await running().stop(boundMs);
-      clearInterval(observationTimer);
-      sendObservations();
+      clearInterval(reportTimer);
+      report();
     },
   },
   (name, value) => {
@@ -102,19 +105,27 @@ const calls = new ThreadCalls(
  * what it got, and says so.
  */
 function runOnlyWhenIdle(logger: Logger): void {
+  // Elsewhere a nice value is the whole process's: the serving thread's too.
+  if (process.platform !== 'linux') return;
   try {
     setPriority(LOWEST_PRIORITY);
-    const threadId = readlinkSync('/proc/thread-self').split('/').pop() as string;
-    execFileSync('chrt', ['--idle', '--pid', '0', threadId], { stdio: 'ignore', timeout: 5_000 });
+    setPolicy('--idle');
   } catch (error) {
     logger.warn({ err: error }, 'delivery runs at a higher priority than it asks: its thread could not lower its own');
   }
 }
 
+/** This thread's scheduling policy (chrt's --idle or --other), at priority 0. */
+function setPolicy(policy: '--idle' | '--other'): void {
+  if (process.platform !== 'linux') return;
+  const threadId = readlinkSync('/proc/thread-self').split('/').pop() as string;
+  execFileSync('chrt', [policy, '--pid', '0', threadId], { stdio: 'ignore', timeout: 5_000 });
+}
+
 async function start(): Promise<DeliveryStart> {
   const config = loadConfig(process.env);
-  // Synchronous: delivery logs a few lines, and the thread is ended once it has stopped, with nothing left unwritten.
-  const logger = createLogger(config.logLevel, pino.destination({ dest: 1, sync: true }), config.instanceId);
+  // Each line goes to the serving thread, which writes it with its own: two writers on one pipe could split a line.
+  const logger = createLogger(config.logLevel, { write: (line: string) => calls.tell('log', line) }, config.instanceId);
   runOnlyWhenIdle(logger);
   const { database, delivery } = config;
   const natsRelay = openNatsRelay(config, logger);

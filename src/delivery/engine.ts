@@ -69,6 +69,8 @@ export class DeliveryEngine implements DeliveryControl {
   private readonly owner: string;
   private stopped = false;
   private wakeUp: (() => void) | undefined;
+  /** Woken during a round: the next round starts without waiting, so a change told of mid-round is not left to the poll. */
+  private wokenDuringRound = false;
   private loop: Promise<void> = Promise.resolve();
   private unwatch: () => void = () => undefined;
   /** The database failed delivery since the last round that went through whole: logged once, not per sink or poll. */
@@ -106,6 +108,7 @@ export class DeliveryEngine implements DeliveryControl {
 
   /** Looks for new changes now rather than at the next poll (a change committed). */
   wake(): void {
+    this.wokenDuringRound = true;
     this.wakeUp?.();
   }
 
@@ -204,6 +207,7 @@ export class DeliveryEngine implements DeliveryControl {
     while (!this.stopped) {
       let busy = false;
       this.failedThisRound = false;
+      this.wokenDuringRound = false;
       try {
         const heads = await this.options.positions.accountHeads();
         for (const sender of this.senders) if (!this.stopped && (await sender.step(heads))) busy = true;
@@ -215,6 +219,7 @@ export class DeliveryEngine implements DeliveryControl {
         this.options.logger.info('delivery resumed: the database answers again');
       }
       if (this.stopped) break;
+      if (this.wokenDuringRound) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, busy ? busyPollMs : Math.min(idlePollMs, leaseMs / 3));
         this.wakeUp = () => {

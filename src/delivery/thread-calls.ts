@@ -20,6 +20,8 @@ export type CallHandlers = Record<string, (...args: never[]) => unknown>;
 
 export class ThreadCalls {
   private lastId = 0;
+  /** The other side is gone (failAll): a call made now would never be answered. */
+  private closedBy: Error | undefined;
   private readonly pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
 
   constructor(
@@ -31,6 +33,7 @@ export class ThreadCalls {
   }
 
   call<T>(method: string, ...args: unknown[]): Promise<T> {
+    if (this.closedBy) return Promise.reject(this.closedBy);
     const id = ++this.lastId;
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
@@ -42,8 +45,9 @@ export class ThreadCalls {
     this.port.postMessage({ kind: 'event', name, value } satisfies ThreadMessage);
   }
 
-  /** Every call still waiting fails with `error`: the other side is gone and will never answer. */
+  /** Every call still waiting, and every call made later, fails with `error`: the other side is gone and will never answer. */
   failAll(error: Error): void {
+    this.closedBy = error;
     for (const { reject } of this.pending.values()) reject(error);
     this.pending.clear();
   }
@@ -62,14 +66,14 @@ export class ThreadCalls {
   }
 
   private async answer({ id, method, args }: Extract<ThreadMessage, { kind: 'call' }>): Promise<void> {
-    let answer: ThreadMessage;
     try {
       const handler = this.handlers[method] as ((...args: unknown[]) => unknown) | undefined;
       if (!handler) throw new Error(`no such call: ${method}`);
-      answer = { kind: 'answer', id, value: await handler(...args) };
+      // Posted in the try: a value that cannot be copied is this call's error, not an unhandled rejection.
+      this.port.postMessage({ kind: 'answer', id, value: await handler(...args) } satisfies ThreadMessage);
     } catch (error) {
-      answer = { kind: 'answer', id, error: error instanceof Error ? error.message : String(error) };
+      const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+      this.port.postMessage({ kind: 'answer', id, error: text } satisfies ThreadMessage);
     }
-    this.port.postMessage(answer);
   }
 }

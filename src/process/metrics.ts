@@ -217,17 +217,16 @@ export class Metrics {
    * The sinks this instance sends to (it holds their lease), read when the page renders: the age of the oldest change
    * not yet taken, and whether it is disabled. Another instance's sinks are its own to report.
    */
-  watchDelivery(sinks: () => HeldSinks | Promise<HeldSinks>): void {
+  watchDelivery(sinks: () => HeldSinks): void {
     const registers = [this.registry];
     new Gauge({
       name: 'receiver_delivery_oldest_undelivered_seconds',
       help: 'Age of the oldest change not yet delivered, per endpoint this instance sends to (0: none waiting)',
       labelNames: ['endpoint'] as const,
       registers,
-      async collect() {
-        const held = await sinks();
+      collect() {
         this.reset();
-        for (const sink of held) this.set({ endpoint: sink.endpoint }, sink.oldestUndeliveredSeconds);
+        for (const sink of sinks()) this.set({ endpoint: sink.endpoint }, sink.oldestUndeliveredSeconds);
       },
     });
     new Gauge({
@@ -235,10 +234,9 @@ export class Metrics {
       help: 'Per endpoint this instance sends to: 1 while disabled (nothing is sent; nothing is dropped), else 0',
       labelNames: ['endpoint'] as const,
       registers,
-      async collect() {
-        const held = await sinks();
+      collect() {
         this.reset();
-        for (const sink of held) this.set({ endpoint: sink.endpoint }, sink.disabled ? 1 : 0);
+        for (const sink of sinks()) this.set({ endpoint: sink.endpoint }, sink.disabled ? 1 : 0);
       },
     });
   }

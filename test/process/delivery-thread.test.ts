@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Lanes } from '../helpers/lanes';
-import { startServer, type ServerProcess } from '../helpers/server-process';
+import { runServer, startServer, type ServerProcess } from '../helpers/server-process';
+import { freePort } from '../helpers/throwaway-cluster';
 import { waitFor } from '../helpers/wait';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
 
@@ -104,5 +105,39 @@ function schedulingByThread(pid: number): Map<number, { nice: number; policy: nu
 
     server.child.kill('SIGTERM');
     expect((await server.exited).code).toBe(0);
+  });
+
+  it("leaves libuv's shared thread pool at the serving thread's priority, though delivery is first to need it", async () => {
+    receiver = await WebhookReceiver.start();
+    const seedFile = lanes.writeSeed();
+    const seed = JSON.parse(readFileSync(seedFile, 'utf8'));
+    // A host name, which the delivery thread resolves on the pool; LOG_LEVEL=error, so the serving thread writes no
+    // log line (which would have made the pool) before delivery starts.
+    const url = receiver.url().replace('127.0.0.1', 'localhost');
+    writeFileSync(seedFile, JSON.stringify({ ...seed, endpoints: [{ id: 'erp', url, secrets: [SECRET] }] }));
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const started = runServer({
+      SEED_FILE: seedFile,
+      DELIVERY_ALLOW_HTTP: 'true',
+      LOG_LEVEL: 'error',
+      PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+    });
+    server = { ...started, port, metricsPort };
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.status === 200);
+    const response = await fetch(`http://127.0.0.1:${port}/v1/tokens/withdraw`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: lanes.withdrawalBody(0, '90000000000000000001', Lanes.START_BALANCE - 100),
+    });
+    expect(response.status).toBe(200);
+    await waitFor(async () => receiver.received.length === 1);
+    const pid = server.child.pid as number;
+    const threads = schedulingByThread(pid);
+    expect([...threads.values()].filter((thread) => thread.nice === 19 || thread.policy !== 0)).toEqual([{ nice: 19, policy: SCHED_IDLE }]);
+    // The pool is there, made by the serving thread.
+    expect(
+      readdirSync(`/proc/${pid}/task`).some((tid) => readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').startsWith('libuv-worker')),
+    ).toBe(true);
   });
 });
