@@ -1,12 +1,13 @@
 /**
  * Sinks' positions in PostgreSQL (migration 018), shared by every instance: a lease per sink says which one sends to
  * it, and every write of a sender checks, in its transaction, that it still holds the lease at the generation it
- * loaded. A pool of its own, of two connections, so delivery never takes a connection a partner's request waits for;
+ * loaded. A pool of its own, of three connections, so delivery never takes a connection a partner's request waits for;
  * no transaction is ever open across a sink's attempt (the engine writes before and after it, never during).
  */
 import { Pool, type PoolClient } from 'pg';
 import type { Logger } from '../process/logger';
-import { withClient } from '../store/postgres/connection';
+import { roundTrip, withClient, withoutSessionState } from '../store/postgres/connection';
+import { BEGIN, COMMIT, statement } from '../store/postgres/statements';
 import { CHANGES_AFTER, changeFromRow } from '../store/postgres/tables';
 import type { Change } from '../store/store';
 import { ATTEMPTS_KEPT, type AttemptRecord, type SenderWrite, type SinkPositions, type SinkSnapshot, type SinkState } from './positions';
@@ -28,15 +29,54 @@ export interface PgSinkPositionsOptions {
 
 /** How delivery's connections name themselves in pg_stat_activity: ops (and a test) can tell them from the store's. */
 export const DELIVERY_APPLICATION_NAME = 'token-booking-receiver/delivery';
-/** Connections delivery uses at most: one for a sender's writes, one for reads and ops, whatever the number of sinks. */
-const POOL_SIZE = 2;
+/**
+ * Connections delivery uses at most, whatever the number of sinks: one for a sender's writes, one for its pages of
+ * changes (read here since delivery has a thread of its own), one for leases and ops.
+ */
+const POOL_SIZE = 3;
 
 /**
  * A sender's write does not wait for its WAL to reach the disk: a database crash can lose the last moment of
  * positions, which only sends those changes again (at least once), never loses one; and a delivery's write a
  * moment of the disk's time, however busy partners keep it. Per transaction, so a transaction-mode pooler passes it.
  */
-const RECORD_BEGIN = 'BEGIN; SET LOCAL synchronous_commit = off';
+const ASYNCHRONOUS_COMMIT = statement('delivery_asynchronous_commit', "SELECT set_config('synchronous_commit', 'off', true)");
+
+/**
+ * A sender's write (SinkPositions.record) as one statement, sent with its BEGIN and COMMIT in one round trip: each
+ * part runs only while `owner` holds the lease at `generation`, which `held` locks FOR SHARE, so that the lease cannot
+ * pass to another instance, nor an enable or replay commit, before this COMMIT. A lease that lapsed but that no one
+ * took is still its owner's: the write goes in and saves a re-send. Window rows at or below the position are not
+ * written (the position passes them; they are deleted), so no row is both written and deleted by the statement.
+ * Answers held = 1 when written, 0 when nothing was.
+ */
+const RECORD = statement(
+  'delivery_record',
+  `WITH held AS (
+     SELECT 1 FROM sink_states WHERE sink_id = $1 AND lease_owner = $2 AND generation = $3 FOR SHARE
+   ), attempt AS (
+     INSERT INTO sink_attempts (sink_id, source_id, seq, change_id, attempt, result, status, error, duration_ms, attempted_at)
+     SELECT $1, $4, $7, $8, $9, $10, $11, $12, $13, $14 FROM held WHERE $6::boolean
+   ), window_rows AS (
+     INSERT INTO sink_window (sink_id, source_id, seq, delivered, attempts, next_attempt_at, last_error)
+     SELECT $1, $4, row.seq, row.delivered, row.attempts, row.next_attempt_at, row.last_error
+     FROM held, unnest($15::bigint[], $16::boolean[], $17::int[], $18::timestamptz[], $19::text[])
+       AS row (seq, delivered, attempts, next_attempt_at, last_error)
+     WHERE row.seq > $5
+     ON CONFLICT (sink_id, source_id, seq) DO UPDATE SET delivered = excluded.delivered, attempts = excluded.attempts,
+       next_attempt_at = excluded.next_attempt_at, last_error = excluded.last_error
+   ), passed AS (
+     DELETE FROM sink_window WHERE sink_id = $1 AND source_id = $4 AND seq <= $5 AND EXISTS (SELECT 1 FROM held)
+   ), position AS (
+     INSERT INTO sink_positions (sink_id, source_id, position) SELECT $1, $4, $5 FROM held
+     ON CONFLICT (sink_id, source_id) DO UPDATE SET position = excluded.position
+   ), disabled AS (
+     UPDATE sink_states SET enabled = false, reason = $20, disabled_at = now(), generation = generation + 1
+     WHERE sink_id = $1 AND $20::text IS NOT NULL AND EXISTS (SELECT 1 FROM held)
+   )
+   SELECT count(*)::int AS held FROM held`,
+  'SELECT',
+);
 
 type Row = Record<string, unknown>;
 
@@ -88,6 +128,8 @@ export class PgSinkPositions implements SinkPositions {
       statement_timeout: options.pooled ? undefined : options.statementTimeoutMs,
       query_timeout: options.statementTimeoutMs + 2_000,
     });
+    // Behind a transaction-mode pooler: statements unnamed, and the time limit set in each transaction (connection.ts).
+    if (options.pooled) withoutSessionState(this.pool, options.statementTimeoutMs);
     this.attemptsKept = options.attemptsKept ?? ATTEMPTS_KEPT;
     this.pruneEvery = Math.ceil(this.attemptsKept / 10);
     // A broken idle connection must not end the process; the next call connects anew, and a call that fails is what
@@ -172,57 +214,37 @@ export class PgSinkPositions implements SinkPositions {
   }
 
   async record(sinkId: string, owner: string, generation: number, write: SenderWrite): Promise<boolean> {
-    const written = await this.inTransaction(async (client) => {
-      // Still the owner at the same generation: no other instance took the lease since (taking it bumps the
-      // generation), even if it lapsed while this one was slow; then the write is true and saves a re-send.
-      // FOR SHARE: the lease cannot pass to another instance, nor an enable or replay commit, before this COMMIT.
-      const held = await client.query('SELECT 1 FROM sink_states WHERE sink_id = $1 AND lease_owner = $2 AND generation = $3 FOR SHARE', [
-        sinkId,
-        owner,
-        generation,
-      ]);
-      if (held.rowCount !== 1) return false;
-      const { attempt, sourceId } = write;
-      if (attempt) {
-        await client.query(
-          `INSERT INTO sink_attempts (sink_id, source_id, seq, change_id, attempt, result, status, error, duration_ms, attempted_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-          [
-            sinkId,
-            attempt.sourceId,
-            attempt.seq,
-            attempt.changeId,
-            attempt.attempt,
-            attempt.result,
-            attempt.status,
-            attempt.error,
-            Math.round(attempt.durationMs),
-            attempt.attemptedAt,
-          ],
-        );
-      }
-      for (const row of write.window) {
-        await client.query(
-          `INSERT INTO sink_window (sink_id, source_id, seq, delivered, attempts, next_attempt_at, last_error) VALUES ($1, $2, $3, $4, $5, $6, $7)
-           ON CONFLICT (sink_id, source_id, seq) DO UPDATE SET delivered = $4, attempts = $5, next_attempt_at = $6, last_error = $7`,
-          [sinkId, sourceId, row.seq, row.delivered, row.attempts, row.nextAttemptAt, row.lastError],
-        );
-      }
-      await client.query('DELETE FROM sink_window WHERE sink_id = $1 AND source_id = $2 AND seq <= $3', [sinkId, sourceId, write.position]);
-      await client.query(
-        `INSERT INTO sink_positions (sink_id, source_id, position) VALUES ($1, $2, $3)
-         ON CONFLICT (sink_id, source_id) DO UPDATE SET position = $3`,
-        [sinkId, sourceId, write.position],
-      );
-      if (write.disable !== undefined) {
-        await client.query(
-          'UPDATE sink_states SET enabled = false, reason = $2, disabled_at = now(), generation = generation + 1 WHERE sink_id = $1',
-          [sinkId, write.disable],
-        );
-      }
-      return true;
-    }, RECORD_BEGIN);
-    if (written && write.attempt) await this.countAttempt(sinkId);
+    const { attempt, sourceId, window } = write;
+    const values = [
+      sinkId,
+      owner,
+      generation,
+      sourceId,
+      write.position,
+      attempt !== undefined,
+      attempt?.seq ?? null,
+      attempt?.changeId ?? null,
+      attempt?.attempt ?? null,
+      attempt?.result ?? null,
+      attempt?.status ?? null,
+      attempt?.error ?? null,
+      attempt ? Math.round(attempt.durationMs) : null,
+      attempt?.attemptedAt ?? null,
+      window.map((row) => row.seq),
+      window.map((row) => row.delivered),
+      window.map((row) => row.attempts),
+      window.map((row) => row.nextAttemptAt),
+      window.map((row) => row.lastError),
+      write.disable ?? null,
+    ];
+    const [, , recorded] = await withClient(
+      this.pool,
+      (client) =>
+        roundTrip(client, [{ statement: BEGIN }, { statement: ASYNCHRONOUS_COMMIT }, { statement: RECORD, values }, { statement: COMMIT }]),
+      (client) => client.query('ROLLBACK'),
+    );
+    const written = (recorded.rows[0] as { held: number }).held === 1;
+    if (written && attempt) await this.countAttempt(sinkId);
     return written;
   }
 

@@ -142,4 +142,36 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('sink posi
       expect(await positions.lease('erp', 'a', LEASE_MS)).toMatchObject({ generation: (takenOver?.generation as number) + 1 });
     },
   );
+
+  (name === 'postgres' ? it : it.skip)(
+    'set for a transaction-mode pooler (statements unnamed, the time limit set in each transaction), a write goes in the same',
+    async () => {
+      await positions.close();
+      // A direct connection treated as a pooler's: what the positions send is what a pooler would pass on.
+      positions = new PgSinkPositions({
+        connectionString: TEST_DATABASE_URL as string,
+        schema: workerSchema(),
+        statementTimeoutMs: 5_000,
+        pooled: true,
+      });
+      await positions.register(['erp']);
+      const { generation } = await taken();
+      const attempt = { sourceId: ACME.source_id, seq: 4, changeId: 'chg_4', attempt: 1, result: 'failed' as const, status: 503 };
+      const details = { error: 'HTTP 503', durationMs: 5, attemptedAt: new Date('2026-01-02T03:04:05.000Z') };
+      for (let i = 0; i < 3; i += 1) {
+        expect(
+          await positions.record('erp', 'a', generation, {
+            ...write(2, [row(3, true), row(4, false)]),
+            attempt: { ...attempt, ...details },
+          }),
+        ).toBe(true);
+      }
+      const snapshot = await positions.snapshot('erp');
+      expect(snapshot?.positions.get(ACME.source_id)).toBe(2);
+      expect(snapshot?.window).toEqual([row(3, true), row(4, false)]);
+      expect((await positions.attempts('erp', 5)).map(({ id: _id, ...rest }) => rest)).toEqual(
+        Array.from({ length: 3 }, () => ({ ...attempt, ...details, sinkId: 'erp' })),
+      );
+    },
+  );
 });
