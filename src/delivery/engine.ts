@@ -71,6 +71,11 @@ export class DeliveryEngine implements DeliveryControl {
   private wakeUp: (() => void) | undefined;
   /** Woken during a round: the next round starts without waiting, so a change told of mid-round is not left to the poll. */
   private wokenDuringRound = false;
+  /**
+   * Rounds, enables and replays, one at a time: an enable or replay answers the state it made, read before a round
+   * can act on it (a round is where a sender takes up a new generation and sends again).
+   */
+  private turns: Promise<unknown> = Promise.resolve();
   private loop: Promise<void> = Promise.resolve();
   private unwatch: () => void = () => undefined;
   /** The database failed delivery since the last round that went through whole: logged once, not per sink or poll. */
@@ -147,10 +152,13 @@ export class DeliveryEngine implements DeliveryControl {
   /** Resumes where it stopped, the failed change from the first step. */
   async enable(sinkId: string): Promise<EndpointView | undefined> {
     if (!this.sinkIds().includes(sinkId)) return undefined;
-    await this.options.positions.enable(sinkId);
+    const view = await this.inTurn(async () => {
+      await this.options.positions.enable(sinkId);
+      return this.endpoint(sinkId);
+    });
     this.options.logger.info({ endpoint: sinkId }, 'endpoint enabled by ops');
     this.wake();
-    return this.endpoint(sinkId);
+    return view;
   }
 
   /** Whether the sink hands on the account's changes (undefined: no such sink). */
@@ -161,10 +169,20 @@ export class DeliveryEngine implements DeliveryControl {
   /** Moves the account's position back to `after`: what follows and matches is sent again, in order. */
   async replay(sinkId: string, sourceId: string, after: number): Promise<EndpointView | undefined> {
     if (!this.sinkIds().includes(sinkId)) return undefined;
-    await this.options.positions.replay(sinkId, sourceId, after);
+    const view = await this.inTurn(async () => {
+      await this.options.positions.replay(sinkId, sourceId, after);
+      return this.endpoint(sinkId);
+    });
     this.options.logger.info({ endpoint: sinkId, source_id: sourceId, after }, 'endpoint replay by ops');
     this.wake();
-    return this.endpoint(sinkId);
+    return view;
+  }
+
+  /** Runs `work` once the rounds, enables and replays queued before it are done. */
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const turn = this.turns.then(work);
+    this.turns = turn.catch(() => undefined);
+    return turn;
   }
 
   /**
@@ -208,12 +226,14 @@ export class DeliveryEngine implements DeliveryControl {
       let busy = false;
       this.failedThisRound = false;
       this.wokenDuringRound = false;
-      try {
-        const heads = await this.options.positions.accountHeads();
-        for (const sender of this.senders) if (!this.stopped && (await sender.step(heads))) busy = true;
-      } catch (error) {
-        this.databaseFailed(error);
-      }
+      await this.inTurn(async () => {
+        try {
+          const heads = await this.options.positions.accountHeads();
+          for (const sender of this.senders) if (!this.stopped && (await sender.step(heads))) busy = true;
+        } catch (error) {
+          this.databaseFailed(error);
+        }
+      });
       if (this.databaseDown && !this.failedThisRound) {
         this.databaseDown = false;
         this.options.logger.info('delivery resumed: the database answers again');
