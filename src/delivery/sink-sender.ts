@@ -56,7 +56,10 @@ class Session {
 
 /** A short text of an outcome's failure for the logs, the attempt's row and the reason of a disable. */
 function describe(outcome: Exclude<DeliveryOutcome, { result: 'delivered' }>): string {
-  return outcome.status === undefined ? outcome.error : `${outcome.status}: ${outcome.error}`;
+  const text = outcome.status === undefined ? outcome.error : `${outcome.status}: ${outcome.error}`;
+  // An endpoint's answer may hold U+0000, which PostgreSQL's text refuses: the write would fail for ever, and the
+  // endpoint be neither retried on its schedule nor disabled. Both stores keep the same text.
+  return text.replaceAll('\u0000', '\uFFFD');
 }
 
 /**

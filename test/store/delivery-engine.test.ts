@@ -212,6 +212,20 @@ describe.each(storeKinds().map((kind) => [kind.name, kind] as const))('webhooks 
     expect(attempts.body.attempts[0].id).toBeGreaterThan(attempts.body.attempts[1].id);
   });
 
+  it('an answer holding a NUL byte is recorded, with the byte replaced, and a 410 holding one still disables the endpoint', async () => {
+    const server = await endpoint();
+    server.answer = (_received, response) => response.writeHead(410).end('gone\u0000for good');
+    await start([{ id: 'erp', url: server.url() }]);
+    await change();
+    await waitFor(async () => (await request(app.server).get('/admin/endpoints').set(bearer)).body.endpoints[0].state === 'disabled');
+    const [first] = await changesOf();
+    const attempts = await request(app.server).get('/admin/endpoints/erp/attempts?limit=5').set(bearer).expect(200);
+    expect(attempts.body.attempts).toEqual([
+      expect.objectContaining({ change_id: first.id, attempt: 1, result: 'gone', status: 410, error: '410: HTTP 410: gone\uFFFDfor good' }),
+    ]);
+    expect(server.received).toHaveLength(1);
+  });
+
   it('a replay sends the changes after the position again, same ids and bodies; unknown ids are 404 and bad bodies 400', async () => {
     const server = await endpoint();
     await start([{ id: 'erp', url: server.url() }]);
