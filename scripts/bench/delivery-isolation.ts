@@ -168,7 +168,7 @@ async function main(): Promise<void> {
               const logFile = path.join(directory, `${name}-${label.replace(' ', '-')}-${build}.log`);
               const nats: Record<string, string> = label === 'NATS' ? { NATS_URL: await natsServer() } : {};
               const result = await run(tree, seedFile, { ...store.env, ...nats }, logFile, healthyReceived);
-              const delivered = label === 'no endpoint' || label === 'NATS' ? '-' : String(result.delivered);
+              const delivered = seedFile === plainSeed ? '-' : String(result.delivered);
               const row =
                 `${String(round).padEnd(6)}${build.padEnd(9)}${name.padEnd(9)}${label.padEnd(13)}${String(result.rate).padStart(8)}` +
                 `${String(result.p50).padStart(8)}${String(result.p99).padStart(8)}${delivered.padStart(11)}` +

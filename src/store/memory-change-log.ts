@@ -105,6 +105,16 @@ export class MemoryChangeLog {
     this.lastSeq += 1;
   }
 
+  /** The seq the oldest kept change has (lastSeq + 1 while none is kept). */
+  get firstSeq(): number {
+    return this.lastSeq - this.count + 1;
+  }
+
+  /** How many places after the oldest kept change the first one after seq `after` is (0 when `after` is older). */
+  indexAfter(after: number): number {
+    return Math.max(0, after + 1 - this.firstSeq);
+  }
+
   /** The bytes its chunks take: what dropping changes gives back is gone from here at once (the memory, at V8's next collection). */
   chunkBytes(): number {
     return this.chunks.reduce((sum, chunk) => sum + chunk.bytes.length, 0);
@@ -139,7 +149,7 @@ export class MemoryChangeLog {
     const row = this.start + index;
     const position = this.positions[row];
     const chunk = this.chunkAt(position);
-    const seq = this.lastSeq - this.count + 1 + index;
+    const seq = this.firstSeq + index;
     return decoded(
       sourceId,
       seq,
@@ -172,7 +182,7 @@ export class MemoryChangeLog {
     }
     return {
       sourceId,
-      firstSeq: this.lastSeq - this.count + 1 + index,
+      firstSeq: this.firstSeq + index,
       createdAtMs: this.createdAtMs.slice(first, first + count),
       typeCodes: this.typeCodes.slice(first, first + count),
       idBytes: this.idBytes.slice(first, first + count),

@@ -64,8 +64,7 @@ export class MemoryChanges {
   /** The same changes as `after`, copied out for another thread (MemoryChangeLog.packed). */
   packedAfter(sourceId: string, after: number, limit: number): PackedChanges {
     const log = this.accounts.get(sourceId)?.log ?? new MemoryChangeLog();
-    const firstSeq = log.lastSeq - log.count + 1;
-    return log.packed(sourceId, Math.max(0, after + 1 - firstSeq), limit);
+    return log.packed(sourceId, log.indexAfter(after), limit);
   }
 
   /**
@@ -75,12 +74,11 @@ export class MemoryChanges {
   read(sourceId: string, { after, limit, types }: ChangeQuery): ChangesRead {
     const log = this.accounts.get(sourceId)?.log;
     if (!log) return { changes: [], lastSeq: 0, oldestSeq: undefined };
-    const firstSeq = log.lastSeq - log.count + 1;
     const changes: Change[] = [];
     const wanted: ReadonlySet<string> | undefined = types && new Set(types);
-    for (let index = Math.max(0, after + 1 - firstSeq); index < log.count && changes.length < limit; index += 1) {
+    for (let index = log.indexAfter(after); index < log.count && changes.length < limit; index += 1) {
       if (!wanted || wanted.has(log.typeAt(index))) changes.push(log.changeAt(sourceId, index));
     }
-    return { changes, lastSeq: log.lastSeq, oldestSeq: log.count > 0 ? firstSeq : undefined };
+    return { changes, lastSeq: log.lastSeq, oldestSeq: log.count > 0 ? log.firstSeq : undefined };
   }
 }
