@@ -11,6 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
+import { format } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadConfig } from '../process/config';
 import { createLogger, type Logger } from '../process/logger';
@@ -120,6 +121,21 @@ function runOnlyWhenIdle(logger: Logger): void {
   }
 }
 
+/** The most of one console write a log line keeps: a server that sends what the client cannot parse chooses its length. */
+const MAX_CONSOLE_TEXT = 1_000;
+
+/**
+ * nats.js writes a few errors of its own with console.log (a connection's reader that could not parse what the server
+ * sent, say). As they are, they would be the only lines of the log that are not JSON (contract section 8), and their
+ * length would be the server's to choose. This thread runs nothing else that writes to the console, and its console
+ * is its own (a worker's globals are), so here the console is the thread's logger.
+ */
+function consoleAsLog(logger: Logger): void {
+  const write = (...args: unknown[]) =>
+    logger.warn({ console: format(...args).slice(0, MAX_CONSOLE_TEXT) }, 'a library of the delivery thread wrote to the console');
+  Object.assign(console, Object.fromEntries(['log', 'info', 'warn', 'error', 'debug', 'trace'].map((method) => [method, write])));
+}
+
 /** This thread's scheduling policy (chrt's --idle or --other), at priority 0. */
 function setPolicy(policy: '--idle' | '--other'): void {
   if (process.platform !== 'linux') return;
@@ -131,6 +147,7 @@ async function start(): Promise<DeliveryStart> {
   const config = loadConfig(process.env);
   // Each line goes to the serving thread, which writes it with its own: two writers on one pipe could split a line.
   const logger = createLogger(config.logLevel, { write: (line: string) => calls.tell('log', line) }, config.instanceId);
+  consoleAsLog(logger);
   runOnlyWhenIdle(logger);
   const { database, delivery } = config;
   const natsRelay = openNatsRelay(config, logger);

@@ -1,4 +1,6 @@
+import { once } from 'node:events';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { getPriority } from 'node:os';
 import { Lanes } from '../helpers/lanes';
 import { runServer, startServer, type ServerProcess } from '../helpers/server-process';
@@ -146,5 +148,70 @@ function lowered(threads: Map<number, { nice: number; policy: number }>) {
     expect(
       readdirSync(`/proc/${pid}/task`).some((tid) => readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').startsWith('libuv-worker')),
     ).toBe(true);
+  });
+});
+
+/**
+ * A NATS server that completes the client's handshake, then sends `garbage` (what nats.js cannot parse) on every
+ * connection; the lines clients sent, for the test to see that one connected.
+ */
+async function unparsableNatsServer(garbage: string): Promise<{ url: string; clientLines: string[]; close: () => Promise<void> }> {
+  const clientLines: string[] = [];
+  const sockets = new Set<Socket>();
+  const server = createNetServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    socket.write('INFO {"server_id":"fake","version":"2.9.10","proto":1,"headers":true,"max_payload":1048576}\r\n');
+    let text = '';
+    socket.on('data', (chunk) => {
+      text += String(chunk);
+      const lines = text.split('\r\n');
+      text = lines.pop() as string;
+      clientLines.push(...lines);
+      if (lines.some((line) => line === 'PING')) socket.write(`PONG\r\n${garbage}\r\n`);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `nats://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    clientLines,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+describe('the delivery thread’s console (the server process, memory store)', () => {
+  it('logs what nats.js writes to the console as a JSON line of its own, cut to 1,000 characters, and goes on serving', async () => {
+    // nats.js console.logs "reader closed" with the parser's error when a server sends what it cannot parse.
+    const nats = await unparsableNatsServer(`BOGUS ${'x'.repeat(5_000)}`);
+    try {
+      const seedFile = lanes.writeSeed();
+      const started = await startServer({ SEED_FILE: seedFile, NATS_URL: nats.url });
+      await waitFor(async () => started.stdout.some((line) => line.includes('wrote to the console')));
+      const response = await fetch(`http://127.0.0.1:${started.port}/v1/tokens/withdraw`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: lanes.withdrawalBody(1, '91000000000000000001', Lanes.START_BALANCE - 100),
+      });
+      expect(response.status).toBe(200);
+      expect(nats.clientLines.some((line) => line.startsWith('CONNECT '))).toBe(true);
+      // Every line the server wrote is JSON; the console's are warnings of the thread, the library's words kept.
+      const entries = started.stdout.map((line) => JSON.parse(line) as { level: number; msg: string; console?: string });
+      const consoleEntries = entries.filter((entry) => entry.msg === 'a library of the delivery thread wrote to the console');
+      expect(consoleEntries.length).toBeGreaterThan(0);
+      for (const entry of consoleEntries) {
+        expect(entry.level).toBe(40);
+        expect(entry.console?.length).toBeLessThanOrEqual(1_000);
+      }
+      expect(consoleEntries.some((entry) => entry.console?.startsWith('reader closed'))).toBe(true);
+      started.child.kill('SIGTERM');
+      expect((await started.exited).code).toBe(0);
+    } finally {
+      await nats.close();
+    }
   });
 });
