@@ -13,7 +13,9 @@
  * BENCH_RATE=N offers N withdrawals a second rather than as many as the receiver answers, for the latencies of a
  * receiver that is not saturated. With Debian's nats-server installed, a fourth configuration publishes to NATS
  * (contract 13.4) instead. Besides the rate and latencies it reads the CPU per withdrawal of the whole process and of
- * its main thread, which serves the requests: what delivery takes of that thread shows there.
+ * its main thread, which serves the requests: what delivery takes of that thread shows there. A last configuration,
+ * `idle spinner`, is the control: no endpoint, and a process under SCHED_IDLE that only spins (no memory, no system
+ * call) for the whole run, what any work the other core does, and nothing else, costs partners on this machine.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -45,6 +47,12 @@ const BASELINE = process.env.BENCH_BASELINE && path.resolve(process.env.BENCH_BA
 const CONNECTIONS = 10;
 const DELIVERY_TIMEOUT_MS = 2_000;
 const SECRET = `whsec_${Buffer.from('bench-delivery-endpoint-secret-01').toString('base64')}`;
+
+/** A process under SCHED_IDLE that spins until it is killed: work on another core, and nothing of the receiver's. */
+function idleSpinner() {
+  const child = spawn('chrt', ['--idle', '0', process.execPath, '-e', 'for (;;);'], { stdio: 'ignore' });
+  return { stop: () => child.kill('SIGKILL') };
+}
 
 /**
  * The three endpoints, in a process of their own under SCHED_IDLE (webhook-endpoints.js): on a host of their own in
@@ -161,13 +169,15 @@ async function main(): Promise<void> {
   try {
     for (let round = 1; round <= ROUNDS; round += 1) {
       for (const [name, databaseUrl] of stores) {
-        for (const [label, seedFile] of [...configurations, ...(withNats ? [['NATS', plainSeed] as const] : [])]) {
+        const last = [...(withNats ? [['NATS', plainSeed] as const] : []), ['idle spinner', plainSeed] as const];
+        for (const [label, seedFile] of [...configurations, ...last]) {
           for (const [build, tree] of trees) {
             const store = await storeEnvironment(databaseUrl);
             try {
               const logFile = path.join(directory, `${name}-${label.replace(' ', '-')}-${build}.log`);
               const nats: Record<string, string> = label === 'NATS' ? { NATS_URL: await natsServer() } : {};
-              const result = await run(tree, seedFile, { ...store.env, ...nats }, logFile, healthyReceived);
+              const spinner = label === 'idle spinner' ? idleSpinner() : undefined;
+              const result = await run(tree, seedFile, { ...store.env, ...nats }, logFile, healthyReceived).finally(() => spinner?.stop());
               const delivered = seedFile === plainSeed ? '-' : String(result.delivered);
               const row =
                 `${String(round).padEnd(6)}${build.padEnd(9)}${name.padEnd(9)}${label.padEnd(13)}${String(result.rate).padStart(8)}` +
