@@ -48,10 +48,39 @@ const CONNECTIONS = 10;
 const DELIVERY_TIMEOUT_MS = 2_000;
 const SECRET = `whsec_${Buffer.from('bench-delivery-endpoint-secret-01').toString('base64')}`;
 
-/** A process under SCHED_IDLE that spins until it is killed: work on another core, and nothing of the receiver's. */
-function idleSpinner() {
-  const child = spawn('chrt', ['--idle', '0', process.execPath, '-e', 'for (;;);'], { stdio: 'ignore' });
-  return { stop: () => child.kill('SIGKILL') };
+/** A process's command and, when it is SCHED_IDLE, that (field 41 of its stat, 5); undefined once it is gone. */
+function schedulingOf(pid: number): string | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // The fields after the command's closing parenthesis start at field 3 (the state).
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+  return fields[38] === '5' ? `${command} under SCHED_IDLE` : command;
+}
+
+/**
+ * A process under SCHED_IDLE that spins until it is killed, or its parent (this bench) is gone: work on another core,
+ * and nothing of the receiver's. It looks at its parent every 2^27 turns (a fraction of a second), so a bench that
+ * dies leaves no spinner to slow the runs after it. Resolves once the kernel runs it under SCHED_IDLE.
+ */
+async function idleSpinner() {
+  const spin = 'const parent = process.ppid; for (let i = 1; ; i++) if ((i & 0x7ffffff) === 0 && process.ppid !== parent) process.exit();';
+  const child = spawn('chrt', ['--idle', '0', process.execPath, '-e', spin], { stdio: 'ignore' });
+  child.on('error', () => undefined);
+  const stop = () => child.kill('SIGKILL');
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    // Past chrt's exec (Node names its main thread MainThread), under the policy chrt gave it.
+    const scheduling = child.pid === undefined ? undefined : schedulingOf(child.pid);
+    if (scheduling?.endsWith(' under SCHED_IDLE') && !scheduling.startsWith('chrt ')) return { stop };
+    if (child.exitCode !== null) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  stop();
+  throw new Error('the idle spinner did not start under SCHED_IDLE (is chrt there, and SCHED_IDLE allowed?)');
 }
 
 /**
@@ -176,7 +205,7 @@ async function main(): Promise<void> {
             try {
               const logFile = path.join(directory, `${name}-${label.replace(' ', '-')}-${build}.log`);
               const nats: Record<string, string> = label === 'NATS' ? { NATS_URL: await natsServer() } : {};
-              const spinner = label === 'idle spinner' ? idleSpinner() : undefined;
+              const spinner = label === 'idle spinner' ? await idleSpinner() : undefined;
               const result = await run(tree, seedFile, { ...store.env, ...nats }, logFile, healthyReceived).finally(() => spinner?.stop());
               const delivered = seedFile === plainSeed ? '-' : String(result.delivered);
               const row =

@@ -11,7 +11,7 @@
 import { execFileSync } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { format } from 'node:util';
+import { formatWithOptions } from 'node:util';
 import { parentPort, workerData } from 'node:worker_threads';
 import { loadConfig } from '../process/config';
 import { createLogger, type Logger } from '../process/logger';
@@ -125,14 +125,24 @@ function runOnlyWhenIdle(logger: Logger): void {
 const MAX_CONSOLE_TEXT = 1_000;
 
 /**
- * nats.js writes a few errors of its own with console.log (a connection's reader that could not parse what the server
- * sent, say). As they are, they would be the only lines of the log that are not JSON (contract section 8), and their
- * length would be the server's to choose. This thread runs nothing else that writes to the console, and its console
- * is its own (a worker's globals are), so here the console is the thread's logger.
+ * What this thread writes to the console becomes a warning of its logger. nats.js writes a few errors of its own with
+ * console.log (a connection's reader that could not parse what the server sent, say), and Node writes the thread's
+ * warnings (process.emitWarning, a library's deprecation) with console.error: as they were, they were the only lines
+ * of the log that are not JSON (contract section 8), and the first kind's length was the NATS server's to choose. A
+ * worker's console is its own (as all its globals are): the serving thread's is untouched. Formatting is bounded
+ * (strings, depth) and may not throw: it runs inside a library's error path, where a throw would go unhandled.
  */
 function consoleAsLog(logger: Logger): void {
-  const write = (...args: unknown[]) =>
-    logger.warn({ console: format(...args).slice(0, MAX_CONSOLE_TEXT) }, 'a library of the delivery thread wrote to the console');
+  const write = (...args: unknown[]) => {
+    if (!logger.isLevelEnabled('warn')) return;
+    let text: string;
+    try {
+      text = formatWithOptions({ depth: 2, maxStringLength: MAX_CONSOLE_TEXT, maxArrayLength: 20 }, ...args).slice(0, MAX_CONSOLE_TEXT);
+    } catch (error) {
+      text = `(what was written could not be formatted: ${error instanceof Error ? error.message : 'an error'})`.slice(0, MAX_CONSOLE_TEXT);
+    }
+    logger.warn({ console: text }, 'the delivery thread wrote to the console');
+  };
   Object.assign(console, Object.fromEntries(['log', 'info', 'warn', 'error', 'debug', 'trace'].map((method) => [method, write])));
 }
 

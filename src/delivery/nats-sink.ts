@@ -142,6 +142,8 @@ export class NatsSink implements Sink {
           ...this.settings.credentials,
           ...(this.settings.tls ? { tls: {} } : {}),
           name: 'token-booking-receiver',
+          // Never `debug`: nats.js then prints every frame, the CONNECT with its password or token too, to the console,
+          // which this thread logs (delivery-worker.ts, consoleAsLog), and no redaction knows that text.
           timeout: CONNECT_TIMEOUT_MS,
           maxReconnectAttempts: -1,
           reconnectTimeWait: CLIENT_RECONNECT_WAIT_MS,
