@@ -31,6 +31,8 @@ import {
   mainThreadCpuMicros,
   natsServer,
   refuseUnanswered,
+  SCHED_IDLE,
+  schedulingOf,
   startReceiver,
   stopServer,
   storeEnvironment,
@@ -48,20 +50,6 @@ const CONNECTIONS = 10;
 const DELIVERY_TIMEOUT_MS = 2_000;
 const SECRET = `whsec_${Buffer.from('bench-delivery-endpoint-secret-01').toString('base64')}`;
 
-/** A process's command and, when it is SCHED_IDLE, that (field 41 of its stat, 5); undefined once it is gone. */
-function schedulingOf(pid: number): string | undefined {
-  let stat: string;
-  try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  // The fields after the command's closing parenthesis start at field 3 (the state).
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-  return fields[38] === '5' ? `${command} under SCHED_IDLE` : command;
-}
-
 /**
  * A process under SCHED_IDLE that spins until it is killed, or its parent (this bench) is gone: work on another core,
  * and nothing of the receiver's. It looks at its parent every 2^27 turns (a fraction of a second), so a bench that
@@ -75,7 +63,7 @@ async function idleSpinner() {
   for (let attempt = 0; attempt < 100; attempt += 1) {
     // Past chrt's exec (Node names its main thread MainThread), under the policy chrt gave it.
     const scheduling = child.pid === undefined ? undefined : schedulingOf(child.pid);
-    if (scheduling?.endsWith(' under SCHED_IDLE') && !scheduling.startsWith('chrt ')) return { stop };
+    if (scheduling?.policy === SCHED_IDLE && scheduling.command !== 'chrt') return { stop };
     if (child.exitCode !== null) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

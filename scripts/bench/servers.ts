@@ -48,9 +48,30 @@ export function mainThreadCpuMicros(pid: number): number {
   return statCpuMicros(`/proc/${pid}/task/${pid}/stat`);
 }
 
+/** Linux's SCHED_IDLE, as /proc gives a process's scheduling policy. */
+export const SCHED_IDLE = 5;
+
+/** A process's (or thread's) stat in /proc: its command, and its fields after it, from field 3 (the state) on. */
+function statOf(file: string): { command: string; fields: string[] } {
+  const stat = readFileSync(file, 'utf8');
+  // The command is in parentheses and may hold any character, a closing parenthesis too.
+  const close = stat.lastIndexOf(')');
+  return { command: stat.slice(stat.indexOf('(') + 1, close), fields: stat.slice(close + 2).split(' ') };
+}
+
 function statCpuMicros(file: string): number {
-  const fields = readFileSync(file, 'utf8').split(') ')[1].split(' ');
+  const { fields } = statOf(file);
   return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_US;
+}
+
+/** A process's command and scheduling policy (field 41 of its stat); undefined once it is gone. */
+export function schedulingOf(pid: number): { command: string; policy: number } | undefined {
+  try {
+    const { command, fields } = statOf(`/proc/${pid}/stat`);
+    return { command, policy: Number(fields[38]) };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The last lines a server wrote to its log file, for the error when it did not start. */
