@@ -126,7 +126,7 @@ const MAX_CONSOLE_TEXT = 1_000;
 
 /**
  * What this thread writes to the console becomes a warning of its logger. nats.js writes a few errors of its own with
- * console.log (a connection's reader that could not parse what the server sent, say), and Node writes the thread's
+ * the console's log method (a connection's reader that could not parse what the server sent, say), and Node writes the thread's
  * warnings (process.emitWarning, a library's deprecation) with console.error: as they were, they were the only lines
  * of the log that are not JSON (contract section 8), and the first kind's length was the NATS server's to choose. A
  * worker's console is its own (as all its globals are): the serving thread's is untouched. Formatting is bounded
