@@ -13,6 +13,8 @@ import type { Change } from './store';
 const FIRST_CHUNK_BYTES = 4 * 1024;
 const MAX_CHUNK_BYTES = 1024 * 1024;
 const FIRST_CAPACITY = 16;
+/** UTF-8 takes at most 3 bytes for each UTF-16 unit of a string (4 for a pair of them). */
+const MAX_UTF8_BYTES_PER_UNIT = 3;
 
 const TYPE_CODES = new Map<ChangeType, number>(CHANGE_TYPES.map((type, code) => [type, code]));
 
@@ -86,14 +88,19 @@ export class MemoryChangeLog {
   private totalBytes = new Uint32Array(FIRST_CAPACITY);
   /** Oldest first; a chunk is freed once every change in it is forgotten. */
   private readonly chunks: Chunk[] = [];
+  /**
+   * The last full-size chunk freed, taken again for the next new chunk: an account at its bound frees one as often
+   * as it needs one, and a fresh megabyte each time cost its page faults and, as external memory, V8's collections.
+   */
+  private spare: Buffer | undefined = undefined;
 
   /** Keeps the change as the next, numbered `lastSeq + 1`. */
   append(id: string, type: ChangeType, createdAtMs: number, bodyJson: string): void {
-    const idLength = Buffer.byteLength(id);
-    const length = idLength + Buffer.byteLength(bodyJson);
-    const chunk = this.chunkWithRoom(length);
-    chunk.bytes.write(id, chunk.used, 'utf8');
-    chunk.bytes.write(bodyJson, chunk.used + idLength, 'utf8');
+    // Room for the most UTF-8 the text can take, then the bytes written counted as they are written: measuring
+    // each string first (Buffer.byteLength) cost as much as writing it.
+    const chunk = this.chunkWithRoom(MAX_UTF8_BYTES_PER_UNIT * (id.length + bodyJson.length));
+    const idLength = chunk.bytes.write(id, chunk.used);
+    const length = idLength + chunk.bytes.write(bodyJson, chunk.used + idLength);
     const row = this.rowForAppend();
     this.createdAtMs[row] = createdAtMs;
     this.typeCodes[row] = TYPE_CODES.get(type) as number;
@@ -115,9 +122,9 @@ export class MemoryChangeLog {
     return Math.max(0, after + 1 - this.firstSeq);
   }
 
-  /** The bytes its chunks take: what dropping changes gives back is gone from here at once (the memory, at V8's next collection). */
+  /** The bytes its chunks take, the spare included: what dropping changes gives back is gone from here at once (the memory, at V8's next collection). */
   chunkBytes(): number {
-    return this.chunks.reduce((sum, chunk) => sum + chunk.bytes.length, 0);
+    return this.chunks.reduce((sum, chunk) => sum + chunk.bytes.length, this.spare?.length ?? 0);
   }
 
   /** The oldest kept change's time; undefined when none is kept. */
@@ -131,7 +138,10 @@ export class MemoryChangeLog {
     this.count -= 1;
     const firstKept = this.count > 0 ? this.positions[this.start] : Number.POSITIVE_INFINITY;
     // The newest chunk stays, for the next change.
-    while (this.chunks.length > 1 && this.chunks[0].base + this.chunks[0].used <= firstKept) this.chunks.shift();
+    while (this.chunks.length > 1 && this.chunks[0].base + this.chunks[0].used <= firstKept) {
+      const { bytes } = this.chunks.shift() as Chunk;
+      if (bytes.length === MAX_CHUNK_BYTES) this.spare = bytes;
+    }
     if (this.count === 0) {
       this.start = 0;
       const [newest] = this.chunks;
@@ -196,8 +206,11 @@ export class MemoryChangeLog {
     const newest = this.chunks[this.chunks.length - 1];
     if (newest && newest.bytes.length - newest.used >= length) return newest;
     const size = Math.max(length, newest ? Math.min(newest.bytes.length * 2, MAX_CHUNK_BYTES) : FIRST_CHUNK_BYTES);
+    const reused = this.spare !== undefined && size <= this.spare.length ? this.spare : undefined;
+    if (reused) this.spare = undefined;
     // Its own memory, not a slice of Node's shared pool, so that it is freed when dropped.
-    const chunk = { base: newest ? newest.base + newest.used : 0, bytes: Buffer.allocUnsafeSlow(size), used: 0 };
+    const bytes = reused ?? Buffer.allocUnsafeSlow(size);
+    const chunk = { base: newest ? newest.base + newest.used : 0, bytes, used: 0 };
     this.chunks.push(chunk);
     return chunk;
   }

@@ -87,4 +87,24 @@ describe('MemoryChanges', () => {
     // 1,000 changes of about 425 bytes, in chunks of at most 1 MB: not the 85 MB of 200,000.
     expect(log.chunkBytes()).toBeLessThanOrEqual(3 * 1024 * 1024);
   });
+
+  it('gives back text of two, three and four UTF-8 bytes a character whole, through chunks freed and taken again', () => {
+    const log = new MemoryChangeLog();
+    // 4,500 bytes a body: 20,000 of them fill and free a megabyte chunk about 90 times at a bound of 50.
+    const bodyOf = (n: number) => JSON.stringify({ note: `é€😀${n}`.repeat(500) });
+    const misread: number[] = [];
+    for (let n = 0; n < 20_000; n += 1) {
+      log.append(`chg_${n}`, 'token.withdrawn', START_MS, bodyOf(n));
+      if (log.count > 50) log.dropOldest();
+      // Each read back at once: a chunk's last change is the one that would lose its end.
+      const newest = log.changeAt('ACME', log.count - 1);
+      if (newest.id !== `chg_${n}` || JSON.stringify(newest.body) !== bodyOf(n)) misread.push(n);
+    }
+    expect(misread).toEqual([]);
+    const kept = Array.from({ length: log.count }, (_, index) => log.changeAt('ACME', index));
+    expect(kept.map((change) => [change.id, change.seq, change.body])).toEqual(
+      Array.from({ length: 50 }, (_, i) => [`chg_${19_950 + i}`, 19_951 + i, JSON.parse(bodyOf(19_950 + i))]),
+    );
+    expect(log.chunkBytes()).toBeLessThanOrEqual(3 * 1024 * 1024);
+  });
 });
