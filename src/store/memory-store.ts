@@ -64,6 +64,9 @@ class MemoryUnitRows implements UnitRows {
   private lookedUpRow: number | undefined = undefined;
   /** That row's token as read: the unit reads it again to check its writes, and the tables do not change under it. */
   private lookedUpToken: Token | undefined = undefined;
+  /** The ledger key this unit last looked up, and its row (-1: none): a money request reads it to replay, then to record. */
+  private lookedUpLedgerKey: string | undefined = undefined;
+  private lookedUpLedgerRow = -1;
 
   constructor(
     private readonly tables: MemoryTables,
@@ -87,7 +90,7 @@ class MemoryUnitRows implements UnitRows {
     return this.lookedUpToken;
   }
 
-  async read<Kind extends ReadKind>(_unit: UnitOfWork, kind: Kind, key: string, keyParts: string[]): Promise<ReadRecords[Kind] | null> {
+  read<Kind extends ReadKind>(_unit: UnitOfWork, kind: Kind, key: string, keyParts: string[]): ReadRecords[Kind] | null {
     return (this.row(kind, key, keyParts) ?? null) as ReadRecords[Kind] | null;
   }
 
@@ -101,7 +104,11 @@ class MemoryUnitRows implements UnitRows {
       case 'tokenIds':
         return this.tableRowOf(first) === undefined ? undefined : first;
       case 'ledger': {
-        const row = tables.ledger.find(first, second);
+        if (key !== this.lookedUpLedgerKey) {
+          this.lookedUpLedgerKey = key;
+          this.lookedUpLedgerRow = tables.ledger.find(first, second);
+        }
+        const row = this.lookedUpLedgerRow;
         return row < 0 ? undefined : tables.ledger.read(row, (tokenRow) => tables.tokens.idOf(tokenRow));
       }
       case 'holdings': {
@@ -134,7 +141,8 @@ class MemoryUnitRows implements UnitRows {
     const { tokens, ledger, bookings, keyedRequests, deliveries, holdings, changes } = this.tables;
     const { created, saved } = staged;
     for (const token of created.tokens.values()) tokens.put(token);
-    for (const token of saved.tokens.values()) tokens.put(token);
+    // A saved token is most often the one the unit last looked up, whose row it knows.
+    for (const token of saved.tokens.values()) tokens.put(token, this.tableRowOf(token.tokenId));
     for (const entry of created.ledger.values()) {
       // A token this unit created had no row when it was looked up: it has one now.
       ledger.append({ ...entry, tokenRow: (this.tableRowOf(entry.tokenId) ?? tokens.rowOf(entry.tokenId)) as number });

@@ -62,10 +62,10 @@ export class MemoryTokenTable {
     return token;
   }
 
-  /** Writes the token into its row, adding a row for a token the table does not hold yet. */
-  put(token: Token): void {
+  /** Writes the token into its row (`knownRow`, when the caller has it), adding a row for a token the table does not hold yet. */
+  put(token: Token, knownRow?: number): void {
     const status = statusCode(token.status);
-    let row = this.ids.rowOf(token.tokenId);
+    let row = knownRow ?? this.ids.rowOf(token.tokenId);
     if (row === undefined) {
       row = this.ids.add(token.tokenId);
       if (row === this.capacity) this.grow();

@@ -14,13 +14,19 @@ import { KEY_OF, type ReadKind, type ReadRecords, type WrittenKind, type Written
 import { checkBooking, checkDelivery, checkLedgerEntry, checkToken, RefusedWrite } from './rules';
 import { plus, StagedWrites } from './staged-writes';
 
+/**
+ * A read's row, at once when the store holds it in memory, else once it has been fetched: a read answered at once
+ * costs no promise, and the memory store answers every read at once (a withdrawal reads five times).
+ */
+export type Read<Row> = Row | Promise<Row>;
+
 /** What a unit asks of its store. */
 export interface UnitRows {
   /**
    * The row of `kind` under `key` (accountKey() of `keyParts`, the key columns' values), held for `unit` until it
    * ends; null when there is none.
    */
-  read<Kind extends ReadKind>(unit: UnitOfWork, kind: Kind, key: string, keyParts: string[]): Promise<ReadRecords[Kind] | null>;
+  read<Kind extends ReadKind>(unit: UnitOfWork, kind: Kind, key: string, keyParts: string[]): Read<ReadRecords[Kind] | null>;
   /** Refuses a new row of `kind` when the store has no room for it (ServiceUnavailableError storage_full). */
   admit?(kind: WrittenKind): void;
   /** Forgets the request keys and deliveries past their retention at `now`, before holdings are read (the memory store). */
@@ -29,6 +35,8 @@ export interface UnitRows {
 
 /** The last value of a map (its newest entry); undefined when it is empty. */
 function last<Value>(map: Map<string, Value>): Value | undefined {
+  // Most of the maps asked are empty: no iterator for them.
+  if (map.size === 0) return undefined;
   let newest: Value | undefined;
   for (const value of map.values()) newest = value;
   return newest;
@@ -40,9 +48,9 @@ export class UnitOfWork implements StoreTransaction {
   constructor(private readonly rows: UnitRows) {}
 
   /** The row as the unit sees it (its own write of it, else its store's), not copied; null when there is none. */
-  private async seen<Kind extends WrittenKind & ReadKind>(kind: Kind, sourceId: string, id: string): Promise<WrittenRecords[Kind] | null> {
+  private seen<Kind extends WrittenKind & ReadKind>(kind: Kind, sourceId: string, id: string): Read<WrittenRecords[Kind] | null> {
     const key = accountKey(sourceId, id);
-    return this.staged.own(kind, key) ?? ((await this.rows.read(this, kind, key, [sourceId, id])) as WrittenRecords[Kind] | null);
+    return this.staged.own(kind, key) ?? (this.rows.read(this, kind, key, [sourceId, id]) as Read<WrittenRecords[Kind] | null>);
   }
 
   /** A copy of the row as the unit sees it, for the caller to change. */
