@@ -7,6 +7,11 @@ export interface Statement {
   text: string;
   /** The command tag PostgreSQL answers when the statement succeeds. */
   tag: string;
+  /**
+   * WITH parts the text reads from, written before it (`name AS (...), ...`; its parameters are the text's): a
+   * data-modifying part must be at a statement's top level, so checkedWrites puts these beside its own parts.
+   */
+  with?: string;
 }
 
 /** The tag is the statement's first word, unless given: a statement led by WITH answers with its main command's. */
@@ -49,10 +54,14 @@ export function checkedWrites(writes: readonly WriteCall[]): Call {
     // PostgreSQL cuts a statement name past 63 bytes, and two cut alike would be one statement to it.
     const name = joined.length <= MAX_STATEMENT_NAME ? joined : `checked_${createHash('sha256').update(joined).digest('hex').slice(0, 32)}`;
     let offset = 0;
-    const parts = writes.map(({ statement: { text }, values = [], rowsMeant }, i) => {
-      const renumbered = text.replace(/\$(\d+)/g, (_match, n: string) => `$${Number(n) + offset}`);
+    const parts = writes.flatMap(({ statement: { text, with: before }, values = [], rowsMeant }, i) => {
+      const renumbered = (sql: string) => sql.replace(/\$(\d+)/g, (_match, n: string) => `$${Number(n) + offset}`);
+      const own = [
+        ...(before === undefined ? [] : [renumbered(before)]),
+        `w${i} AS (${renumbered(text)}${rowsMeant === undefined ? '' : ' RETURNING 1'})`,
+      ];
       offset += values.length;
-      return `w${i} AS (${renumbered}${rowsMeant === undefined ? '' : ' RETURNING 1'})`;
+      return own;
     });
     const written = writes.flatMap(({ rowsMeant }, i) => (rowsMeant === undefined ? [] : [`(SELECT count(*) FROM w${i})`]));
     const text = `WITH ${parts.join(', ')} SELECT batch_rows_written($${offset + 1}::bigint[], ARRAY[${written.join(', ')}]::bigint[]) AS checked`;

@@ -79,23 +79,36 @@ export function insert(name: string, table: Table<unknown>, ifNew = false): Stat
 }
 
 /**
- * New changes, each numbered as it is inserted (contract section 13.1, migration 020): take_change_numbers takes
- * each account's numbers in one upsert of its counter, which it holds until COMMIT, and answers the last; the
- * account's changes take the numbers up to it in their order in the statement's values, which is the order the
- * batch's units succeeded (unit/staged-writes.ts keeps a kind's writes in the order they were taken in).
+ * New changes, each numbered as it is inserted (contract section 13.1): each account's numbers taken in one upsert of
+ * its counter, which holds the row until COMMIT, accounts in byte order (COLLATE "C", the order of every lock a
+ * batch takes); the account's changes take the numbers up to the last in their order in the statement's values,
+ * which is the order the batch's units succeeded (unit/staged-writes.ts keeps a kind's writes in the order they
+ * were taken in). It notifies once per account some instance's feed waits for (migration 019). Migration 020's
+ * take_change_numbers does the same; written here as WITH parts, not called: the PL/pgSQL call and its RETURN QUERY
+ * cost a batch of 16 changes about 0.1 ms more (pgbench, docs/BENCHMARKS.md).
  */
 function numberedInsert(name: string, table: Table<unknown>): Statement {
   const columns = Object.entries(table.columns);
-  // The accounts are the statement's first parameter, which take_change_numbers is given too.
+  // The accounts are the statement's first parameter: one entry a change.
   if (columns[0][0] !== 'source_id') throw new Error(`${table.name}: a numbered insert's first column is the account (source_id)`);
   const account = 'PARTITION BY v.source_id';
-  return statement(
-    name,
-    `INSERT INTO ${table.name} (seq, ${columns.map(([column]) => column).join(', ')})
+  return {
+    ...statement(
+      name,
+      `INSERT INTO ${table.name} (seq, ${columns.map(([column]) => column).join(', ')})
      SELECT n.last_seq - count(*) OVER (${account}) + row_number() OVER (${account} ORDER BY v.position), ${storedValues(columns)}
        FROM ${unnestOf(columns, 'position')}
-       JOIN take_change_numbers($1::text[]) AS n ON n.source_id = v.source_id`,
-  );
+       JOIN change_numbers AS n ON n.source_id = v.source_id CROSS JOIN changes_woken`,
+    ),
+    with: `change_numbers AS (
+       INSERT INTO change_counters AS c (source_id, last_seq)
+       SELECT a.source_id, count(*) FROM unnest($1::text[]) AS a (source_id) GROUP BY a.source_id ORDER BY a.source_id COLLATE "C"
+       ON CONFLICT ON CONSTRAINT change_counters_pkey DO UPDATE SET last_seq = c.last_seq + EXCLUDED.last_seq
+       RETURNING c.source_id, c.last_seq),
+     changes_woken AS (
+       SELECT count(pg_notify('receiver_changes', l.source_id)) FROM change_listeners AS l
+        WHERE l.source_id = ANY ($1::text[]) AND l.until > now())`,
+  };
 }
 
 /** The columns a save sends: the key, then what it changes. */
