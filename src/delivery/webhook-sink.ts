@@ -9,7 +9,7 @@ import type { EndpointConfig } from './endpoints';
 import type { DeliveryOutcome, Sink } from './sink';
 
 /** Contract section 13.3: at most this much of an answer is read; past it the connection is dropped. */
-export const ANSWER_BYTES_READ = 4096;
+const ANSWER_BYTES_READ = 4096;
 
 /** How much of a refusing answer's body its error shows: enough to say why, short enough for a log line. */
 const ERROR_EXCERPT_CHARS = 200;

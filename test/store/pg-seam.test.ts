@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Connection, Pool } from 'pg';
-import { jsonArrayParameter, roundTrip, withClient } from '../../src/store/postgres/connection';
+import { jsonArrayParameter } from '../../src/store/postgres/array-parameters';
+import { roundTrip, withClient } from '../../src/store/postgres/connection';
 import { statement } from '../../src/store/postgres/statements';
 import { TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
 

@@ -1,3 +1,4 @@
+import { bigintArrayParameter } from '../../src/store/postgres/array-parameters';
 import { checkedWrites, statement } from '../../src/store/postgres/statements';
 
 describe('checkedWrites', () => {
@@ -13,6 +14,6 @@ describe('checkedWrites', () => {
         'w1 AS (INSERT INTO b (n) SELECT n FROM numbers) ' +
         'SELECT batch_rows_written($4::bigint[], ARRAY[(SELECT count(*) FROM w0)]::bigint[]) AS checked',
     );
-    expect(call.values).toEqual([1, 2, 3, [1]]);
+    expect(call.values).toEqual([1, 2, 3, bigintArrayParameter([1])]);
   });
 });

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { changeView } from '../../src/delivery/change-view';
 import type { EndpointConfig } from '../../src/delivery/endpoints';
-import { ANSWER_BYTES_READ, WebhookSink } from '../../src/delivery/webhook-sink';
+import { WebhookSink } from '../../src/delivery/webhook-sink';
 import { SERVICE_VERSION } from '../../src/process/version';
 import type { Change } from '../../src/store/store';
 import { waitFor } from '../helpers/wait';
@@ -132,19 +132,22 @@ describe('a webhook sink (contract section 13.3), against a real endpoint', () =
     [200, { result: 'delivered', status: 200 }],
     [500, { result: 'failed', status: 500, error: `HTTP 500: ${'x'.repeat(200)}` }],
   ])('an endless answer (%i) is read to 4 KB, then its connection dropped, the outcome by its status', async (status, outcome) => {
-    let written = 0;
     receiver.answer = (_request, response) => {
       response.writeHead(status);
+      // Endless: 16 KB at a time for as long as the connection is open, so only the sink's 4 KB bound ends it.
       const more = () => {
-        while (!response.destroyed && response.write('x'.repeat(16 * 1024))) written += 16 * 1024;
-        if (!response.destroyed) response.once('drain', more);
+        while (!response.destroyed) {
+          if (!response.write('x'.repeat(16 * 1024))) {
+            response.once('drain', more);
+            return;
+          }
+        }
       };
       more();
     };
     // A time limit far past the test's own: settled by the 4 KB read, not by the clock.
     expect(await send(sinkFor({}, { timeoutMs: 600_000, concurrency: 1 }))).toEqual({ ...outcome, durationMs: expect.any(Number) });
     await waitFor(async () => receiver.connectionsClosed === 1);
-    expect(written).toBeGreaterThan(ANSWER_BYTES_READ);
   });
 
   it('an endpoint that never answers, or stops in the middle of its answer, is cut at the time limit', async () => {

@@ -35,7 +35,7 @@ import { WRITTEN, type ReadKind, type ReadRecords } from '../unit/kinds';
 import { plus, StagedWrites } from '../unit/staged-writes';
 import { UnitOfWork, type UnitRows } from '../unit/unit-of-work';
 import { BEGIN, checkedWrites, COMMIT, statement, type Call } from './statements';
-import { byKey, columnsOf, compareKeys, lockingReadOf, readCall, READ_KINDS, writeCalls } from './table-statements';
+import { byKey, compareKeys, keyParameters, lockingReadOf, readCall, READ_KINDS, writeCalls } from './table-statements';
 
 /** Turns with nothing to fetch after which the units waiting on in-batch locks give up (they wait on each other). */
 const QUIET_TURNS = 3;
@@ -317,7 +317,7 @@ export class Batch implements UnitRows {
     const keyParts = [...keys.values()];
     const locking = lockingReadOf(kind);
     if (!outOfOrder || !locking) return [readCall(kind, keyParts)];
-    const values = columnsOf(keyParts);
+    const values = keyParameters(keyParts);
     return [
       { statement: locking.ifFree, values },
       { statement: locking.find, values },

@@ -10,7 +10,10 @@ export interface StatementResult {
 
 type Parser = [name: string, parse: (text: string) => unknown];
 
-/** As node-postgres sends values in text form: times as ISO 8601, numbers and strings as text, null as NULL, arrays as array literals. */
+/**
+ * As node-postgres sends values in text form: times as ISO 8601, numbers and strings as text, null as NULL, arrays
+ * as array literals; a Buffer in binary form, as a batch's arrays go (array-parameters.ts).
+ */
 function toParameter(value: unknown): string | Buffer | null {
   if (value === null || value === undefined) return null;
   if (value instanceof Date) return value.toISOString();
@@ -26,31 +29,6 @@ function arrayElement(value: unknown): string {
   if (typeof value === 'number') return String(value);
   const text = Buffer.isBuffer(value) ? `\\x${value.toString('hex')}` : value instanceof Date ? value.toISOString() : String(value);
   return text.includes('"') || text.includes('\\') ? `"${text.replace(/[\\"]/g, '\\$&')}"` : `"${text}"`;
-}
-
-/** PostgreSQL's type oid of json (pg_type), the element type a json[] parameter names in its binary form. */
-const JSON_OID = 114;
-
-/**
- * JSON texts as one json[] parameter in PostgreSQL's binary form (array_send: dimensions, element type, then each
- * element's length and bytes), which node-postgres sends as it is for a Buffer. As an array literal each text would
- * be scanned and its quotes escaped, and the literal built as one more string of every text: a change's body is
- * about 500 bytes with a hundred quotes, and that was the store's largest cost of its own on PostgreSQL
- * (docs/BENCHMARKS.md, issue 44).
- */
-export function jsonArrayParameter(texts: readonly string[]): Buffer {
-  const lengths = texts.map((text) => Buffer.byteLength(text));
-  const buffer = Buffer.allocUnsafe(20 + lengths.reduce((sum, length) => sum + 4 + length, 0));
-  let offset = buffer.writeInt32BE(1, 0); // one dimension
-  offset = buffer.writeInt32BE(0, offset); // no NULL element
-  offset = buffer.writeInt32BE(JSON_OID, offset);
-  offset = buffer.writeInt32BE(texts.length, offset);
-  offset = buffer.writeInt32BE(1, offset); // the lower bound
-  texts.forEach((text, i) => {
-    offset = buffer.writeInt32BE(lengths[i], offset);
-    offset += buffer.write(text, offset, 'utf8');
-  });
-  return buffer;
 }
 
 /**

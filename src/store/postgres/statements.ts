@@ -1,5 +1,6 @@
 /** Statements as the store sends them: by name, with their values bound; and several writes as one, their row counts checked. */
 import { createHash } from 'node:crypto';
+import { bigintArrayParameter } from './array-parameters';
 
 /** A statement sent by name, so PostgreSQL parses and plans it once per connection. */
 export interface Statement {
@@ -69,5 +70,5 @@ export function checkedWrites(writes: readonly WriteCall[]): Call {
     checkedStatements.set(joined, checkedStatement);
   }
   const meant = writes.flatMap(({ rowsMeant }) => (rowsMeant === undefined ? [] : [rowsMeant]));
-  return { statement: checkedStatement, values: [...writes.flatMap((write) => write.values ?? []), meant] };
+  return { statement: checkedStatement, values: [...writes.flatMap((write) => write.values ?? []), bigintArrayParameter(meant)] };
 }

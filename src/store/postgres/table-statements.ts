@@ -5,6 +5,7 @@
  */
 import { WRITTEN, type ReadKind, type ReadRecords, type WrittenKind } from '../unit/kinds';
 import type { StagedWrites } from '../unit/staged-writes';
+import { textArrayParameter } from './array-parameters';
 import { statement, type Call, type Statement, type WriteCall } from './statements';
 import { BOOKINGS, CHANGES, DELIVERIES, HOLDINGS, KEYED_REQUESTS, LEDGER, TOKENS, type ColumnType, type Row, type Table } from './tables';
 
@@ -127,6 +128,11 @@ function update(name: string, table: Table<unknown>, add = false): Statement {
   return statement(name, `UPDATE ${table.name} SET ${set.join(', ')} FROM ${unnestOf(columns)} WHERE ${match}`);
 }
 
+/** The types of the columns a save sends (savedColumns), in its order. */
+function savedTypes(table: Table<unknown>): ColumnType[] {
+  return savedColumns(table).map((column) => table.columns[column]);
+}
+
 /** A record's values as its table's save sends them (savedColumns). */
 function savedValues<Item>(table: Table<Item>): (item: Item) => unknown[] {
   const all = Object.keys(table.columns);
@@ -213,9 +219,14 @@ export function columnsOf(rows: unknown[][]): unknown[][] {
   return Array.from({ length: width }, (_, column) => rows.map((row) => row[column]));
 }
 
-/** A read of these keys (each the key columns' values, in order). */
+/** Keys (each the key columns' values, in order) as a read binds them: a text[] per key column. */
+export function keyParameters(keys: string[][]): Buffer[] {
+  return columnsOf(keys).map((column) => textArrayParameter(column as string[]));
+}
+
+/** A read of these keys. */
 export function readCall(kind: ReadKind, keys: string[][]): Call {
-  return { statement: READS[kind].statement, values: columnsOf(keys) };
+  return { statement: READS[kind].statement, values: keyParameters(keys) };
 }
 
 /** The kinds of read that lock their rows, and how they read a row out of lock order. */
@@ -242,9 +253,9 @@ export function byKey<Kind extends ReadKind>(kind: Kind, rows: Row[]): Map<strin
  */
 export function writeCalls(writes: StagedWrites): WriteCall[] {
   const calls: WriteCall[] = [];
-  const add = (write: Statement, rows: unknown[][], checked: boolean, types?: readonly ColumnType[]) => {
+  const add = (write: Statement, rows: unknown[][], checked: boolean, types: readonly ColumnType[]) => {
     if (rows.length === 0) return;
-    const values = columnsOf(rows).map((column, i) => types?.[i].parameter?.(column) ?? column);
+    const values = columnsOf(rows).map((column, i) => types[i].parameter(column));
     calls.push({ statement: write, values, rowsMeant: checked ? rows.length : undefined });
   };
   for (const kind of WRITTEN) {
@@ -261,12 +272,14 @@ export function writeCalls(writes: StagedWrites): WriteCall[] {
         save.statement,
         [...writes.saved[kind].values()].map((item) => save.values(item as never)),
         true,
+        savedTypes(table),
       );
   }
   add(
     ADD_HOLDINGS,
     [...writes.holdings].map(([sourceId, added]) => addedHoldings({ sourceId, ...added })),
     false,
+    savedTypes(HOLDINGS as Table<unknown>),
   );
   return calls;
 }

@@ -8,7 +8,15 @@ import { BOOKING_FIELDS, type Booking, type BookingFields, type BookingStatus } 
 import type { LedgerEntry, LedgerKind } from '../../domain/ledger';
 import type { Token, TokenStatus } from '../../domain/tokens';
 import { accountKey } from '../records';
-import { jsonArrayParameter } from './connection';
+import {
+  bigintArrayParameter,
+  byteaArrayParameter,
+  integerArrayParameter,
+  jsonArrayParameter,
+  jsonbArrayParameter,
+  textArrayParameter,
+  timestamptzArrayParameter,
+} from './array-parameters';
 import type { Change, ChangeType, Delivery, KeyedRequest, NewChange } from '../store';
 import type { AccountHoldings } from '../unit/kinds';
 
@@ -19,20 +27,21 @@ export interface ColumnType {
   read?(column: string): string;
   /** The expression that stores `value` (an element of the array) in the column. */
   write?(value: string): string;
-  /** The column's values as the one parameter a write sends, when not as an array literal (connection.ts). */
-  parameter?(values: unknown[]): unknown;
+  /** The column's values as the one parameter a write sends: the array in binary form (array-parameters.ts). */
+  parameter(values: unknown[]): Buffer;
 }
 
-const TEXT: ColumnType = { array: 'text[]' };
-const BIGINT: ColumnType = { array: 'bigint[]' };
-const JSONB: ColumnType = { array: 'jsonb[]' };
+const TEXT: ColumnType = { array: 'text[]', parameter: (values) => textArrayParameter(values as string[]) };
+const BIGINT: ColumnType = { array: 'bigint[]', parameter: (values) => bigintArrayParameter(values as number[]) };
+const JSONB: ColumnType = { array: 'jsonb[]', parameter: (values) => jsonbArrayParameter(values as string[]) };
 /** JSON kept as its text, keys in the order written: what is handed on as it was made (migration 019). */
 const JSON_TEXT: ColumnType = { array: 'json[]', parameter: (values) => jsonArrayParameter(values as string[]) };
-const TIMESTAMPTZ: ColumnType = { array: 'timestamptz[]' };
-const BYTEA: ColumnType = { array: 'bytea[]' };
+const TIMESTAMPTZ: ColumnType = { array: 'timestamptz[]', parameter: (values) => timestamptzArrayParameter(values as Date[]) };
+const BYTEA: ColumnType = { array: 'bytea[]', parameter: (values) => byteaArrayParameter(values as Uint8Array[]) };
 /** A calendar date, held by records as its day number since 1970-01-01 (domain/calendar-days.ts). */
 const DAY: ColumnType = {
   array: 'integer[]',
+  parameter: (values) => integerArrayParameter(values as number[]),
   read: (column) => `${column} - DATE '1970-01-01' AS ${column}`,
   write: (value) => `DATE '1970-01-01' + ${value}`,
 };
