@@ -192,18 +192,22 @@ export const READ_KINDS = Object.keys(READS) as ReadKind[];
 
 const WRITES: Record<
   WrittenKind,
-  { table: Table<unknown>; insert: Statement; update?: { statement: Statement; values: (item: never) => unknown[] } }
+  { table: Table<unknown>; insert: Statement; update?: { statement: Statement; values: (item: never) => unknown[]; types: ColumnType[] } }
 > = {
   tokens: {
     table: TOKENS as Table<unknown>,
     insert: insert('batch_create_tokens', TOKENS),
-    update: { statement: update('batch_save_tokens', TOKENS), values: savedValues(TOKENS) },
+    update: { statement: update('batch_save_tokens', TOKENS), values: savedValues(TOKENS), types: savedTypes(TOKENS as Table<unknown>) },
   },
   ledger: { table: LEDGER as Table<unknown>, insert: insert('batch_record_ledger_entries', LEDGER) },
   bookings: {
     table: BOOKINGS as Table<unknown>,
     insert: insert('batch_create_bookings', BOOKINGS),
-    update: { statement: update('batch_save_bookings', BOOKINGS), values: savedValues(BOOKINGS) },
+    update: {
+      statement: update('batch_save_bookings', BOOKINGS),
+      values: savedValues(BOOKINGS),
+      types: savedTypes(BOOKINGS as Table<unknown>),
+    },
   },
   keyedRequests: { table: KEYED_REQUESTS as Table<unknown>, insert: insert('batch_record_keyed_requests', KEYED_REQUESTS) },
   deliveries: { table: DELIVERIES as Table<unknown>, insert: insert('batch_record_deliveries', DELIVERIES) },
@@ -212,6 +216,7 @@ const WRITES: Record<
 
 const ADD_HOLDINGS = update('batch_add_holdings', HOLDINGS, true);
 const addedHoldings = savedValues(HOLDINGS);
+const ADDED_HOLDINGS_TYPES = savedTypes(HOLDINGS as Table<unknown>);
 
 /** Rows of values as columns, one array per position: what unnest takes. */
 export function columnsOf(rows: unknown[][]): unknown[][] {
@@ -272,14 +277,14 @@ export function writeCalls(writes: StagedWrites): WriteCall[] {
         save.statement,
         [...writes.saved[kind].values()].map((item) => save.values(item as never)),
         true,
-        savedTypes(table),
+        save.types,
       );
   }
   add(
     ADD_HOLDINGS,
     [...writes.holdings].map(([sourceId, added]) => addedHoldings({ sourceId, ...added })),
     false,
-    savedTypes(HOLDINGS as Table<unknown>),
+    ADDED_HOLDINGS_TYPES,
   );
   return calls;
 }
