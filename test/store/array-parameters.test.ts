@@ -37,7 +37,14 @@ describe("a column's values as one array parameter in binary form (array-paramet
       null,
     ];
     const integers = [0, -1, 2_147_483_647, -2_147_483_648, 20_500, null];
-    const times = [new Date('2000-01-01T00:00:00.000Z'), new Date('1969-12-31T23:59:59.999Z'), new Date('2026-11-28T10:15:30.123Z'), null];
+    const times = [
+      new Date('2000-01-01T00:00:00.000Z'),
+      new Date('1969-12-31T23:59:59.999Z'),
+      new Date('2026-11-28T10:15:30.123Z'),
+      new Date('2300-01-01T00:00:00.001Z'),
+      new Date('1600-12-31T23:59:59.999Z'),
+      null,
+    ];
     const bytes = [Buffer.alloc(0), Buffer.from([0, 1, 254, 255]), null];
     const jsonbs = ['{"b":1,"a":"é"}', '[]', null];
     const nothingToUndo = async () => undefined;

@@ -112,4 +112,18 @@ const ECHO = statement(
       client.release();
     }
   }, 20_000);
+
+  it('refuses a statement that reads WITH parts outside checkedWrites, before it sends anything; the connection stays usable', async () => {
+    const client = await pool.connect();
+    try {
+      const withParts = { ...statement('t_with_parts', 'SELECT n FROM numbers'), with: 'numbers AS (SELECT 1 AS n)' };
+      await expect(roundTrip(client, [{ statement: withParts }])).rejects.toThrow(
+        'statement t_with_parts reads WITH parts: it goes in checkedWrites',
+      );
+      const [answer] = await roundTrip(client, [{ statement: DIVIDE, values: [10] }]);
+      expect(answer.rows).toEqual([{ quotient: 1 }]);
+    } finally {
+      client.release();
+    }
+  });
 });

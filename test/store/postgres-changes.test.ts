@@ -2,13 +2,20 @@ import request from 'supertest';
 import { createApp } from '../../src/app';
 import { createHttpServer } from '../../src/process/http-server';
 import { createLogger } from '../../src/process/logger';
+import { Pool } from 'pg';
+import { roundTrip, withClient } from '../../src/store/postgres/connection';
+import { checkedWrites, statement } from '../../src/store/postgres/statements';
 import { CHANGE_SWEEP_BATCH } from '../../src/store/postgres/sweeper';
+import { writeCalls } from '../../src/store/postgres/table-statements';
+import type { NewChange } from '../../src/store/store';
+import { KEY_OF } from '../../src/store/unit/kinds';
+import { StagedWrites } from '../../src/store/unit/staged-writes';
 import { PgStore } from '../../src/store/postgres/pg-store';
 import { FIXED_NOW, testConfig } from '../helpers/app';
 import { fixtureSeed, TOKENS } from '../helpers/fixtures';
 import * as client from '../helpers/clients';
 import { withdrawal } from '../helpers/payloads';
-import { openEmptyPgStore, sql, TEST_DATABASE_URL, warnIfNoDatabase } from '../helpers/postgres';
+import { openEmptyPgStore, sql, TEST_DATABASE_URL, warnIfNoDatabase, workerSchema } from '../helpers/postgres';
 
 warnIfNoDatabase();
 
@@ -80,13 +87,28 @@ function appOn(store: PgStore) {
     );
   });
 
-  it('a transaction that rolls back after its change was numbered gives the number back', async () => {
-    await sql(
-      `BEGIN;
-       INSERT INTO changes (source_id, seq, change_id, type, created_at, body)
-       SELECT 'ACME', last_seq, 'chg_rolled_back', 'token.withdrawn', now(), '{}' FROM take_change_numbers(ARRAY['ACME']);
-       ROLLBACK`,
-    );
+  it("a transaction that rolls back after the batch's write statement numbered its change gives the number back", async () => {
+    // The statement a batch sends (writeCalls, checkedWrites), its transaction rolled back after it numbered the change.
+    const staged = new StagedWrites();
+    const rolledBack: NewChange = { sourceId: 'ACME', id: 'chg_rolled_back', type: 'token.withdrawn', createdAt: FIXED_NOW, body: {} };
+    staged.create('changes', KEY_OF.changes(rolledBack), rolledBack);
+    const pool = new Pool({ connectionString: TEST_DATABASE_URL, options: `-c search_path=${workerSchema()}`, max: 1 });
+    try {
+      const answers = await withClient(
+        pool,
+        (connection) =>
+          roundTrip(connection, [
+            { statement: statement('t_begin', 'BEGIN') },
+            checkedWrites(writeCalls(staged)),
+            { statement: statement('t_numbered', 'SELECT last_seq FROM change_counters WHERE source_id = $1'), values: ['ACME'] },
+            { statement: statement('t_rollback', 'ROLLBACK') },
+          ]),
+        async () => undefined,
+      );
+      expect(answers[2].rows).toEqual([{ last_seq: '1' }]);
+    } finally {
+      await pool.end();
+    }
     await first.transaction(async (tx) => {
       const token = await tx.tokenForUpdate('ACME', TOKENS.active.token_id);
       if (token) await tx.saveToken({ ...token, balance: token.balance - 1 });

@@ -245,7 +245,7 @@ async function sessionsWaitingOn(pid: number): Promise<number> {
 
   it('keys, deliveries and ledger rows written by one unit are what its batch-mates find', async () => {
     const now = new Date('2026-01-02T00:00:00.000Z');
-    // A SHA-256 digest's 32 bytes, with those an array literal must escape (backslash, quote, comma, braces).
+    // A SHA-256 digest's 32 bytes, with those an array literal would escape (backslash, quote, comma, braces), and 0 and 255.
     const DIGEST = Buffer.concat([Buffer.from([0, 92, 34, 44, 123, 125, 255]), Buffer.alloc(25, 7)]);
     // As the services do: each key looked up (which holds it for the unit) before anything is recorded under it.
     const record: Work = async (tx) => {

@@ -16,4 +16,15 @@ describe('checkedWrites', () => {
     );
     expect(call.values).toEqual([1, 2, 3, bigintArrayParameter([1])]);
   });
+
+  it('refuses two writes with WITH parts in one statement: their names would clash', () => {
+    const numbered = { ...statement('t_numbered', 'INSERT INTO b (n) SELECT n FROM numbers'), with: 'numbers AS (SELECT $1::int AS n)' };
+    const again = { ...numbered, name: 't_numbered_again' };
+    expect(() =>
+      checkedWrites([
+        { statement: numbered, values: [1], rowsMeant: 1 },
+        { statement: again, values: [2], rowsMeant: 1 },
+      ]),
+    ).toThrow('t_numbered+t_numbered_again: more than one write with WITH parts');
+  });
 });

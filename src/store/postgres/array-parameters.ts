@@ -4,7 +4,9 @@
  * which node-postgres sends as it is for a Buffer (pg-seam.test.ts holds that). As an array literal each element
  * was converted to text, scanned for quotes and backslashes and joined into one more string: per batch, for every
  * column of every read and write, about 1.7 µs of the serving thread a withdrawal with its change (V8's profile of
- * the store alone, docs/BENCHMARKS.md, issue 44). A value a column cannot hold throws here, before anything is sent.
+ * the store alone, docs/BENCHMARKS.md, issue 44). A value no element of its type can hold (1.5 as a bigint, 2^31 as an
+ * integer, an invalid date) throws here, before anything is sent; what PostgreSQL checks (JSON, a NUL in text, its
+ * range of times) it still refuses, failing the batch, as it did the literals.
  */
 
 /** PostgreSQL's type oids (pg_type) of the elements. */
@@ -101,7 +103,11 @@ const TIMESTAMPTZ: Element<Date> = {
   write(bytes, offset, value) {
     const ms = value.getTime();
     if (!Number.isFinite(ms)) throw new RangeError('not a valid time: an Invalid Date');
-    return INT8.write(bytes, offset, (ms - POSTGRES_EPOCH_MS) * 1000);
+    const micros = (ms - POSTGRES_EPOCH_MS) * 1000;
+    // Past 2^53 µs of 2000 (before 1714, after 2285) the product is not exact: PostgreSQL holds those times too.
+    if (Number.isSafeInteger(micros)) return INT8.write(bytes, offset, micros);
+    bytes.writeBigInt64BE(BigInt(ms - POSTGRES_EPOCH_MS) * 1000n, offset);
+    return 8;
   },
 };
 

@@ -22,12 +22,12 @@ function toParameter(value: unknown): string | Buffer | null {
   return String(value);
 }
 
-/** One element of an array literal: quoted, its quotes and backslashes escaped; bytes in bytea's hex form. */
+/** One element of an array literal (delivery's positions send them; a batch's arrays go in binary form): quoted, its quotes and backslashes escaped. */
 function arrayElement(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
   // A number needs no quotes; most text needs no escapes, and a replace that finds none still costs its scan.
   if (typeof value === 'number') return String(value);
-  const text = Buffer.isBuffer(value) ? `\\x${value.toString('hex')}` : value instanceof Date ? value.toISOString() : String(value);
+  const text = value instanceof Date ? value.toISOString() : String(value);
   return text.includes('"') || text.includes('\\') ? `"${text.replace(/[\\"]/g, '\\$&')}"` : `"${text}"`;
 }
 
@@ -116,6 +116,7 @@ class RoundTrip implements Submittable {
   private prepare(unnamed: boolean): PreparedCall[] {
     const parsingNow = new Map<string, string>();
     return this.calls.map(({ statement, values = [] }) => {
+      if (statement.with !== undefined) throw new Error(`statement ${statement.name} reads WITH parts: it goes in checkedWrites`);
       const converted = values.map(toParameter);
       const describe = statement.tag === 'SELECT';
       // The unnamed statement lasts until the next Parse: each is parsed right before its Bind.

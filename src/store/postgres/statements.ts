@@ -50,6 +50,9 @@ export interface WriteCall extends Call {
  */
 export function checkedWrites(writes: readonly WriteCall[]): Call {
   const joined = writes.map((write) => write.statement.name).join('+');
+  // The parts' names are their statement's own (change_numbers, say): one statement carrying them per batch.
+  if (writes.filter((write) => write.statement.with !== undefined).length > 1)
+    throw new Error(`${joined}: more than one write with WITH parts`);
   let checkedStatement = checkedStatements.get(joined);
   if (!checkedStatement) {
     // PostgreSQL cuts a statement name past 63 bytes, and two cut alike would be one statement to it.

@@ -101,6 +101,7 @@ function numberedInsert(name: string, table: Table<unknown>): Statement {
        FROM ${unnestOf(columns, 'position')}
        JOIN change_numbers AS n ON n.source_id = v.source_id CROSS JOIN changes_woken`,
     ),
+    // changes_woken is a read-only part: it runs because the insert reads it, and every batch's insert has a row.
     with: `change_numbers AS (
        INSERT INTO change_counters AS c (source_id, last_seq)
        SELECT a.source_id, count(*) FROM unnest($1::text[]) AS a (source_id) GROUP BY a.source_id ORDER BY a.source_id COLLATE "C"

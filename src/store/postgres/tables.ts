@@ -202,7 +202,7 @@ export const DELIVERIES: Table<Delivery> = {
 /**
  * Changes (migration 017; the body json since 019, so it reads back with its keys in the order the views made them),
  * inserted only. `seq` is not sent: the insert takes it from the account's counter row, which it locks until COMMIT
- * (migration 020, table-statements.ts).
+ * (table-statements.ts, numberedInsert).
  */
 export const CHANGES: Table<NewChange> = {
   name: 'changes',
