@@ -530,9 +530,10 @@ async function databaseCounters(admin: Client, countedTable: string) {
 
 /**
  * CPU the backends open at the second reading used since the first: all of it for one opened between them. A pool
- * opens a connection when two batches overlap, and the newest idle one is the next taken, so the backend that did a
+ * opens a connection when two batches overlap and hands out the idle one released last, so the backend that did a
  * window's work was often one opened inside it: counting only backends open at both readings read 0 µs for the
- * receiver at 16 connections.
+ * receiver at 16 connections. A backend that closes inside the window (node-postgres closes one idle for 10 s) is
+ * still missed.
  */
 function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
   let used = 0;
