@@ -13,9 +13,10 @@
  * Every variant writes tables of its own, made empty alike, so that none is slowed by rows another left; all update
  * the same tokens, and the variants' order turns each round. The body is a withdrawal's as the receiver makes it.
  * Unlike the store, every variant with changes makes their ids in the database and leaves out the lookup of waiting
- * feeds: the same for each layout, a little more than the store's cost over none. Interleaved over BENCH_ROUNDS (default 6) of BENCH_SECONDS (default 3) at
- * each of BENCH_BATCH_SIZES (default 16,60); prints each variant's median ms a batch and the median of its
- * differences from `none` in the same round. In a schema of its own, dropped at the end.
+ * feeds: alike for each layout, so each costs a little more over none than in the store. Interleaved over
+ * BENCH_ROUNDS (default 6) of BENCH_SECONDS (default 3) at each of BENCH_BATCH_SIZES (default 16,60); prints each
+ * variant's median ms a batch and the median of its differences from `none` in the same round. In a schema of its
+ * own, dropped at the end.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
