@@ -4,7 +4,7 @@ import { createHttpServer } from '../../src/process/http-server';
 import { createLogger } from '../../src/process/logger';
 import { Pool } from 'pg';
 import { roundTrip, withClient } from '../../src/store/postgres/connection';
-import { checkedWrites, statement } from '../../src/store/postgres/statements';
+import { BEGIN, checkedWrites, statement } from '../../src/store/postgres/statements';
 import { CHANGE_SWEEP_BATCH } from '../../src/store/postgres/sweeper';
 import { writeCalls } from '../../src/store/postgres/table-statements';
 import type { NewChange } from '../../src/store/store';
@@ -98,7 +98,7 @@ function appOn(store: PgStore) {
         pool,
         (connection) =>
           roundTrip(connection, [
-            { statement: statement('t_begin', 'BEGIN') },
+            { statement: BEGIN },
             checkedWrites(writeCalls(staged)),
             { statement: statement('t_numbered', 'SELECT last_seq FROM change_counters WHERE source_id = $1'), values: ['ACME'] },
             { statement: statement('t_rollback', 'ROLLBACK') },
